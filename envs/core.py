@@ -1,0 +1,212 @@
+"""The rules-core interface that every game implements, and nothing else.
+
+A game is two small classes, in the manner of OpenSpiel and pgx:
+
+* a :class:`Game` declares the facts of one game under fixed options (players, number
+  of distinct actions, observation shape, longest possible game) and creates states;
+* a :class:`GameState` is one game in progress. It knows the rules: who must act, which
+  actions are legal, what an action does, what each player sees, the scores and the
+  outcome. It knows nothing of Gymnasium or PettingZoo.
+
+The shared adapters (:mod:`envs.aec`, :mod:`envs.single_agent`) turn any game into the
+ecosystem's APIs, so the interface covers every shape of turn our games have:
+
+* **Sequential turns**: ``acting_players()`` holds one player.
+* **Simultaneous moves** (Roll Five): ``acting_players()`` holds every player who has
+  still to commit; each commits with ``apply(player, action)`` and the state resolves
+  the round when the last one has. No player's observation shows another's pending
+  choice, so the AEC form (one agent after another) and the Parallel form agree.
+* **Decisions out of the usual turn order** (Lost Dice's offer): the state simply names
+  the deciding player in ``acting_players()``.
+* **Chance** (dice, shuffled cards): the state draws it from the ``numpy`` generator it
+  was created with, and from nothing else, so the same seed gives the same game.
+* **Hidden information** (Roll Five's cards): ``observe(player)`` shows only what that
+  player may see.
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import Any, ClassVar
+
+import numpy as np
+
+
+class IllegalActionError(ValueError):
+    """An action that the rules do not allow in the current state, or a wrong seat."""
+
+
+class Game(abc.ABC):
+    """The declared facts of a game under fixed options, and the factory of its states.
+
+    Subclasses set the class attributes and, in ``__init__``, the instance attributes
+    ``num_actions``, ``observation_shape`` and ``max_game_length`` (which may depend on
+    the number of players and the options).
+    """
+
+    #: Short snake_case name, the key used by the registry, configs and the CLI.
+    name: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    default_players: ClassVar[int]
+
+    num_actions: int
+    observation_shape: tuple[int, ...]
+    #: The most actions (all players together) a game can take; adapters size buffers
+    #: and sanity checks with it.
+    max_game_length: int
+
+    def __init__(self, num_players: int | None = None) -> None:
+        if num_players is None:
+            num_players = self.default_players
+        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
+            raise TypeError(f"{self.name}: num_players must be an integer, got {num_players!r}")
+        if not self.min_players <= num_players <= self.max_players:
+            raise ValueError(
+                f"{self.name}: num_players must be between {self.min_players} and "
+                f"{self.max_players}, got {num_players}"
+            )
+        self.num_players = int(num_players)
+
+    @abc.abstractmethod
+    def new_initial_state(self, rng: np.random.Generator) -> GameState:
+        """A new game whose chance events all come from ``rng``."""
+
+    @abc.abstractmethod
+    def action_name(self, action: int) -> str:
+        """A human-readable name of an action id, e.g. ``"reroll dice 1,3"``."""
+
+    @abc.abstractmethod
+    def options(self) -> dict[str, Any]:
+        """The keyword arguments that recreate this game (recorded with every run)."""
+
+    def observation_bounds(self) -> tuple[float, float]:
+        """Lower and upper bound of every observation entry."""
+        return 0.0, 1.0
+
+    def check_action(self, action: Any) -> int:
+        """``action`` as an ``int`` action id, or a clear error naming the problem."""
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+                action = int(action)
+            else:
+                raise IllegalActionError(
+                    f"{self.name}: an action must be an integer id, got {action!r}"
+                )
+        if not 0 <= action < self.num_actions:
+            raise IllegalActionError(
+                f"{self.name}: action {action} is outside the action space "
+                f"0..{self.num_actions - 1}"
+            )
+        return int(action)
+
+    def __repr__(self) -> str:
+        opts = ", ".join(f"{k}={v!r}" for k, v in self.options().items())
+        return f"{type(self).__name__}({opts})"
+
+
+class GameState(abc.ABC):
+    """One game in progress. Mutable; ``clone()`` gives an independent copy."""
+
+    game: Game
+
+    @abc.abstractmethod
+    def acting_players(self) -> tuple[int, ...]:
+        """The players who must act now (empty once the game is over)."""
+
+    @abc.abstractmethod
+    def legal_mask(self, player: int) -> np.ndarray:
+        """``int8`` array of ``num_actions`` entries, 1 where ``player`` may act so.
+
+        All zeros for a player who is not to act. The caller may keep the array: it is
+        either fresh or read-only.
+        """
+
+    @abc.abstractmethod
+    def apply(self, player: int, action: int) -> None:
+        """Play ``action`` for ``player``; raise :class:`IllegalActionError` if illegal."""
+
+    @abc.abstractmethod
+    def observe(self, player: int) -> np.ndarray:
+        """``float32`` array of ``game.observation_shape``: what ``player`` sees."""
+
+    @abc.abstractmethod
+    def scores(self) -> np.ndarray:
+        """Running points of every player (``float64``); score rewards are its increments."""
+
+    @abc.abstractmethod
+    def is_terminal(self) -> bool:
+        """True once the game has ended by its rules (or by truncation)."""
+
+    def is_truncated(self) -> bool:
+        """True when the game was cut short by a length limit rather than by its rules."""
+        return False
+
+    def returns(self) -> np.ndarray:
+        """Outcome per player once the game is over: +1 win, -1 loss, 0 draw.
+
+        The default reads the outcome off the final scores (see :func:`outcome_from_scores`).
+        """
+        return outcome_from_scores(self.scores())
+
+    @abc.abstractmethod
+    def render(self) -> str:
+        """A text picture of the state that a player of the physical game would recognise."""
+
+    @abc.abstractmethod
+    def clone(self) -> GameState:
+        """An independent copy (sharing nothing mutable), e.g. for search."""
+
+    def stats(self, player: int) -> dict[str, float]:
+        """Per-player episode statistics that evaluation summarises (e.g. bonus rates)."""
+        return {}
+
+    def check_turn(self, player: int, action: Any) -> int:
+        """Validate that ``player`` is to act and ``action`` is legal; return the action id."""
+        error = self.illegal_action_error(player, action)
+        if error is not None:
+            raise error
+        return int(action)
+
+    def illegal_action_error(self, player: int, action: Any) -> IllegalActionError | None:
+        """The error explaining why ``player`` may not play ``action`` now (None if legal).
+
+        Games validate on a fast path of their own and call this only to word the error.
+        """
+        try:
+            action = self.game.check_action(action)
+        except IllegalActionError as error:
+            return error
+        name = self.game.name
+        if player not in self.acting_players():
+            if self.is_terminal():
+                return IllegalActionError(f"{name}: the game is over; no action is legal")
+            return IllegalActionError(
+                f"{name}: player {player!r} is not to act (acting: {list(self.acting_players())})"
+            )
+        mask = self.legal_mask(player)
+        if mask[action]:
+            return None
+        legal = np.flatnonzero(mask)
+        names = ", ".join(f"{a} ({self.game.action_name(int(a))})" for a in legal[:12])
+        more = " ..." if len(legal) > 12 else ""
+        return IllegalActionError(
+            f"{name}: action {action} ({self.game.action_name(action)}) is illegal for "
+            f"player {player} now; legal: {names}{more}"
+        )
+
+
+def outcome_from_scores(scores: np.ndarray) -> np.ndarray:
+    """+1 / -1 / 0 from final scores: the highest total wins and equal totals share.
+
+    Every player with the top score gets +1 and everybody else -1, except when all
+    players are level: then it is a draw and everyone gets 0. So two players with equal
+    totals draw, and in a three-player game two who share the top both count a win.
+    A single player always gets 0 (solitaire has no opponent to beat).
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    top = scores.max()
+    winners = scores == top
+    if winners.all():
+        return np.zeros(len(scores))
+    return np.where(winners, 1.0, -1.0)

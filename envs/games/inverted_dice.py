@@ -1,0 +1,335 @@
+"""Rules core of Inverted Dice (``../shared/RULES.md`` §1, ``seeds/inverted_dice.txt``).
+
+Five dice, twenty boxes 1..20, twenty rounds. The *inverted sum* of a roll is 21 minus
+the sum of the distinct values it shows (so always 1..20 for five dice). A turn: roll
+all five dice; after each roll either **score** the inverted sum in its box (if that box
+is still open) or **reroll** any non-empty subset (at most two rerolls). After the third
+roll the inverted sum must be scored if its box is open; otherwise the player **crosses
+out** an open box of their choice (option ``free_cross_out``: crossing out is allowed
+after any roll). Scoring every box of a section (1-5, 6-15, 16-20) earns +50.
+
+Dice are kept in ascending order after every roll, so "die 1" is the lowest die shown.
+Chance is a *dice tape*: at the start of the game the state draws, for every player and
+round, three rows of five values; the k-th die rerolled on roll r takes row r's k-th
+value. Every die is still an independent fair d6, but the values do not depend on the
+decisions taken, so the same seed deals every agent the same dice (common random
+numbers for evaluation) and the generator is touched once per game.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from envs.core import Game, GameState
+
+NUM_DICE = 5
+NUM_BOXES = 20
+NUM_ROUNDS = 20
+MAX_ROLLS = 3
+SECTION_BONUS = 50
+#: (name, first box, last box) of the three bonus sections.
+SECTIONS = (("low", 1, 5), ("middle", 6, 15), ("high", 16, 20))
+MAX_SCORE = sum(range(1, NUM_BOXES + 1)) + SECTION_BONUS * len(SECTIONS)  # 360
+
+# Action ids.
+NUM_REROLLS = 2**NUM_DICE - 1  # 31 non-empty subsets of the five dice
+SCORE = NUM_REROLLS  # 31: score the inverted sum
+CROSS_OUT = SCORE + 1  # 32..51: cross out box 1..20
+NUM_ACTIONS = CROSS_OUT + NUM_BOXES  # 52
+
+
+def inverted_sum(dice) -> int:
+    """21 minus the sum of the distinct values shown."""
+    return 21 - sum(set(dice))
+
+
+def reroll_action(positions) -> int:
+    """Action id that rerolls the dice at the given 0-based sorted positions."""
+    subset = sum(1 << p for p in set(positions))
+    if not 0 < subset < 2**NUM_DICE:
+        raise ValueError(f"positions must be a non-empty subset of 0..{NUM_DICE - 1}, got {positions!r}")
+    return subset - 1
+
+
+def reroll_positions(action: int) -> tuple[int, ...]:
+    """The 0-based sorted dice positions that reroll action ``action`` rerolls."""
+    subset = action + 1
+    return tuple(p for p in range(NUM_DICE) if subset >> p & 1)
+
+
+def cross_out_action(box: int) -> int:
+    return CROSS_OUT + box - 1
+
+
+_SECTION_MASKS = tuple(sum(1 << (b - 1) for b in range(lo, hi + 1)) for _, lo, hi in SECTIONS)
+_SECTION_OF_BOX = tuple(next(s for s, (_, lo, hi) in enumerate(SECTIONS) if lo <= b <= hi) for b in range(1, NUM_BOXES + 1))
+_ALL_BOXES = 2**NUM_BOXES - 1
+_INVERTED_SUM_OF_FACES = tuple(21 - sum(v + 1 for v in range(6) if m >> v & 1) for m in range(64))
+_REROLL_POSITIONS = tuple(reroll_positions(a) for a in range(NUM_REROLLS))
+_REROLL_MASK = (np.zeros(NUM_REROLLS, np.int8), np.ones(NUM_REROLLS, np.int8))
+_NO_CROSS_OUT = np.zeros(NUM_BOXES, np.int8)
+_ONE_HOT_6 = np.eye(6, dtype=np.float32)
+
+
+def _dice_features(dice: tuple[int, ...]) -> np.ndarray:
+    """Position one-hots, face counts / 5 and inverted-sum one-hot of a sorted roll."""
+    positions = _ONE_HOT_6[np.array(dice) - 1].ravel()
+    counts = np.bincount(np.array(dice) - 1, minlength=6).astype(np.float32) / NUM_DICE
+    inv = np.zeros(NUM_BOXES, np.float32)
+    inv[inverted_sum(dice) - 1] = 1.0
+    return np.concatenate([positions, counts, inv])
+
+
+def _sorted_rolls(k: int, low: int = 1):
+    if k == 0:
+        yield ()
+        return
+    for v in range(low, 7):
+        for rest in _sorted_rolls(k - 1, v):
+            yield (v,) + rest
+
+
+#: Observation block of every sorted five-dice roll (252 of them), computed once.
+_DICE_FEATURES = {dice: _dice_features(dice) for dice in _sorted_rolls(NUM_DICE)}
+_ROLL_ONE_HOT = np.eye(MAX_ROLLS, dtype=np.float32)
+
+# Observation layout (offsets into the vector; see the env card).
+OBS_DICE = slice(0, 30)
+OBS_FACE_COUNTS = slice(30, 36)
+OBS_INVERTED_SUM = slice(36, 56)
+OBS_ROLL = slice(56, 59)
+OBS_OPEN_BOXES = slice(59, 79)
+OBS_SECTIONS_ALIVE = slice(79, 82)
+OBS_BONUSES = slice(82, 85)
+OBS_SCORE = 85
+OBS_ROUNDS_LEFT = 86
+OBS_MY_TURN = 87
+OWN_SIZE = 88
+OPPONENT_SIZE = NUM_BOXES + 1  # open boxes, score / 360
+
+
+class InvertedDice(Game):
+    """Inverted Dice for 1 to 5 players.
+
+    Args:
+        num_players: 1 (solitaire, the default) to 5.
+        free_cross_out: if True, a player may cross out any open box after any roll
+            (Yahtzee-style scratching) instead of only after the third roll when the
+            inverted sum's box is taken.
+    """
+
+    name = "inverted_dice"
+    min_players = 1
+    max_players = 5
+    default_players = 1
+
+    def __init__(self, num_players: int | None = None, free_cross_out: bool = False):
+        super().__init__(num_players)
+        if not isinstance(free_cross_out, (bool, np.bool_)):
+            raise TypeError(f"inverted_dice: free_cross_out must be a bool, got {free_cross_out!r}")
+        self.free_cross_out = bool(free_cross_out)
+        self.num_actions = NUM_ACTIONS
+        self.observation_shape = (OWN_SIZE + OPPONENT_SIZE * (self.num_players - 1),)
+        self.max_game_length = NUM_ROUNDS * MAX_ROLLS * self.num_players
+
+    def options(self) -> dict[str, Any]:
+        return {"num_players": self.num_players, "free_cross_out": self.free_cross_out}
+
+    def new_initial_state(self, rng: np.random.Generator) -> InvertedDiceState:
+        return InvertedDiceState(self, rng)
+
+    def action_name(self, action: int) -> str:
+        action = self.check_action(action)
+        if action < NUM_REROLLS:
+            return "reroll dice " + ",".join(str(p + 1) for p in _REROLL_POSITIONS[action])
+        if action == SCORE:
+            return "score the inverted sum"
+        return f"cross out box {action - CROSS_OUT + 1}"
+
+
+class InvertedDiceState(GameState):
+    """A game of Inverted Dice in progress."""
+
+    def __init__(self, game: InvertedDice, rng: np.random.Generator | None):
+        self.game = game
+        n = game.num_players
+        if rng is not None:  # None only when cloning
+            self._tape = rng.integers(1, 7, size=(n, NUM_ROUNDS, MAX_ROLLS, NUM_DICE)).tolist()
+            self._open = np.ones((n, NUM_BOXES), np.int8)  # 1 while a box is empty
+            self._boxes = [[None] * NUM_BOXES for _ in range(n)]  # points written, 0 = crossed out
+            self._scored = [0] * n  # bit b-1: box b holds a scored (not crossed-out) result
+            self._crossed = [0] * n
+            self._totals = np.zeros(n, np.float64)
+            self._bonuses = [[False] * len(SECTIONS) for _ in range(n)]
+            self._player = 0
+            self._round = 0
+            self._terminal = False
+            self._start_turn()
+
+    # -- chance ------------------------------------------------------------------------
+    def _start_turn(self) -> None:
+        self._roll = 1
+        self._set_dice(self._tape[self._player][self._round][0])
+
+    def _set_dice(self, dice) -> None:
+        self._dice = tuple(sorted(dice))
+        faces = 0
+        for v in self._dice:
+            faces |= 1 << (v - 1)
+        self._inverted_sum = _INVERTED_SUM_OF_FACES[faces]
+
+    def _reroll(self, action: int) -> None:
+        fresh = iter(self._tape[self._player][self._round][self._roll])
+        dice = list(self._dice)
+        for p in _REROLL_POSITIONS[action]:
+            dice[p] = next(fresh)
+        self._roll += 1
+        self._set_dice(dice)
+
+    # -- rules -------------------------------------------------------------------------
+    def acting_players(self) -> tuple[int, ...]:
+        return () if self._terminal else (self._player,)
+
+    def _may_cross_out(self) -> bool:
+        return self.game.free_cross_out or (
+            self._roll == MAX_ROLLS and not self._open[self._player, self._inverted_sum - 1]
+        )
+
+    def legal_mask(self, player: int) -> np.ndarray:
+        if self._terminal or player != self._player:
+            return np.zeros(NUM_ACTIONS, np.int8)
+        inverted_open = self._open[player, self._inverted_sum - 1]
+        return np.concatenate(
+            (
+                _REROLL_MASK[self._roll < MAX_ROLLS],
+                (inverted_open,),
+                self._open[player] if self._may_cross_out() else _NO_CROSS_OUT,
+            ),
+            dtype=np.int8,
+        )
+
+    def _is_legal(self, action: int) -> bool:
+        if action < NUM_REROLLS:
+            return self._roll < MAX_ROLLS
+        if action == SCORE:
+            return bool(self._open[self._player, self._inverted_sum - 1])
+        return self._may_cross_out() and bool(self._open[self._player, action - CROSS_OUT])
+
+    def apply(self, player: int, action: int) -> None:
+        if type(action) is not int:
+            action = self.game.check_action(action)
+        if self._terminal or player != self._player or not 0 <= action < NUM_ACTIONS or not self._is_legal(action):
+            raise self.illegal_action_error(player, action)
+        if action < NUM_REROLLS:
+            self._reroll(action)
+            return
+        if action == SCORE:
+            self._write(self._inverted_sum, self._inverted_sum)
+        else:
+            self._write(action - CROSS_OUT + 1, 0)
+        self._end_turn()
+
+    def _write(self, box: int, points: int) -> None:
+        p = self._player
+        bit = 1 << (box - 1)
+        self._open[p, box - 1] = 0
+        self._boxes[p][box - 1] = points
+        if points:
+            self._scored[p] |= bit
+            self._totals[p] += points
+            section = _SECTION_OF_BOX[box - 1]
+            mask = _SECTION_MASKS[section]
+            if self._scored[p] & mask == mask:
+                self._bonuses[p][section] = True
+                self._totals[p] += SECTION_BONUS
+        else:
+            self._crossed[p] |= bit
+
+    def _end_turn(self) -> None:
+        self._player += 1
+        if self._player == self.game.num_players:
+            self._player = 0
+            self._round += 1
+            if self._round == NUM_ROUNDS:
+                self._terminal = True
+                return
+        self._start_turn()
+
+    # -- views -------------------------------------------------------------------------
+    def observe(self, player: int) -> np.ndarray:
+        n = self.game.num_players
+        own = self._open[player]
+        alive = [not (self._crossed[player] & m) and not b for m, b in zip(_SECTION_MASKS, self._bonuses[player])]
+        rounds_left = NUM_ROUNDS - self._round - (self._player > player and not self._terminal)
+        parts = [
+            _DICE_FEATURES[self._dice],
+            _ROLL_ONE_HOT[self._roll - 1],
+            own,
+            alive,
+            self._bonuses[player],
+            (self._totals[player] / MAX_SCORE, rounds_left / NUM_ROUNDS, player == self._player and not self._terminal),
+        ]
+        for k in range(1, n):
+            other = (player + k) % n
+            parts.append(self._open[other])
+            parts.append((self._totals[other] / MAX_SCORE,))
+        return np.concatenate(parts, dtype=np.float32)
+
+    def scores(self) -> np.ndarray:
+        return self._totals.copy()
+
+    def is_terminal(self) -> bool:
+        return self._terminal
+
+    @property
+    def dice(self) -> tuple[int, ...]:
+        """The dice on the table, in ascending order."""
+        return self._dice
+
+    @property
+    def roll(self) -> int:
+        """Which roll of the turn the dice are (1..3)."""
+        return self._roll
+
+    @property
+    def current_inverted_sum(self) -> int:
+        return self._inverted_sum
+
+    def open_boxes(self, player: int) -> tuple[int, ...]:
+        return tuple(b + 1 for b in np.flatnonzero(self._open[player]))
+
+    def stats(self, player: int) -> dict[str, float]:
+        stats = {f"{name}_bonus": float(b) for (name, _, _), b in zip(SECTIONS, self._bonuses[player])}
+        stats["crossed_out"] = float(bin(self._crossed[player]).count("1"))
+        return stats
+
+    def render(self) -> str:
+        lines = []
+        if not self._terminal:
+            lines.append(
+                f"Round {self._round + 1}/{NUM_ROUNDS}, player {self._player} to act, roll {self._roll}/{MAX_ROLLS}: "
+                f"dice {' '.join(map(str, self._dice))} -> inverted sum {self._inverted_sum}"
+            )
+        else:
+            lines.append("Game over")
+        header = "box    " + " ".join(f"{b:>3}" for b in range(1, NUM_BOXES + 1)) + "  bonus   total"
+        lines.append(header)
+        for p in range(self.game.num_players):
+            cells = " ".join("  ." if v is None else ("  x" if v == 0 else f"{v:>3}") for v in self._boxes[p])
+            bonus = "".join("+" if b else "-" for b in self._bonuses[p])
+            lines.append(f"P{p:<5} {cells}  {bonus:>5} {int(self._totals[p]):>7}")
+        return "\n".join(lines)
+
+    def clone(self) -> InvertedDiceState:
+        other = InvertedDiceState(self.game, None)
+        other.__dict__.update(self.__dict__)
+        other._tape = self._tape  # never mutated: safe to share
+        other._open = self._open.copy()
+        other._boxes = [row[:] for row in self._boxes]
+        other._scored = self._scored[:]
+        other._crossed = self._crossed[:]
+        other._totals = self._totals.copy()
+        other._bonuses = [row[:] for row in self._bonuses]
+        return other

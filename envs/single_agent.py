@@ -1,0 +1,205 @@
+"""The one single-agent Gymnasium adapter that serves every game's rules core.
+
+For a one-player game the env is the game itself. With more players the learner sits in
+one seat and the other seats are played by opponent policies passed in (default: uniform
+random over legal actions). Opponents act inside ``step`` until it is the learner's turn
+again or the game ends, so each ``step`` is one decision of the learner.
+
+Action masking follows sb3-contrib's convention (``action_masks()``, a boolean array) and
+the mask is also given in ``info["action_mask"]`` (``int8``) for other libraries.
+
+An opponent is any object with ``act(observation, action_mask) -> int``; if it also has
+``reset(seed=...)`` it is reseeded from the env's seed at every ``reset``, so the same
+seed gives the same game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar, Protocol
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from envs.aec import observation_box, resolve_reward_mode
+from envs.core import Game, GameState, IllegalActionError
+
+
+class LegalActionSpace(spaces.Discrete):
+    """``Discrete(n)`` whose ``sample()`` draws uniformly from the env's legal actions.
+
+    With an explicit ``mask`` or ``probability`` it is Gymnasium's ``Discrete.sample``.
+    Without, it asks the env for the current legal mask, so the idiomatic random loop
+    ``env.step(env.action_space.sample())`` plays legal moves (and Gymnasium's
+    ``check_env`` exercises real transitions). Before ``reset`` and after the end of an
+    episode it samples the whole space. The link to the env is not pickled: a space
+    saved with a model is a plain ``Discrete``.
+    """
+
+    def __init__(self, n: int, legal_mask=None):
+        super().__init__(n)
+        self._legal_mask = legal_mask
+
+    def sample(self, mask=None, probability=None):
+        if mask is None and probability is None and self._legal_mask is not None:
+            mask = self._legal_mask()
+        return super().sample(mask=mask, probability=probability)
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_legal_mask"] = None
+        return state
+
+
+class Policy(Protocol):
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int: ...
+
+
+class SingleAgentEnv(gymnasium.Env):
+    """Gymnasium env: the learner plays one seat of a game, opponents play the others.
+
+    Args:
+        render_mode: ``"ansi"`` (``render()`` returns text) or ``"human"`` (prints it).
+        reward_mode: ``"score"`` (points gained each step) or ``"win"`` (+1/-1/0 at the
+            end); default ``"score"`` for one player and ``"win"`` for more.
+        opponents: one policy for every other seat, or a list with one per other seat in
+            seat order (skipping the learner's); ``None`` plays uniformly random legal moves.
+        learner_seat: the learner's seat, or ``None`` for a random seat every episode.
+        **game_options: the game's own options (``num_players`` and its rulings).
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    game_class: ClassVar[type[Game]]
+
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        reward_mode: str | None = None,
+        opponents: Policy | Sequence[Policy] | None = None,
+        learner_seat: int | None = None,
+        **game_options,
+    ):
+        self.game = self.game_class(**game_options)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}"
+            )
+        self.render_mode = render_mode
+        self.reward_mode = resolve_reward_mode(reward_mode, self.game)
+        n = self.game.num_players
+        if learner_seat is not None and not 0 <= learner_seat < n:
+            raise ValueError(f"learner_seat must be in 0..{n - 1} or None, got {learner_seat!r}")
+        self.learner_seat_option = learner_seat
+        self.opponents = self._opponent_list(opponents, n - 1)
+        self.observation_space = observation_box(self.game)
+        self.action_space = LegalActionSpace(self.game.num_actions, self._sampling_mask)
+        self.state: GameState | None = None
+        self.learner = 0
+
+    @staticmethod
+    def _opponent_list(opponents, count: int) -> list[Policy | None]:
+        if opponents is None or hasattr(opponents, "act"):
+            return [opponents] * count
+        opponents = list(opponents)
+        if len(opponents) != count:
+            raise ValueError(f"expected {count} opponent policies (one per other seat), got {len(opponents)}")
+        return opponents
+
+    def set_opponents(self, opponents: Policy | Sequence[Policy] | None) -> None:
+        """Replace the opponents from the next step on (self-play swaps them in here)."""
+        self.opponents = self._opponent_list(opponents, self.game.num_players - 1)
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        rng = self.np_random
+        n = self.game.num_players
+        self.learner = int(rng.integers(n)) if self.learner_seat_option is None else self.learner_seat_option
+        # Opponents draw from their own stream so their choices never shift the game's chance.
+        self._opponent_rng = np.random.default_rng(rng.integers(2**63))
+        for opponent in self.opponents:
+            if opponent is not None and hasattr(opponent, "reset"):
+                opponent.reset(seed=int(self._opponent_rng.integers(2**63)))
+        self.state = self.game.new_initial_state(rng)
+        self._last_score = self.state.scores()[self.learner]
+        self._play_opponents()
+        return self._observation(), self._info()
+
+    def step(self, action):
+        state = self.state
+        if state is None:
+            raise gymnasium.error.ResetNeeded("call reset() before step()")
+        if state.is_terminal():
+            raise IllegalActionError("the episode is over; call reset() before step()")
+        state.apply(self.learner, action)
+        self._play_opponents()
+        terminated = state.is_terminal()
+        truncated = terminated and state.is_truncated()
+        terminated = terminated and not truncated
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), self._reward(), terminated, truncated, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """Boolean mask of the learner's legal actions (sb3-contrib ``MaskablePPO``)."""
+        return self.state.legal_mask(self.learner).astype(bool)
+
+    def _sampling_mask(self) -> np.ndarray | None:
+        if self.state is None or self.state.is_terminal():
+            return None
+        return self.state.legal_mask(self.learner)
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render_mode was not set; pass render_mode='ansi' or 'human'.")
+            return None
+        text = self.state.render()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def _play_opponents(self) -> None:
+        state = self.state
+        while not state.is_terminal():
+            acting = state.acting_players()
+            if self.learner in acting:
+                return
+            seat = acting[0]
+            mask = state.legal_mask(seat)
+            opponent = self.opponents[seat if seat < self.learner else seat - 1]
+            if opponent is None:
+                action = int(self._opponent_rng.choice(np.flatnonzero(mask)))
+            else:
+                action = opponent.act(state.observe(seat), mask)
+            state.apply(seat, action)
+
+    def _observation(self) -> np.ndarray:
+        return self.state.observe(self.learner)
+
+    def _info(self) -> dict[str, Any]:
+        return {"action_mask": self.state.legal_mask(self.learner), "seat": self.learner}
+
+    def _reward(self) -> float:
+        state = self.state
+        if self.reward_mode == "score":
+            score = state.scores()[self.learner]
+            gained = score - self._last_score
+            self._last_score = score
+            return float(gained)
+        if state.is_terminal():
+            return float(state.returns()[self.learner])
+        return 0.0
+
+
+def single_agent_api(game_class: type[Game], module: str) -> type[SingleAgentEnv]:
+    """The Gymnasium env class of a game's env module (the registered entry point)."""
+    return type(
+        "gym_env",
+        (SingleAgentEnv,),
+        {
+            "game_class": game_class,
+            "__module__": module,
+            "__doc__": f"Single-agent Gymnasium env of {game_class.name} (see the module's env card).",
+        },
+    )
