@@ -38,6 +38,31 @@ def resolve_reward_mode(reward_mode: str | None, game: Game) -> str:
     return reward_mode
 
 
+def check_render_mode(render_mode: str | None, game: Game) -> str | None:
+    if render_mode is not None and render_mode not in game.render_modes:
+        raise ValueError(f"{game.name}: render_mode must be one of {list(game.render_modes)}, got {render_mode!r}")
+    return render_mode
+
+
+def render_state(state: GameState, render_mode: str | None):
+    """What ``render()`` returns in each mode: text (ansi), an image (rgb_array), or None."""
+    if render_mode is None:
+        import gymnasium
+
+        gymnasium.logger.warn(
+            "You are calling render without specifying render_mode; pass one of "
+            f"{list(state.game.render_modes)} when creating the env."
+        )
+        return None
+    if render_mode == "rgb_array":
+        return state.render_rgb()
+    text = state.render()
+    if render_mode == "human":
+        print(text)
+        return None
+    return text
+
+
 def observation_box(game: Game) -> spaces.Box:
     low, high = game.observation_bounds()
     return spaces.Box(low=low, high=high, shape=game.observation_shape, dtype=np.float32)
@@ -50,21 +75,13 @@ class GameAECEnv(AECEnv):
     arguments other than ``render_mode`` and ``reward_mode`` are the game's options.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi", "human"],
-        "is_parallelizable": False,
-        "render_fps": 1,
-    }
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "is_parallelizable": False, "render_fps": 1}
     game_class: ClassVar[type[Game]]
 
     def __init__(self, render_mode: str | None = None, reward_mode: str | None = None, **game_options):
         super().__init__()
         self.game = self.game_class(**game_options)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}"
-            )
-        self.render_mode = render_mode
+        self.render_mode = check_render_mode(render_mode, self.game)
         self.reward_mode = resolve_reward_mode(reward_mode, self.game)
         self.possible_agents = [f"player_{i}" for i in range(self.game.num_players)]
         self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
@@ -137,20 +154,8 @@ class GameAECEnv(AECEnv):
             return {a: float(outcome[i]) for i, a in enumerate(self.possible_agents)}
         return dict.fromkeys(self.possible_agents, 0.0)
 
-    def render(self) -> str | None:
-        if self.render_mode is None:
-            import gymnasium
-
-            gymnasium.logger.warn(
-                "You are calling render without specifying render_mode; pass "
-                "render_mode='ansi' or 'human' when creating the env."
-            )
-            return None
-        text = self.state.render()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+    def render(self):
+        return render_state(self.state, self.render_mode)
 
     def close(self) -> None:
         pass
@@ -169,7 +174,7 @@ def aec_api(game_class: type[Game], name: str, module: str) -> tuple[type[GameAE
         (GameAECEnv,),
         {
             "game_class": game_class,
-            "metadata": {**GameAECEnv.metadata, "name": name},
+            "metadata": {**GameAECEnv.metadata, "name": name, "render_modes": list(game_class.render_modes)},
             "__module__": module,
             "__doc__": f"PettingZoo AEC environment of {name} (see the module's env card).",
         },

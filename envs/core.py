@@ -50,6 +50,10 @@ class Game(abc.ABC):
     max_players: ClassVar[int]
     default_players: ClassVar[int]
 
+    #: Render modes the states support: "ansi" and "human" always (``render()``), and
+    #: "rgb_array" for games whose states implement ``render_rgb()``.
+    render_modes: ClassVar[tuple[str, ...]] = ("ansi", "human")
+
     num_actions: int
     observation_shape: tuple[int, ...]
     #: The most actions (all players together) a game can take; adapters size buffers
@@ -152,6 +156,10 @@ class GameState(abc.ABC):
     @abc.abstractmethod
     def render(self) -> str:
         """A text picture of the state that a player of the physical game would recognise."""
+
+    def render_rgb(self) -> np.ndarray:
+        """An ``(height, width, 3)`` ``uint8`` picture, for games with "rgb_array" rendering."""
+        raise NotImplementedError(f"{self.game.name} has no rgb_array rendering")
 
     @abc.abstractmethod
     def clone(self) -> GameState:

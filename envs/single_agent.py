@@ -22,7 +22,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from envs.aec import observation_box, resolve_reward_mode
+from envs.aec import check_render_mode, observation_box, render_state, resolve_reward_mode
 from envs.core import Game, GameState, IllegalActionError
 
 
@@ -60,7 +60,8 @@ class SingleAgentEnv(gymnasium.Env):
     """Gymnasium env: the learner plays one seat of a game, opponents play the others.
 
     Args:
-        render_mode: ``"ansi"`` (``render()`` returns text) or ``"human"`` (prints it).
+        render_mode: ``"ansi"`` (``render()`` returns text), ``"human"`` (prints it), or
+            ``"rgb_array"`` (an image) for games that draw one.
         reward_mode: ``"score"`` (points gained each step) or ``"win"`` (+1/-1/0 at the
             end); default ``"score"`` for one player and ``"win"`` for more.
         opponents: one policy for every other seat, or a list with one per other seat in
@@ -81,11 +82,7 @@ class SingleAgentEnv(gymnasium.Env):
         **game_options,
     ):
         self.game = self.game_class(**game_options)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}"
-            )
-        self.render_mode = render_mode
+        self.render_mode = check_render_mode(render_mode, self.game)
         self.reward_mode = resolve_reward_mode(reward_mode, self.game)
         n = self.game.num_players
         if learner_seat is not None and not 0 <= learner_seat < n:
@@ -149,15 +146,8 @@ class SingleAgentEnv(gymnasium.Env):
             return None
         return self.state.legal_mask(self.learner)
 
-    def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render_mode was not set; pass render_mode='ansi' or 'human'.")
-            return None
-        text = self.state.render()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+    def render(self):
+        return render_state(self.state, self.render_mode)
 
     def _play_opponents(self) -> None:
         state = self.state
@@ -199,6 +189,7 @@ def single_agent_api(game_class: type[Game], module: str) -> type[SingleAgentEnv
         (SingleAgentEnv,),
         {
             "game_class": game_class,
+            "metadata": {**SingleAgentEnv.metadata, "render_modes": list(game_class.render_modes)},
             "__module__": module,
             "__doc__": f"Single-agent Gymnasium env of {game_class.name} (see the module's env card).",
         },

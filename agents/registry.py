@@ -1,0 +1,71 @@
+"""Agents by name: ``random`` for every game, each game's bots, and trained checkpoints.
+
+An agent spec, as typed on the command line, is one of
+
+* ``random``;
+* a bot name of that game (``heuristic``, ...), optionally with keyword arguments:
+  ``search:depth=3,time_limit=0.5``;
+* a path to a trained run directory or model ``.zip`` (see :mod:`agents.trained`).
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+from agents.base import Agent, RandomAgent
+from envs.core import Game
+
+#: Bots of each game: name -> ``"module:Class"``; every class takes ``(game, seed=None, **options)``.
+BOTS: dict[str, dict[str, str]] = {
+    "inverted_dice": {
+        "heuristic": "agents.inverted_dice:InvertedDiceHeuristic",
+    },
+}
+
+
+def bot_names(env_name: str) -> list[str]:
+    return ["random", *BOTS.get(env_name, {})]
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, object]]:
+    """``"search:depth=3,c=1.5"`` -> ``("search", {"depth": 3, "c": 1.5})``."""
+    name, _, arguments = spec.partition(":")
+    options: dict[str, object] = {}
+    for item in filter(None, arguments.split(",")):
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"agent spec {spec!r}: expected key=value options after ':', got {item!r}")
+        options[key.strip()] = _parse_value(value.strip())
+    return name, options
+
+
+def _parse_value(text: str) -> object:
+    for convert in (int, float):
+        try:
+            return convert(text)
+        except ValueError:
+            pass
+    return {"true": True, "false": False}.get(text.lower(), text)
+
+
+def make_agent(env_name: str, spec: str, game: Game, seed: int | None = None) -> Agent:
+    """The agent named by ``spec`` for ``game`` (a game of env ``env_name``)."""
+    name, options = parse_spec(spec)
+    if name == "random":
+        if options:
+            raise ValueError(f"agent 'random' takes no options, got {options}")
+        return RandomAgent(game, seed=seed)
+    bots = BOTS.get(env_name, {})
+    if name in bots:
+        module_name, class_name = bots[name].split(":")
+        cls = getattr(importlib.import_module(module_name), class_name)
+        return cls(game, seed=seed, **options)
+    if Path(spec).exists():
+        from agents.trained import TrainedAgent
+
+        return TrainedAgent.load(spec, game, seed=seed)
+    raise ValueError(
+        f"unknown agent {spec!r} for {env_name}: expected one of {bot_names(env_name)} "
+        "or the path of a trained run directory or model .zip"
+    )
