@@ -1,0 +1,76 @@
+"""Trained policies as agents: a MaskablePPO checkpoint (or a live policy) behind the Agent interface."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+import yaml
+
+from agents.base import Agent
+from envs.core import Game
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that is missing, unreadable, or trained for another game."""
+
+
+class PolicyAgent(Agent):
+    """Plays a MaskablePPO policy: the most likely legal action, or a sample when not deterministic.
+
+    Sampling uses the agent's own generator (not torch's), so seeded games repeat.
+    """
+
+    name = "trained"
+
+    def __init__(self, game: Game, policy, deterministic: bool = True, seed: int | None = None):
+        self.policy = policy
+        self.deterministic = deterministic
+        super().__init__(game, seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        with torch.no_grad():
+            obs = torch.as_tensor(observation, dtype=torch.float32).unsqueeze(0)
+            distribution = self.policy.get_distribution(obs, action_masks=np.asarray(action_mask, dtype=bool)[None])
+            probs = distribution.distribution.probs[0].numpy().astype(np.float64)
+        probs *= action_mask > 0  # exact zeros for illegal actions whatever the float rounding
+        if self.deterministic:
+            return int(np.argmax(probs))
+        return int(self.rng.choice(len(probs), p=probs / probs.sum()))
+
+
+class TrainedAgent(PolicyAgent):
+    """A trained run loaded from disk."""
+
+    @classmethod
+    def load(cls, path: str | Path, game: Game, seed: int | None = None, deterministic: bool = True) -> TrainedAgent:
+        """Load ``path``: a run directory (with ``model.zip``) or a model ``.zip`` file.
+
+        Checks that the model was trained for this game: same env name when the run's
+        config is at hand, and always the same observation and action spaces.
+        """
+        from sb3_contrib import MaskablePPO
+
+        path = Path(path)
+        model_path = path / "model.zip" if path.is_dir() else path
+        if not model_path.is_file():
+            raise CheckpointError(f"checkpoint {model_path} does not exist")
+        config_path = model_path.parent / "config.yaml"
+        if config_path.is_file():
+            env = (yaml.safe_load(config_path.read_text()) or {}).get("env")
+            if env != game.name:
+                raise CheckpointError(f"checkpoint {model_path} was trained on {env!r}, not {game.name!r}")
+        try:
+            model = MaskablePPO.load(str(model_path), device="cpu")
+        except Exception as error:  # zip, pickle and torch errors all mean an unusable file
+            raise CheckpointError(f"checkpoint {model_path} is unreadable: {type(error).__name__}: {error}") from None
+        obs_shape = tuple(model.observation_space.shape)
+        if obs_shape != game.observation_shape or model.action_space.n != game.num_actions:
+            raise CheckpointError(
+                f"checkpoint {model_path} expects observations {obs_shape} and {model.action_space.n} actions, "
+                f"but {game!r} has {game.observation_shape} and {game.num_actions}"
+            )
+        agent = cls(game, model.policy, deterministic=deterministic, seed=seed)
+        agent.path = model_path
+        return agent

@@ -1,0 +1,103 @@
+"""Agents: the registry's specs, the Inverted Dice heuristic, the dice tables behind it."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from agents.base import RandomAgent
+from agents.dice_math import keep_tables, reroll_positions_for_keep, roll_probability
+from agents.inverted_dice import InvertedDiceHeuristic, turn_hit_probability
+from agents.registry import bot_names, make_agent, parse_spec
+from agents.trained import CheckpointError, TrainedAgent
+from envs.games.inverted_dice import InvertedDice, inverted_sum
+from training.evaluation import evaluate_solitaire, play_game
+
+
+@pytest.mark.parametrize("num_dice", [1, 2, 5, 6])
+def test_keep_tables_are_exact_probabilities(num_dice):
+    tables = keep_tables(num_dice)
+    assert len(tables.rolls) == math.comb(num_dice + 5, 5)
+    assert len(tables.keeps) == math.comb(num_dice + 6, 6)
+    np.testing.assert_allclose(tables.transition.sum(axis=1), 1.0)
+    # The first roll agrees with brute-force enumeration of the ordered rolls.
+    counts = np.zeros(len(tables.rolls))
+    for roll in itertools.product(range(1, 7), repeat=num_dice):
+        counts[tables.roll_index[tuple(sorted(roll))]] += 1
+    np.testing.assert_allclose(tables.first_roll, counts / 6**num_dice)
+    # Keeping a whole roll leads to that roll for sure.
+    for roll in tables.rolls[:10]:
+        assert tables.transition[tables.keep_index[roll], tables.roll_index[roll]] == 1.0
+
+
+def test_roll_probability_and_reroll_positions():
+    assert roll_probability((1, 2, 3, 4, 5)) == pytest.approx(120 / 7776)
+    assert roll_probability((6, 6, 6, 6, 6)) == pytest.approx(1 / 7776)
+    assert reroll_positions_for_keep((1, 2, 2, 5, 6), (2, 5)) == (0, 2, 4)
+    with pytest.raises(ValueError, match="not a sub-multiset"):
+        reroll_positions_for_keep((1, 2, 3, 4, 5), (6,))
+
+
+def test_best_keep_finds_the_obvious_target():
+    tables = keep_tables(5)
+    values = np.array([1.0 if inverted_sum(r) == 20 else 0.0 for r in tables.rolls])  # want all ones
+    keep_values = tables.transition @ values
+    assert tables.best_keep((1, 1, 1, 4, 6), keep_values) == (1, 1, 1)
+
+
+def test_turn_hit_probability_of_twenty_is_exact():
+    # Inverted sum 20 = five ones: the chance of a Yahtzee of ones in three rolls aimed at it.
+    p_one = 1 / 6
+    # Per die, probability to be a one within three tries, all five independent.
+    assert turn_hit_probability(20) == pytest.approx((1 - (1 - p_one) ** 3) ** 5, rel=1e-12)
+
+
+def test_heuristic_plays_legal_moves_and_beats_random_by_far():
+    game = InvertedDice()
+    results = evaluate_solitaire(game, {"heuristic": InvertedDiceHeuristic(game), "random": RandomAgent(game)}, range(40))
+    heuristic, random_ = (r.scores.mean() for r in results)
+    assert heuristic > 180 and random_ < 100
+
+
+@pytest.mark.parametrize("free", [False, True])
+def test_heuristic_crosses_out_the_rare_boxes_first(free):
+    game = InvertedDice(free_cross_out=free)
+    agent = InvertedDiceHeuristic(game)
+    first_cross_outs = []
+    for seed in range(30):
+        state = play_game(game, [agent], seed)
+        crossed = [b + 1 for b, v in enumerate(state._boxes[0]) if v == 0]
+        first_cross_outs.extend(crossed)
+    assert first_cross_outs.count(19) + first_cross_outs.count(20) >= 40  # nearly always among the losses
+
+
+def test_agent_specs_parse_and_unknown_agents_fail_clearly(tmp_path):
+    assert parse_spec("search:depth=3,c=1.5,fast=true,name=x") == ("search", {"depth": 3, "c": 1.5, "fast": True, "name": "x"})
+    with pytest.raises(ValueError, match="key=value"):
+        parse_spec("search:depth")
+    game = InvertedDice()
+    assert "heuristic" in bot_names("inverted_dice") and bot_names("inverted_dice")[0] == "random"
+    assert isinstance(make_agent("inverted_dice", "heuristic", game), InvertedDiceHeuristic)
+    with pytest.raises(ValueError, match="unknown agent 'genius'.*heuristic"):
+        make_agent("inverted_dice", "genius", game)
+    with pytest.raises(ValueError, match="takes no options"):
+        make_agent("inverted_dice", "random:x=1", game)
+
+
+def test_broken_checkpoints_fail_clearly(tmp_path):
+    game = InvertedDice()
+    with pytest.raises(CheckpointError, match="does not exist"):
+        TrainedAgent.load(tmp_path / "missing.zip", game)
+    garbage = tmp_path / "garbage.zip"
+    garbage.write_bytes(b"not a zip file")
+    with pytest.raises(CheckpointError, match="unreadable"):
+        TrainedAgent.load(garbage, game)
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "model.zip").write_bytes(b"x")
+    (run / "config.yaml").write_text("env: six_hundred\n")
+    with pytest.raises(CheckpointError, match="trained on 'six_hundred', not 'inverted_dice'"):
+        TrainedAgent.load(run, game)

@@ -1,0 +1,152 @@
+"""Every registered env against the ecosystem's own checkers, and the adapters' contracts.
+
+Parametrized over ``envs.registry.ENVS``: a new game is checked here as soon as it is
+registered.
+"""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+
+import gymnasium
+import numpy as np
+import pettingzoo
+import pytest
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test, seed_test
+
+import envs
+from envs import ENVS, IllegalActionError
+
+
+def player_counts(entry) -> list[int]:
+    game_class = entry.game_class()
+    return sorted({game_class.min_players, game_class.default_players, game_class.max_players})
+
+
+CASES = [pytest.param(entry, n, id=f"{name}-{n}p") for name, entry in ENVS.items() for n in player_counts(entry)]
+
+
+@pytest.fixture(autouse=True)
+def quiet_expected_warnings():
+    with warnings.catch_warnings():
+        # PettingZoo's api_test warns about dict observations, which PettingZoo classic uses too.
+        warnings.filterwarnings("ignore", message="Observation space for each agent probably")
+        warnings.filterwarnings("ignore", message="Observation is not a NumPy array")
+        yield
+
+
+@pytest.mark.parametrize("entry, num_players", CASES)
+def test_pettingzoo_api_test(entry, num_players):
+    module = entry.load_module()
+    api_test(module.env(num_players=num_players), num_cycles=300)
+
+
+@pytest.mark.parametrize("entry, num_players", CASES)
+def test_pettingzoo_seed_test(entry, num_players):
+    module = entry.load_module()
+    seed_test(lambda: module.env(num_players=num_players), num_cycles=300)
+
+
+@pytest.mark.parametrize("entry, num_players", CASES)
+def test_gymnasium_check_env_on_the_registered_id(entry, num_players):
+    env = gymnasium.make(entry.gym_id, num_players=num_players)
+    check_env(env.unwrapped, skip_render_check=False)
+    env.close()
+
+
+@pytest.mark.parametrize("name", list(ENVS))
+def test_made_by_both_registries_and_importable_as_module(name):
+    entry = ENVS[name]
+    module = importlib.import_module(f"envs.{entry.versioned_name}")  # from envs import <name>_v0
+    assert callable(module.env) and module.GAME.name == name
+    aec = pettingzoo.make("aec", entry.pettingzoo_id)
+    aec.reset(seed=0)
+    assert aec.unwrapped.metadata["name"] == entry.versioned_name
+    assert isinstance(aec.unwrapped, module.raw_env)
+    gym_env = gymnasium.make(entry.gym_id)
+    assert isinstance(gym_env.unwrapped, module.gym_env)
+
+
+def test_unknown_env_names_fail_clearly():
+    with pytest.raises(KeyError, match="unknown env 'yahtzee'.*inverted_dice"):
+        envs.get_entry("yahtzee")
+    with pytest.raises(pettingzoo.env_registry.exceptions.NameNotFound):
+        pettingzoo.make("aec", "tabletop/yahtzee_v0")
+
+
+@pytest.mark.parametrize("entry, num_players", CASES)
+def test_random_play_invariants_through_the_aec_env(entry, num_players):
+    """Masks never empty for the acting agent, games end in time, rewards add up."""
+    module = entry.load_module()
+    for reward_mode in ("score", "win"):
+        env = module.env(num_players=num_players, reward_mode=reward_mode)
+        rng = np.random.default_rng(num_players)
+        for seed in range(8):
+            env.reset(seed=seed)
+            returns = dict.fromkeys(env.possible_agents, 0.0)
+            steps = 0
+            for agent in env.agent_iter():
+                obs, reward, terminated, truncated, _ = env.last()
+                returns[agent] += reward
+                if terminated or truncated:
+                    env.step(None)
+                    continue
+                mask = obs["action_mask"]
+                assert mask.any(), f"{agent} must act with an empty mask"
+                assert env.observation_space(agent).contains(obs)
+                env.step(int(rng.choice(np.flatnonzero(mask))))
+                steps += 1
+            state = env.unwrapped.state
+            assert state.is_terminal() and steps <= env.unwrapped.game.max_game_length
+            expected = state.scores() if reward_mode == "score" else state.returns()
+            assert [returns[a] for a in env.possible_agents] == pytest.approx(expected.tolist())
+
+
+@pytest.mark.parametrize("name", list(ENVS))
+def test_illegal_action_raises_a_clear_error_in_both_apis(name):
+    entry = ENVS[name]
+    env = entry.load_module().env()
+    env.reset(seed=0)
+    illegal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"] == 0)
+    with pytest.raises(IllegalActionError, match="illegal|outside"):
+        env.step(int(illegal[0]) if illegal.size else 10**6)
+    with pytest.raises(IllegalActionError, match="outside the action space"):
+        env.step(10**6)
+    gym_env = gymnasium.make(entry.gym_id).unwrapped
+    gym_env.reset(seed=0)
+    illegal = np.flatnonzero(~gym_env.action_masks())
+    with pytest.raises(IllegalActionError):
+        gym_env.step(int(illegal[0]) if illegal.size else 10**6)
+
+
+@pytest.mark.parametrize("name", list(ENVS))
+def test_same_seed_same_game_in_the_gymnasium_env(name):
+    entry = ENVS[name]
+
+    def trajectory(seed):
+        env = gymnasium.make(entry.gym_id).unwrapped
+        env.action_space.seed(seed)
+        obs, info = env.reset(seed=seed)
+        observations, rewards = [obs], []
+        while True:
+            obs, reward, terminated, truncated, info = env.step(env.action_space.sample())
+            observations.append(obs)
+            rewards.append(reward)
+            if terminated or truncated:
+                return np.array(observations), rewards
+
+    observations_a, rewards_a = trajectory(5)
+    observations_b, rewards_b = trajectory(5)
+    assert np.array_equal(observations_a, observations_b) and rewards_a == rewards_b
+    observations_c, _ = trajectory(6)
+    assert not np.array_equal(observations_a[: len(observations_c)], observations_c[: len(observations_a)])
+
+
+def test_render_modes_are_checked():
+    entry = next(iter(ENVS.values()))
+    with pytest.raises(ValueError, match="render_mode"):
+        entry.load_module().env(render_mode="rgb")
+    with pytest.raises(ValueError, match="reward_mode"):
+        entry.load_module().env(reward_mode="points")

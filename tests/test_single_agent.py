@@ -1,0 +1,101 @@
+"""The Gymnasium adapter: opponents in the other seats, seats, masks and rewards."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+
+import envs  # noqa: F401  (registers the ids)
+from agents.base import Agent
+from envs.games.inverted_dice import SCORE
+
+
+class RecordingAgent(Agent):
+    """Plays the last legal action and records every seat it was asked to play."""
+
+    def reset(self, seed=None):
+        super().reset(seed)
+        self.calls = 0
+
+    def act(self, observation, action_mask):
+        self.calls += 1
+        assert observation[87] == 1.0  # the dice shown are the acting player's own
+        return int(np.flatnonzero(action_mask)[-1])
+
+
+def test_solitaire_episode_return_is_the_final_score():
+    env = gymnasium.make("InvertedDice-v0").unwrapped
+    obs, info = env.reset(seed=3)
+    total, done = 0.0, False
+    while not done:
+        assert np.array_equal(info["action_mask"].astype(bool), env.action_masks())
+        obs, reward, terminated, truncated, info = env.step(env.action_space.sample())
+        total += reward
+        done = terminated or truncated
+    assert terminated and not truncated
+    assert total == env.state.scores()[0]
+
+
+def test_opponents_play_the_other_seats_until_the_learner_is_to_act():
+    opponents = [RecordingAgent(None), RecordingAgent(None)]
+    env = gymnasium.make("InvertedDice-v0", num_players=3, opponents=opponents, learner_seat=2).unwrapped
+    env.reset(seed=1)
+    assert env.learner == 2 and env.state.acting_players() == (2,)
+    assert all(o.calls >= 1 for o in opponents)  # seats 0 and 1 played their first turns
+    while True:
+        _, reward, terminated, _, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
+        if terminated:
+            break
+        assert env.state.acting_players() == (2,) and info["seat"] == 2
+    assert reward in (-1.0, 0.0, 1.0)  # win reward by default with several players
+    assert reward == env.state.returns()[2]
+
+
+def test_learner_seat_is_random_by_default_and_reproducible():
+    env = gymnasium.make("InvertedDice-v0", num_players=4).unwrapped
+    seats = [env.reset(seed=s)[1]["seat"] for s in range(40)]
+    assert set(seats) == {0, 1, 2, 3}
+    assert seats == [env.reset(seed=s)[1]["seat"] for s in range(40)]
+
+
+def test_score_reward_mode_with_opponents_pays_the_learners_points():
+    env = gymnasium.make("InvertedDice-v0", num_players=2, reward_mode="score", learner_seat=0).unwrapped
+    env.reset(seed=0)
+    before = env.state.scores()[0]
+    while not env.action_masks()[SCORE]:
+        env.step(int(np.flatnonzero(env.action_masks())[0]))
+    inverted = env.state.current_inverted_sum
+    _, reward, *_ = env.step(SCORE)
+    assert reward == inverted == env.state.scores()[0] - before
+
+
+def test_bad_arguments_fail_clearly():
+    with pytest.raises(ValueError, match="learner_seat"):
+        gymnasium.make("InvertedDice-v0", num_players=2, learner_seat=2)
+    with pytest.raises(ValueError, match="expected 2 opponent"):
+        gymnasium.make("InvertedDice-v0", num_players=3, opponents=[RecordingAgent(None)])
+    with pytest.raises(ValueError, match="num_players must be between 1 and 5"):
+        gymnasium.make("InvertedDice-v0", num_players=6)
+    with pytest.raises(TypeError, match="free_cross_out"):
+        gymnasium.make("InvertedDice-v0", free_cross_out="yes")
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        gymnasium.make("InvertedDice-v0", free_crossout=True)
+    env = gymnasium.make("InvertedDice-v0").unwrapped
+    with pytest.raises(gymnasium.error.ResetNeeded):
+        env.step(0)
+
+
+def test_action_space_sample_draws_legal_actions_and_pickles_plainly():
+    import pickle
+
+    env = gymnasium.make("InvertedDice-v0").unwrapped
+    env.reset(seed=0)
+    for _ in range(200):
+        action = env.action_space.sample()
+        assert env.action_masks()[action]
+        _, _, terminated, _, _ = env.step(action)
+        if terminated:
+            env.reset()
+    restored = pickle.loads(pickle.dumps(env.action_space))
+    assert restored == gymnasium.spaces.Discrete(env.game.num_actions)

@@ -1,0 +1,108 @@
+"""Training and evaluation end to end at tiny step counts, and their error messages."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+import yaml
+
+from agents.trained import TrainedAgent
+from envs.games.inverted_dice import InvertedDice
+from training import evaluate, train
+from training.config import ConfigError, load_config
+
+TINY = ["--timesteps", "256", "--no-progress"]
+
+
+def tiny_config(tmp_path, **changes):
+    config = yaml.safe_load(open("configs/inverted_dice.yaml"))
+    config.update({"n_envs": 2, "ppo": {**config["ppo"], "n_steps": 64, "batch_size": 64, "n_epochs": 1}})
+    config.update(changes)
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def test_train_resume_and_evaluate_a_tiny_run(tmp_path, capsys):
+    run = tmp_path / "run"
+    assert train.main(["--config", str(tiny_config(tmp_path)), "--run-dir", str(run), "--eval-games", "5", *TINY]) == 0
+    metadata = json.loads((run / "metadata.json").read_text())
+    assert metadata["timesteps"] >= 256 and metadata["seed"] == 0
+    assert {"torch", "gymnasium", "pettingzoo", "sb3-contrib"} <= set(metadata["packages"])
+    assert metadata["wall_time_s"] > 0
+    assert yaml.safe_load((run / "config.yaml").read_text())["total_timesteps"] == 256
+    assert list((run / "tensorboard").rglob("events.out.tfevents.*"))
+    report = (run / "evaluation" / "report.md").read_text()
+    assert "| trained | 5 |" in report and "| heuristic | 5 |" in report
+    assert "trained" in capsys.readouterr().out
+
+    agent = TrainedAgent.load(run, InvertedDice())  # the saved model plays legal moves
+    assert agent.policy is not None
+
+    assert train.main(["--resume", str(run), "--timesteps", "512", "--no-eval", "--no-progress"]) == 0
+    metadata = json.loads((run / "metadata.json").read_text())
+    assert metadata["timesteps"] >= 512 and len(metadata["sessions"]) == 2
+    assert train.main(["--resume", str(run), "--timesteps", "256", "--no-eval", "--no-progress"]) == 2
+    assert "already has" in capsys.readouterr().err
+
+
+def test_evaluate_cli_writes_markdown_and_csv_with_common_dice(tmp_path):
+    out = tmp_path / "eval"
+    assert evaluate.main(["--env", "inverted_dice", "--agents", "heuristic", "random", "--games", "12", "--out", str(out)]) == 0
+    rows = list(csv.DictReader((out / "summary.csv").open()))
+    assert [r["agent"] for r in rows] == ["heuristic", "random"]
+    assert float(rows[0]["ci95_low"]) <= float(rows[0]["mean"]) <= float(rows[0]["ci95_high"])
+    games = list(csv.DictReader((out / "games.csv").open()))
+    assert len(games) == 12 and (out / "scores.png").stat().st_size > 0
+    assert "same 12 seeds" in (out / "report.md").read_text()
+
+
+def test_evaluate_cli_runs_head_to_head_for_several_players(tmp_path):
+    out = tmp_path / "eval"
+    assert evaluate.main(["--env", "inverted_dice", "--env-kwargs", "{num_players: 2}", "--agents", "heuristic", "random",
+                          "--games", "10", "--out", str(out)]) == 0
+    (row,) = csv.DictReader((out / "summary.csv").open())
+    assert row["agent"] == "heuristic" and row["opponent"] == "random" and int(row["games"]) == 10
+    assert float(row["win_rate"]) + float(row["draw_rate"]) + float(row["loss_rate"]) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"learning_rat": 0.1}, r"unknown key\(s\) \['learning_rat'\]"),
+        ({"ppo": {"learning_rat": 0.1}}, r"unknown ppo key\(s\) \['learning_rat'\]"),
+        ({"n_envs": "eight"}, "'n_envs' must be int"),
+        ({"n_envs": 0}, "'n_envs' must be positive"),
+        ({"env": "yahtzee"}, "unknown env 'yahtzee'"),
+        ({"vec_env": "ray"}, "'vec_env' must be"),
+        ({"evaluation": {"gmes": 3}}, r"evaluation: unknown key\(s\) \['gmes'\]"),
+        ({"policy_kwargs": {"activation_fn": "swish"}}, "activation_fn must be one of"),
+    ],
+)
+def test_bad_configs_fail_naming_the_problem(tmp_path, changes, message):
+    with pytest.raises(ConfigError, match=message):
+        load_config(tiny_config(tmp_path, **changes))
+
+
+def test_cli_errors_name_the_problem(tmp_path, capsys):
+    assert train.main(["--env", "yahtzee", *TINY]) == 2
+    assert "unknown env 'yahtzee'" in capsys.readouterr().err
+    path = tiny_config(tmp_path, env_kwargs={"num_players": 9})
+    assert train.main(["--config", str(path), "--run-dir", str(tmp_path / "r"), *TINY]) == 2
+    assert "num_players must be between 1 and 5" in capsys.readouterr().err
+    assert train.main(["--resume", str(tmp_path / "nothing"), *TINY]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("env: [unclosed")
+    assert train.main(["--config", str(bad), *TINY]) == 2
+    assert "not valid YAML" in capsys.readouterr().err
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "model.zip").write_bytes(b"garbage")
+    (broken / "config.yaml").write_text("env: inverted_dice\n")
+    assert evaluate.main(["--env", "inverted_dice", "--checkpoint", str(broken), "--games", "2"]) == 2
+    assert "unreadable" in capsys.readouterr().err
+    assert evaluate.main(["--env", "yahtzee"]) == 2
+    assert "unknown env" in capsys.readouterr().err

@@ -1,0 +1,72 @@
+"""Self-play for every multi-player game: the learner against a pool of opponents.
+
+The pool holds fixed agents (``self_play.pool`` in the config: bots such as ``random``
+or ``heuristic``) and frozen snapshots of the learner, one added every
+``snapshot_every`` steps (the oldest leaves beyond ``max_snapshots``). Each episode,
+each opponent seat draws a member: a snapshot with probability ``snapshot_weight`` when
+there is one, else a fixed agent. Seats are random each episode (the Gymnasium env's
+``learner_seat=None``), and the reward is always the learner's own seat's (the env
+pays ``returns()[learner]``), never an opponent's.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from agents.base import Agent
+from agents.registry import make_agent
+from agents.trained import PolicyAgent
+from envs.core import Game
+from training.config import TrainConfig
+
+
+class SelfPlay:
+    """The opponent pool shared by every env of the (single-process) vectorized env."""
+
+    def __init__(self, config: TrainConfig, game: Game):
+        self.env_name = config.env
+        self.settings = config.self_play
+        self.game = game
+        self.snapshots: list[PolicyAgent] = []
+        self._last_snapshot = 0
+
+    def opponent(self) -> list[PoolOpponent]:
+        """Opponents for the other seats of one env."""
+        return [PoolOpponent(self) for _ in range(self.game.num_players - 1)]
+
+    def on_step(self, model, num_timesteps: int, logger) -> None:
+        if num_timesteps - self._last_snapshot >= self.settings.snapshot_every:
+            self.add_snapshot(model.policy)
+            self._last_snapshot = num_timesteps
+            logger.record("self_play/snapshots", len(self.snapshots))
+
+    def add_snapshot(self, policy) -> None:
+        frozen = copy.deepcopy(policy).eval()
+        self.snapshots.append(PolicyAgent(self.game, frozen, deterministic=False))
+        del self.snapshots[: -self.settings.max_snapshots]
+
+
+class PoolOpponent(Agent):
+    """One opponent seat: at every episode start it becomes a member drawn from the pool."""
+
+    name = "pool"
+
+    def __init__(self, pool: SelfPlay):
+        self.pool = pool
+        self.fixed = [make_agent(pool.env_name, spec, pool.game) for spec in pool.settings.pool]
+        self.member: Agent | None = None
+        super().__init__(pool.game)
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        snapshots = self.pool.snapshots
+        if snapshots and self.rng.random() < self.pool.settings.snapshot_weight:
+            self.member = snapshots[self.rng.integers(len(snapshots))]
+        else:
+            self.member = self.fixed[self.rng.integers(len(self.fixed))]
+        self.member.reset(int(self.rng.integers(2**63)))
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return self.member.act(observation, action_mask)
