@@ -7,6 +7,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from envs import IllegalActionError
 from envs.games import inverted_dice as rules
@@ -308,3 +310,24 @@ def test_render_shows_the_score_sheet():
     text = state.render()
     assert "inverted sum" in text and "box" in text
     assert "  7" in text.splitlines()[2]
+
+
+@given(st.lists(st.integers(1, 6), min_size=5, max_size=5))
+def test_inverted_sum_property(dice):
+    value = inverted_sum(dice)
+    assert 1 <= value <= 20
+    assert value == sum(v for v in range(1, 7) if v not in dice)  # the seed's first method
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.booleans())
+def test_any_seeded_game_fills_every_box_exactly_once(seed, free):
+    game = InvertedDice(free_cross_out=free)
+    state = game.new_initial_state(np.random.default_rng(seed))
+    rng = np.random.default_rng(seed)
+    writes = 0
+    while not state.is_terminal():
+        action = int(rng.choice(np.flatnonzero(state.legal_mask(0))))
+        writes += action >= SCORE
+        state.apply(0, action)
+    assert writes == 20 and None not in state._boxes[0]

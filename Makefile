@@ -1,0 +1,26 @@
+# Two entry points of the README's quick start; each creates the virtual environment when missing.
+#   make train            train MaskablePPO on $(ENV) with configs/$(ENV).yaml, then evaluate it against the bots
+#   make test             run the test suite (the command CI runs)
+#   make bench            random-play steps/s of every env
+
+PYTHON_SYSTEM ?= python3
+VENV := .venv
+PYTHON := $(VENV)/bin/python
+ENV ?= inverted_dice
+
+.PHONY: train test bench
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(PYTHON) || $(PYTHON_SYSTEM) -m venv $(VENV)
+	$(PYTHON) -m pip install --quiet --upgrade pip
+	$(PYTHON) -m pip install --quiet -e ".[dev]"
+	touch $@
+
+train: $(VENV)/.installed
+	$(PYTHON) training/train.py --env $(ENV)
+
+test: $(VENV)/.installed
+	$(PYTHON) -m pytest
+
+bench: $(VENV)/.installed
+	$(PYTHON) benchmarks/env_speed.py
