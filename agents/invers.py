@@ -196,5 +196,5 @@ class InversSearch(Agent):
 
     def _tick(self) -> None:
         self._nodes += 1
-        if self._deadline is not None and self._nodes % 256 == 0 and time.perf_counter() > self._deadline:
+        if self._deadline is not None and self._nodes % 64 == 0 and time.perf_counter() > self._deadline:
             raise _OutOfTime
