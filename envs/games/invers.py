@@ -216,7 +216,7 @@ class InversState(GameState):
         codes = [TILE_LETTERS.index(ch) for ch in letters]
         if not any(t == YELLOW for t in codes) and not any(t == RED for t in codes):
             raise ValueError("invers: both colours have every tile flipped; no game reaches that")
-        return cls(game, codes, [TILE_LETTERS.index(ch) for ch in hands], to_move, ply)
+        return cls(game, codes, [TILE_LETTERS.index(ch) for ch in hands], int(to_move), int(ply))
 
     @classmethod
     def from_observation(cls, game: Invers, observation: np.ndarray) -> InversState:
@@ -291,6 +291,9 @@ class InversState(GameState):
         opponent = 1 - player
         # Blocked means an opponent's flipped tile on each of the 20 border cells; with
         # 19 tiles a colour this never happens in a real game, so count before looking.
+        # The blocker then has at least 20 flipped tiles and the blocked player at most
+        # 16, so on this board the comparison below, the rulebook's, always favours the
+        # blocker; it is kept as the rule is written.
         if self._flipped[opponent] >= len(BORDER) and not self.legal_actions(player):
             mine, theirs = self._flipped[player], self._flipped[opponent]
             self._winner = player if mine > theirs else opponent if theirs > mine else DRAW
