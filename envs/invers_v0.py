@@ -115,7 +115,8 @@ is how the search bot plans from what it is given).
   This is checked after every push, so a player can lose by flipping the opponent's
   last tile.
 * A player to move with no legal push ends the game: more flipped tiles of one's own
-  colour wins, equal is a draw (only reachable from constructed positions, see above).
+  colour wins, equal is a draw. Only constructed positions reach it (see above), and
+  there the blocker always has more flipped tiles (at least 20 against at most 16).
 * Truncation: after `max_plies` plies (both players' pushes together) a game still
   running is a draw; `truncations` is True and the rewards are 0. A rule ending on the
   last ply wins over the limit.
