@@ -47,17 +47,19 @@ from 1, rows top to bottom, columns left to right; the arrow in an action's name
 direction the tiles move:
 
 ```
-                 12 13 14 15 16 17        column c from the top (↓): 11 + c
+                 12 13 14 15 16 17    column c from the top (↓): id 11 + c
                   ↓  ↓  ↓  ↓  ↓  ↓
-                  1  2  3  4  5  6
-   row r from  0 →  . . . . . .  ← 6     row r from the right (←): 5 + r
-   the left    1 →  . . . . . .  ← 7
-   (→): r − 1  2 →  . . . . . .  ← 8
-               3 →  . . . . . .  ← 9
-               4 →  . . . . . .  ← 10
-               5 →  . . . . . .  ← 11
+     column       1  2  3  4  5  6
+     row 1   0 →  .  .  .  .  .  .  ← 6
+     row 2   1 →  .  .  .  .  .  .  ← 7
+     row 3   2 →  .  .  .  .  .  .  ← 8
+     row 4   3 →  .  .  .  .  .  .  ← 9
+     row 5   4 →  .  .  .  .  .  .  ← 10
+     row 6   5 →  .  .  .  .  .  .  ← 11
                   ↑  ↑  ↑  ↑  ↑  ↑
-                 18 19 20 21 22 23        column c from the bottom (↑): 17 + c
+                 18 19 20 21 22 23    column c from the bottom (↑): id 17 + c
+
+     row r from the left (→): id r − 1;  row r from the right (←): id 5 + r
 ```
 
 | id     | action            | the tile that falls out  |
