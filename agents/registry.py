@@ -21,6 +21,10 @@ BOTS: dict[str, dict[str, str]] = {
     "inverted_dice": {
         "heuristic": "agents.inverted_dice:InvertedDiceHeuristic",
     },
+    "invers": {
+        "greedy": "agents.invers:InversGreedy",
+        "search": "agents.invers:InversSearch",
+    },
 }
 
 

@@ -1,0 +1,402 @@
+"""Rules core of Invers (``../shared/RULES.md`` §3, ``seeds/invers.txt``).
+
+A 6×6 board holds 36 tiles, yellow and red, in a checkerboard (row 0, column 0 is
+yellow), all **colour side up**. Each player holds one more tile of their own colour
+**dot side up** (flipped): yellow (player 0) and red (player 1); yellow moves first.
+
+A move **pushes** the tile in hand into one of the 24 entry points: a row from the left
+or the right, a column from the top or the bottom. The line shifts by one and the tile
+at the far end falls out. The fallen tile is **flipped** dot side up (it stays so if it
+already was) and becomes the mover's **tile in hand**, whatever its colour. The push is
+legal unless the fallen tile is an opponent's flipped tile.
+
+A player whose colour has no colour-side-up tile left on the board wins at once — after
+anyone's push. A player to move without a legal push ends the game: the one with more
+flipped tiles of their colour wins, equal is a draw. House rule ``max_plies``: a game
+still running after that many plies is a draw by truncation.
+
+Coordinates are 0-based ``(row, column)`` with row 0 at the top; action names and the
+text picture count rows and columns from 1, as a person would.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from envs.core import Game, GameState
+
+SIZE = 6
+CELLS = SIZE * SIZE
+YELLOW, RED = 0, 1  # a colour is also the seat of the player who owns it
+DRAW = -1  # ``InversState.winner`` of a drawn game
+COLOUR_NAMES = ("yellow", "red")
+
+# A tile is one small int: bit 0 its colour, bit 1 set once it is flipped (dot side up).
+FLIPPED = 2
+TILE_LETTERS = "YRyr"  # colour side up: Y, R; dot side up: y, r
+
+
+def flipped(tile: int) -> int:
+    """The tile turned dot side up (unchanged if it already is)."""
+    return tile | FLIPPED
+
+
+def is_flipped(tile: int) -> bool:
+    return bool(tile & FLIPPED)
+
+
+def colour(tile: int) -> int:
+    return tile & 1
+
+
+# -- the 24 pushes ---------------------------------------------------------------------
+# Action ids, in blocks of six (line index 0..5 = row or column 1..6):
+ROW_FROM_LEFT = 0  # row r, tiles move →, the tile in column 6 falls out
+ROW_FROM_RIGHT = 6  # row r, tiles move ←, the tile in column 1 falls out
+COLUMN_FROM_TOP = 12  # column c, tiles move ↓, the tile in row 6 falls out
+COLUMN_FROM_BOTTOM = 18  # column c, tiles move ↑, the tile in row 1 falls out
+NUM_ACTIONS = 24
+_BLOCKS = (("row", "→"), ("row", "←"), ("column", "↓"), ("column", "↑"))
+
+
+def _line(action: int) -> tuple[int, ...]:
+    """Cell indices of the pushed line, from the entry point to the far end."""
+    block, k = divmod(action, SIZE)
+    if block == 0:
+        return tuple(k * SIZE + c for c in range(SIZE))
+    if block == 1:
+        return tuple(k * SIZE + c for c in reversed(range(SIZE)))
+    if block == 2:
+        return tuple(r * SIZE + k for r in range(SIZE))
+    return tuple(r * SIZE + k for r in reversed(range(SIZE)))
+
+
+#: ``LINES[action]``: the cells a push moves, entry point first, far end last.
+LINES = tuple(_line(a) for a in range(NUM_ACTIONS))
+#: ``FAR_END[action]``: the cell whose tile falls out. Every border cell is one; corners twice.
+FAR_END = tuple(line[-1] for line in LINES)
+#: Border cells: a player is blocked only if an opponent's flipped tile lies on each.
+BORDER = frozenset(FAR_END)
+
+
+def push(board: bytearray, action: int, tile: int) -> int:
+    """Push ``tile`` into the line of ``action``; return the tile that falls out, unturned."""
+    line = LINES[action]
+    fallen = board[line[5]]
+    board[line[5]] = board[line[4]]
+    board[line[4]] = board[line[3]]
+    board[line[3]] = board[line[2]]
+    board[line[2]] = board[line[1]]
+    board[line[1]] = board[line[0]]
+    board[line[0]] = tile
+    return fallen
+
+
+def action_name(action: int) -> str:
+    """``"row 3 →"``: the line (1-based) and the direction its tiles move."""
+    block, k = divmod(action, SIZE)
+    line, arrow = _BLOCKS[block]
+    return f"{line} {k + 1} {arrow}"
+
+
+# -- observation layout (see the env card) ----------------------------------------------
+PLANES = 4  # own colour side up, own dot side up, opponent colour side up, opponent dot side up
+OBS_OWN_HAND = PLANES * CELLS  # 144, 145: own tile in hand is own colour / opponent's colour
+OBS_OPPONENT_HAND = OBS_OWN_HAND + 2  # 146, 147: opponent's tile in hand, same encoding
+OBS_TO_MOVE = OBS_OPPONENT_HAND + 2  # 148: the observer is to move
+OBS_SEAT = OBS_TO_MOVE + 1  # 149: the observer plays red (player 1)
+OBS_PLIES = OBS_SEAT + 1  # 150: plies played / max_plies
+OBS_SIZE = OBS_PLIES + 1  # 151
+
+# A tile seen by player p is ``tile ^ p``: 0 own colour side up, 1 opponent's colour side
+# up, 2 own dot side up, 3 opponent's dot side up. ``_PLANE_START[tile ^ p] + cell`` is
+# its entry in the observation.
+_PLANE_START = np.array([0, 2 * CELLS, CELLS, 3 * CELLS], np.intp)
+_SEEN_OF_PLANE = np.array([0, 2, 1, 3], np.intp)  # the inverse: plane -> tile as seen
+_PLANE_OF_SEEN = np.array([_PLANE_START[t ^ p] for p in (0, 1) for t in range(4)], np.intp).reshape(2, 4)
+_CELL_INDEX = np.arange(CELLS, dtype=np.intp)
+_FAR_END = np.array(FAR_END, np.intp)
+_NO_MOVES = np.zeros(NUM_ACTIONS, np.int8)
+_NO_MOVES.flags.writeable = False
+
+
+def _initial_board() -> bytes:
+    return bytes((r + c) % 2 for r in range(SIZE) for c in range(SIZE))
+
+
+INITIAL_BOARD = _initial_board()
+INITIAL_HANDS = (flipped(YELLOW), flipped(RED))
+
+
+class Invers(Game):
+    """Invers for two players: yellow (player 0, moves first) and red (player 1).
+
+    Args:
+        num_players: must be 2 (accepted so every game takes the same argument).
+        max_plies: house rule; a game still running after this many plies (both
+            players' pushes together) ends as a draw by truncation. Default 400.
+    """
+
+    name = "invers"
+    min_players = 2
+    max_players = 2
+    default_players = 2
+    render_modes = ("ansi", "human", "rgb_array")
+
+    def __init__(self, num_players: int | None = None, max_plies: int = 400):
+        super().__init__(num_players)
+        if isinstance(max_plies, (bool, np.bool_)) or not isinstance(max_plies, (int, np.integer)):
+            raise TypeError(f"invers: max_plies must be a positive integer, got {max_plies!r}")
+        if max_plies < 1:
+            raise ValueError(f"invers: max_plies must be a positive integer, got {max_plies}")
+        self.max_plies = int(max_plies)
+        self.num_actions = NUM_ACTIONS
+        self.observation_shape = (OBS_SIZE,)
+        self.max_game_length = self.max_plies
+
+    def options(self) -> dict[str, Any]:
+        return {"num_players": self.num_players, "max_plies": self.max_plies}
+
+    def new_initial_state(self, rng: np.random.Generator | None = None) -> InversState:
+        """The set-up position. Invers has no chance, so ``rng`` is accepted and unused."""
+        return InversState(self, INITIAL_BOARD, INITIAL_HANDS)
+
+    def action_name(self, action: int) -> str:
+        return action_name(self.check_action(action))
+
+
+class InversState(GameState):
+    """A game of Invers in progress.
+
+    ``InversState(game, board, hands, to_move, ply)`` builds any position from tile
+    codes (see :meth:`from_position` for the readable form). The position need not be
+    reachable in play; the game ends at once if it is already decided.
+    """
+
+    def __init__(self, game: Invers, board, hands, to_move: int = YELLOW, ply: int = 0):
+        self.game = game
+        self._board = bytearray(board)
+        self._hands = list(hands)
+        self._player = to_move
+        self._ply = ply
+        self._unflipped = [0, 0]  # colour side up, on the board
+        self._flipped = [0, 0]  # dot side up, on the board or in a hand
+        for tile in (*self._board, *self._hands):
+            (self._flipped if is_flipped(tile) else self._unflipped)[colour(tile)] += 1
+        self._winner: int | None = None  # YELLOW, RED, or DRAW once decided by the rules
+        self._terminal = False
+        self._truncated = False
+        if self._unflipped[YELLOW] == 0 or self._unflipped[RED] == 0:
+            self._winner = YELLOW if self._unflipped[YELLOW] == 0 else RED
+            self._terminal = True
+        else:
+            self._check_blocked_or_out_of_time()
+
+    @classmethod
+    def from_position(cls, game: Invers, board: str, hands: str = "yr", to_move: int = YELLOW, ply: int = 0) -> InversState:
+        """A position written as a person would: the test hook for arbitrary positions.
+
+        ``board`` is 36 letters, row 1 first (whitespace ignored, so six lines work):
+        ``Y``/``R`` a yellow/red tile colour side up, ``y``/``r`` dot side up. ``hands``
+        is the tile in yellow's hand then in red's, each ``y`` or ``r`` (always dot side
+        up). Tile counts are not checked, so positions the game never reaches (such as a
+        player with no legal push) can be built.
+        """
+        letters = "".join(board.split())
+        if len(letters) != CELLS or any(ch not in TILE_LETTERS for ch in letters):
+            raise ValueError(f"invers: board must be {CELLS} letters of {TILE_LETTERS!r}, got {board!r}")
+        if len(hands) != 2 or any(ch not in "yr" for ch in hands):
+            raise ValueError(f"invers: hands must be two letters 'y' or 'r' (dot side up), got {hands!r}")
+        if to_move not in (YELLOW, RED):
+            raise ValueError(f"invers: to_move must be 0 (yellow) or 1 (red), got {to_move!r}")
+        if not 0 <= ply <= game.max_plies:
+            raise ValueError(f"invers: ply must be in 0..{game.max_plies}, got {ply!r}")
+        codes = [TILE_LETTERS.index(ch) for ch in letters]
+        if not any(t == YELLOW for t in codes) and not any(t == RED for t in codes):
+            raise ValueError("invers: both colours have every tile flipped; no game reaches that")
+        return cls(game, codes, [TILE_LETTERS.index(ch) for ch in hands], int(to_move), int(ply))
+
+    @classmethod
+    def from_observation(cls, game: Invers, observation: np.ndarray) -> InversState:
+        """The full state behind any player's observation (bots see only that).
+
+        The observation names the observer's seat (entry ``OBS_SEAT``), who is to move
+        and the ply, so nothing is lost: ``from_observation(g, s.observe(p))`` has the board, hands,
+        player to move and ply of ``s``.
+        """
+        obs = np.asarray(observation)
+        if obs.shape != (OBS_SIZE,):
+            raise ValueError(f"invers: an observation has shape ({OBS_SIZE},), got {obs.shape}")
+        seat = int(obs[OBS_SEAT] > 0.5)
+        planes = obs[: PLANES * CELLS].reshape(PLANES, CELLS) > 0.5
+        if not (planes.sum(axis=0) == 1).all():
+            raise ValueError("invers: every cell of an observation must hold exactly one tile")
+        seen = _SEEN_OF_PLANE[planes.argmax(axis=0)]
+        board = (seen ^ seat).tolist()
+        hands = [0, 0]
+        for holder, start in ((seat, OBS_OWN_HAND), (1 - seat, OBS_OPPONENT_HAND)):
+            hands[holder] = flipped(int(obs[start + 1] > 0.5) ^ seat)
+        observer_to_move = obs[OBS_TO_MOVE] > 0.5
+        to_move = seat if observer_to_move else 1 - seat
+        ply = int(round(float(obs[OBS_PLIES]) * game.max_plies))
+        return cls(game, board, hands, to_move, ply)
+
+    # -- rules -------------------------------------------------------------------------
+    def acting_players(self) -> tuple[int, ...]:
+        return () if self._terminal else (self._player,)
+
+    def legal_mask(self, player: int) -> np.ndarray:
+        if self._terminal or player != self._player:
+            return _NO_MOVES
+        board = np.frombuffer(self._board, np.uint8)
+        return (board[_FAR_END] != flipped(1 - player)).view(np.int8)
+
+    def legal_actions(self, player: int) -> list[int]:
+        """The pushes ``player`` may make now, in id order (empty when not to move)."""
+        if self._terminal or player != self._player:
+            return []
+        blocked = flipped(1 - player)
+        board = self._board
+        return [a for a in range(NUM_ACTIONS) if board[FAR_END[a]] != blocked]
+
+    def apply(self, player: int, action: int) -> None:
+        if type(action) is not int:
+            action = self.game.check_action(action)
+        if (
+            self._terminal
+            or player != self._player
+            or not 0 <= action < NUM_ACTIONS
+            or self._board[FAR_END[action]] == flipped(1 - player)
+        ):
+            raise self.illegal_action_error(player, action)
+        fallen = push(self._board, action, self._hands[player])
+        self._hands[player] = flipped(fallen)
+        self._ply += 1
+        self._player = 1 - player
+        if not is_flipped(fallen):
+            c = colour(fallen)
+            self._unflipped[c] -= 1
+            self._flipped[c] += 1
+            if self._unflipped[c] == 0:  # every tile of colour c is flipped: c wins
+                self._winner = c
+                self._terminal = True
+                return
+        self._check_blocked_or_out_of_time()
+
+    def _check_blocked_or_out_of_time(self) -> None:
+        """End the game if the player to move has no push, else at the ply limit."""
+        player = self._player
+        opponent = 1 - player
+        # Blocked means an opponent's flipped tile on each of the 20 border cells; with
+        # 19 tiles a colour this never happens in a real game, so count before looking.
+        # The blocker then has at least 20 flipped tiles and the blocked player at most
+        # 16, so on this board the comparison below, the rulebook's, always favours the
+        # blocker; it is kept as the rule is written.
+        if self._flipped[opponent] >= len(BORDER) and not self.legal_actions(player):
+            mine, theirs = self._flipped[player], self._flipped[opponent]
+            self._winner = player if mine > theirs else opponent if theirs > mine else DRAW
+            self._terminal = True
+        elif self._ply >= self.game.max_plies:
+            self._terminal = True
+            self._truncated = True
+
+    def is_terminal(self) -> bool:
+        return self._terminal
+
+    def is_truncated(self) -> bool:
+        return self._truncated
+
+    def scores(self) -> np.ndarray:
+        """Flipped tiles of each player's colour, wherever they lie (board or a hand)."""
+        return np.array(self._flipped, np.float64)
+
+    def returns(self) -> np.ndarray:
+        if self._winner is None or self._winner == DRAW:
+            return np.zeros(2)
+        return np.where(np.arange(2) == self._winner, 1.0, -1.0)
+
+    # -- views -------------------------------------------------------------------------
+    def observe(self, player: int) -> np.ndarray:
+        obs = np.zeros(OBS_SIZE, np.float32)
+        board = np.frombuffer(self._board, np.uint8)
+        obs[_PLANE_OF_SEEN[player][board] + _CELL_INDEX] = 1.0
+        obs[OBS_OWN_HAND + (colour(self._hands[player]) ^ player)] = 1.0
+        obs[OBS_OPPONENT_HAND + (colour(self._hands[1 - player]) ^ player)] = 1.0
+        obs[OBS_TO_MOVE] = not self._terminal and player == self._player
+        obs[OBS_SEAT] = player
+        obs[OBS_PLIES] = self._ply / self.game.max_plies
+        return obs
+
+    @property
+    def board(self) -> bytes:
+        """The 36 tile codes, row by row (see :data:`TILE_LETTERS` for their letters)."""
+        return bytes(self._board)
+
+    def tile_in_hand(self, player: int) -> int:
+        """The flipped tile ``player`` will push next."""
+        return self._hands[player]
+
+    def flipped_tiles(self, player: int) -> int:
+        """Dot-side-up tiles of ``player``'s colour, on the board or in either hand."""
+        return self._flipped[player]
+
+    def colour_side_up(self, player: int) -> int:
+        """Tiles of ``player``'s colour still colour side up: the tiles left to flip."""
+        return self._unflipped[player]
+
+    @property
+    def to_move(self) -> int:
+        """The player whose turn it is (the last one to move once the game is over)."""
+        return self._player
+
+    @property
+    def ply(self) -> int:
+        return self._ply
+
+    @property
+    def winner(self) -> int | None:
+        """``YELLOW`` or ``RED``, ``DRAW`` (even on truncation), or None while running."""
+        if self._truncated:
+            return DRAW
+        return self._winner
+
+    def board_text(self) -> str:
+        """Six lines of tile letters, the form :meth:`from_position` reads."""
+        letters = "".join(TILE_LETTERS[t] for t in self._board)
+        return "\n".join(letters[r * SIZE : (r + 1) * SIZE] for r in range(SIZE))
+
+    def render(self) -> str:
+        rows = self.board_text().split("\n")
+        lines = ["    " + " ".join(str(c + 1) for c in range(SIZE))]
+        lines += [f" {r + 1}  " + " ".join(row) for r, row in enumerate(rows)]
+        hands = ", ".join(f"{COLOUR_NAMES[p]} holds {TILE_LETTERS[self._hands[p]]}" for p in (YELLOW, RED))
+        flips = ", ".join(f"{COLOUR_NAMES[p]} {self._flipped[p]}" for p in (YELLOW, RED))
+        lines.append(f"In hand: {hands}.  Flipped: {flips}.")
+        lines.append(f"Ply {self._ply}: {self._status()}")
+        lines.append("Y/R: colour side up; y/r: dot side up (flipped).")
+        return "\n".join(lines)
+
+    def _status(self) -> str:
+        if not self._terminal:
+            return f"{COLOUR_NAMES[self._player]} (player {self._player}) to move."
+        if self._truncated:
+            return f"draw: {self.game.max_plies} plies played (max_plies)."
+        if self._winner == DRAW:
+            return "draw: no push left and equal flipped tiles."
+        return f"{COLOUR_NAMES[self._winner]} (player {self._winner}) wins."
+
+    def render_rgb(self) -> np.ndarray:
+        from envs.games.invers_picture import draw_position
+
+        return draw_position(self._board, self._hands, None if self._terminal else self._player)
+
+    def clone(self) -> InversState:
+        other = object.__new__(InversState)
+        other.__dict__.update(self.__dict__)
+        other._board = bytearray(self._board)
+        other._hands = self._hands[:]
+        other._unflipped = self._unflipped[:]
+        other._flipped = self._flipped[:]
+        return other
