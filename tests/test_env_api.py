@@ -85,6 +85,7 @@ def test_random_play_invariants_through_the_aec_env(entry, num_players):
         rng = np.random.default_rng(num_players)
         for seed in range(8):
             env.reset(seed=seed)
+            initial_scores = env.unwrapped.state.scores()
             returns = dict.fromkeys(env.possible_agents, 0.0)
             steps = 0
             for agent in env.agent_iter():
@@ -100,7 +101,7 @@ def test_random_play_invariants_through_the_aec_env(entry, num_players):
                 steps += 1
             state = env.unwrapped.state
             assert state.is_terminal() and steps <= env.unwrapped.game.max_game_length
-            expected = state.scores() if reward_mode == "score" else state.returns()
+            expected = state.scores() - initial_scores if reward_mode == "score" else state.returns()
             assert [returns[a] for a in env.possible_agents] == pytest.approx(expected.tolist())
 
 
