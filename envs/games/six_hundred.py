@@ -102,7 +102,8 @@ def category_scores(dice) -> tuple[int, ...]:
     return _CATEGORY_SCORES[tuple(sorted(int(v) for v in dice))]
 
 
-def _fit(dice: tuple[int, ...]) -> tuple[int, ...]:
+def _category_points(dice: tuple[int, ...]) -> tuple[int, ...]:
+    """One row of the table below: the points of a sorted roll in every category."""
     counts = [dice.count(v) for v in range(1, FACES + 1)]
     total = sum(dice)
     most = max(counts)
@@ -126,7 +127,7 @@ def _fit(dice: tuple[int, ...]) -> tuple[int, ...]:
 
 
 #: Points in every category of every sorted roll of six dice (462 of them), computed once.
-_CATEGORY_SCORES = {d: _fit(d) for d in itertools.combinations_with_replacement(range(1, FACES + 1), NUM_DICE)}
+_CATEGORY_SCORES = {d: _category_points(d) for d in itertools.combinations_with_replacement(range(1, FACES + 1), NUM_DICE)}
 
 
 def rung_windows(rungs) -> tuple[tuple[int, int], ...] | None:
@@ -159,7 +160,6 @@ _LEGAL_LOCKS = tuple(_legal_locks(n) for n in range(NUM_DICE + 1))
 _LOCK_MASKS = tuple(np.array([bits >> a & 1 for a in range(NUM_LOCKS)], np.int8) for bits in _LEGAL_LOCKS)
 _NO_LOCKS = np.zeros(NUM_LOCKS, np.int8)
 _LOCK_POSITIONS = tuple(lock_positions(a) for a in range(NUM_LOCKS))
-_ALL_OPEN = (1 << NUM_CATEGORIES) - 1
 
 # Observation layout (offsets into the vector; see the env card).
 OBS_DICE = slice(0, 36)  #: six one-hots of the face, die 1 first
@@ -266,7 +266,6 @@ class SixHundredState(GameState):
         n = game.num_players
         self._tape = tape
         self._sheet = [[None] * NUM_CATEGORIES for _ in range(n)]  # points written per category
-        self._open_bits = [_ALL_OPEN] * n  # bit c set while category c is open
         self._open = [np.ones(NUM_CATEGORIES, np.int8) for _ in range(n)]
         self._ladder = [rung_windows((None,) * len(RUNGS))] * n  # rung windows; None once broken
         self._zero_written = [False] * n  # a 0 in a category other than the Sextet
@@ -301,7 +300,6 @@ class SixHundredState(GameState):
         p = self._player
         points = _CATEGORY_SCORES[tuple(sorted(self._locked + self._free))][category]
         self._sheet[p][category] = points
-        self._open_bits[p] &= ~(1 << category)
         self._open[p][category] = 0
         self._totals[p] += points
         if points == 0 and category != SEXTET:
@@ -356,7 +354,7 @@ class SixHundredState(GameState):
             raise self.illegal_action_error(player, action)
         if 0 <= action < SCORE and self._roll < MAX_ROLLS and _LEGAL_LOCKS[len(self._locked)] >> action & 1:
             self._lock_and_roll(action)
-        elif SCORE <= action < NUM_ACTIONS and self._open_bits[player] >> (action - SCORE) & 1:
+        elif SCORE <= action < NUM_ACTIONS and self._sheet[player][action - SCORE] is None:
             self._score(action - SCORE)
             self._end_turn()
         else:
@@ -482,7 +480,6 @@ class SixHundredState(GameState):
         other = SixHundredState(self.game, None)
         other.__dict__.update(self.__dict__)
         other._sheet = [row[:] for row in self._sheet]
-        other._open_bits = self._open_bits[:]
         other._open = [a.copy() for a in self._open]
         other._ladder = self._ladder[:]
         other._zero_written = self._zero_written[:]
