@@ -38,9 +38,8 @@ _TABLES = keep_tables(rules.NUM_DICE)
 #: (462, 18) points of every sorted roll in every category, in ``_TABLES.rolls`` order.
 _POINTS = np.array([rules.category_scores(r) for r in _TABLES.rolls])
 _TOTALS = np.array([sum(r) for r in _TABLES.rolls])
-_FACES = np.arange(1, rules.FACES + 1)
-_NOT_RUNGS = [c for c in range(rules.NUM_CATEGORIES) if c not in rules.RUNGS]
-_MUST_SCORE = [c for c in _NOT_RUNGS if c != rules.SEXTET]  # a 0 here loses the game bonus
+#: The categories where a 0 loses the game bonus (the rungs lose it by the ladder).
+_MUST_SCORE = [c for c in range(rules.NUM_CATEGORIES) if c not in rules.RUNGS and c != rules.SEXTET]
 
 #: Mean and variance of the count of an open number's face when it is finally written
 #: (a dedicated turn gives Binomial(6, 91/216): 2.53; choosing the number after seeing
@@ -50,8 +49,6 @@ NUMBERS_COUNT_VARIANCE = 1.5
 #: Exponent on one-turn hit chances: below 1 because a rung (or a risky category) is
 #: filled when some turn's dice fit it, not in one turn set aside for it.
 FLEXIBILITY = 0.5
-#: Expected total of six dice in a turn that chases a high total (lock 5s and 6s).
-HIGH_TOTAL = 28.0
 
 
 def turn_value(roll_values: np.ndarray) -> np.ndarray:
@@ -60,6 +57,10 @@ def turn_value(roll_values: np.ndarray) -> np.ndarray:
     two_left = expect_after_lock(rules.NUM_DICE, one_left)
     first = _TABLES.best_over_keeps(two_left, include_full_keep=True)
     return _TABLES.first_roll @ first
+
+
+#: Expected total of a turn that chases a high total (exactly 28: lock 5s and 6s, then 4s too).
+_HIGH_TOTAL = float(turn_value(_TOTALS.astype(float)))
 
 
 @functools.cache
@@ -86,8 +87,8 @@ def _window_chances() -> np.ndarray:
 def _rung_points(lo: int, hi: int) -> float:
     """What an open rung with window lo..hi is expected to bring when it is hit."""
     if hi == rules.MAX_TOTAL:
-        return max(lo, HIGH_TOTAL)
-    return min((lo + hi) / 2, max(lo, HIGH_TOTAL))
+        return max(lo, _HIGH_TOTAL)
+    return min((lo + hi) / 2, max(lo, _HIGH_TOTAL))
 
 
 @functools.cache
@@ -129,7 +130,7 @@ def ladder_value(rungs: tuple[int | None, ...]) -> tuple[float, float]:
 
 
 def numbers_bonus_chance(numbers_total: int, open_numbers) -> float:
-    """Chance that the open Numbers (faces) bring the Numbers total to 80."""
+    """Chance that the open Numbers (category ids 0..5) bring the Numbers total to 80."""
     need = rules.NUMBERS_BONUS_THRESHOLD - numbers_total
     if need <= 0:
         return 1.0
@@ -194,13 +195,13 @@ class SixHundredHeuristic(Agent):
         sheet = [None if o else int(v) for o, v in zip(is_open, points)]
         numbers_bonus = bool(observation[rules.OBS_NUMBERS_BONUS] > 0.5)
         write_values = np.full(_POINTS.shape, -np.inf)
+        value_of_points = np.empty(rules.MAX_CATEGORY_POINTS + 1)
         for c in np.flatnonzero(is_open):
-            after = {}
             for p in np.unique(_POINTS[:, c]):
                 sheet[c] = int(p)
-                after[p] = sheet_value(sheet, numbers_bonus)
+                value_of_points[p] = sheet_value(sheet, numbers_bonus)
             sheet[c] = None
-            write_values[:, c] = [after[p] for p in _POINTS[:, c]]
+            write_values[:, c] = value_of_points[_POINTS[:, c]]
         self._best_category = write_values.argmax(axis=1)
         roll_values = write_values.max(axis=1)
         one_left = _TABLES.transition @ roll_values
@@ -213,19 +214,16 @@ class SixHundredHeuristic(Agent):
         if roll == rules.MAX_ROLLS:
             return score
         values = self._lock_values[roll]
-        best_value, best_more = values[_TABLES.keep_index[hand]], None  # locking all = scoring
-        for more in _sub_multisets(free):
+        best_value, best_more = values[_TABLES.keep_index[hand]], free  # locking all = scoring
+        fresh = keep_tables(len(free))
+        for row in fresh.rerolls_of_roll[fresh.roll_index[free]]:
+            if row < 0:
+                break
+            more = fresh.keeps[row]
             value = values[_TABLES.keep_index[tuple(sorted(locked + more))]]
             if value > best_value:
                 best_value, best_more = value, more
-        if best_more is None:
+        if best_more == free:
             return score
         rolled = set(reroll_positions_for_keep(free, best_more))
         return rules.lock_action(len(locked) + p for p in range(len(free)) if p not in rolled)
-
-
-@functools.cache
-def _sub_multisets(dice: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
-    """Every sorted sub-multiset of ``dice`` except ``dice`` itself (the dice that can be locked)."""
-    subs = {c for r in range(len(dice)) for c in itertools.combinations(dice, r)}
-    return tuple(sorted(subs))
