@@ -313,7 +313,7 @@ def test_same_seed_deals_the_same_first_rolls_whatever_is_decided():
 def expected_mask(state) -> np.ndarray:
     locked_bits = (1 << len(state.locked)) - 1
     locks = [state.roll < 3 and not a & locked_bits and a | locked_bits != 63 for a in range(64)]
-    return np.array(locks + [v is None for v in state.sheet(state.current_player)], np.int8)
+    return np.array(locks + [v is None for v in state.sheet(state.acting_players()[0])], np.int8)
 
 
 def test_mask_follows_the_rules_in_random_play():
@@ -322,7 +322,7 @@ def test_mask_follows_the_rules_in_random_play():
     for seed in range(10):
         state = game.new_initial_state(np.random.default_rng(seed))
         while not state.is_terminal():
-            p = state.current_player
+            (p,) = state.acting_players()
             mask = state.legal_mask(p)
             np.testing.assert_array_equal(mask, expected_mask(state))
             assert not state.legal_mask(1 - p).any()
@@ -382,7 +382,7 @@ def test_acting_out_of_turn_and_after_the_end_are_refused():
     with pytest.raises(IllegalActionError, match="player 1 is not to act"):
         state.apply(1, score_action(0))
     state.apply(0, np.int64(score_action(0)))  # numpy integers are fine
-    assert state.current_player == 1
+    assert state.acting_players() == (1,)
     state, _ = play_writes([MAX_GAME])
     with pytest.raises(IllegalActionError, match="game is over"):
         state.apply(0, score_action(0))
@@ -569,7 +569,7 @@ def test_heuristic_is_registered_and_plays_several_seats_legally():
     assert isinstance(bot, SixHundredHeuristic)
     state = game.new_initial_state(np.random.default_rng(9))
     while not state.is_terminal():
-        p = state.current_player
+        (p,) = state.acting_players()
         state.apply(p, bot.act(state.observe(p), state.legal_mask(p)))  # apply() refuses illegal moves
     assert state.scores().min() > 200
     with pytest.raises(ValueError, match="plays six_hundred"):

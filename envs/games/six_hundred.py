@@ -420,10 +420,6 @@ class SixHundredState(GameState):
         """Which roll of the turn the dice are (1..3)."""
         return self._roll
 
-    @property
-    def current_player(self) -> int:
-        return self._player
-
     def sheet(self, player: int) -> tuple[int | None, ...]:
         """The points written in each category (None while open), before the rung penalty."""
         return tuple(self._sheet[player])
