@@ -8,6 +8,10 @@ rolls, six d6 have 462. For ``k`` dice this module lists every sorted roll, ever
 
 so the expected value of every keep, for any value of the resulting rolls, is one
 matrix-vector product. Heuristic bots and the exact solver use it.
+
+In games where set-aside dice are *locked* for the rest of the turn (Six Hundred), a
+keep is a lock: later keeps must contain it. :func:`expect_after_lock` gives the value
+of every lock when the player, seeing the fresh dice, may lock more of them.
 """
 
 from __future__ import annotations
@@ -96,6 +100,42 @@ def keep_tables(num_dice: int) -> KeepTables:
         keeps_of_roll=_padded(subs),
         rerolls_of_roll=_padded([[k for k in s if keeps[k] != r] for s, r in zip(subs, rolls)]),
     )
+
+
+@functools.cache
+def _lock_groups(num_dice: int) -> tuple[tuple[np.ndarray, np.ndarray, KeepTables], ...]:
+    """Per lock size: the locks' rows, and for every lock the rows of lock + each keep of the fresh dice."""
+    tables = keep_tables(num_dice)
+    groups = []
+    for size in range(num_dice + 1):
+        locks = [k for k in tables.keeps if len(k) == size]
+        fresh = keep_tables(num_dice - size)
+        extended = [[tables.keep_index[tuple(sorted(lock + more))] for more in fresh.keeps] for lock in locks]
+        groups.append((np.array([tables.keep_index[k] for k in locks]), np.array(extended), fresh))
+    return tuple(groups)
+
+
+def expect_after_lock(num_dice: int, lock_values: np.ndarray) -> np.ndarray:
+    """The value of every lock when the unlocked dice are rolled once more.
+
+    ``lock_values`` (``(keeps, ...)`` over ``keep_tables(num_dice).keeps``) values every
+    lock; a lock of all ``num_dice`` dice is a finished roll, so its entry is the value
+    of stopping with it. The answer is, for every lock ``K``,
+    ``E over the fresh dice F of max over S ⊆ F of lock_values[K + S]``: after seeing F
+    the player locks some more of them (all of them: stop). Applied to
+    ``transition @ roll_values`` (one roll left) it gives the locks' values with two
+    rolls left, and so on.
+    """
+    tables = keep_tables(num_dice)
+    if lock_values.shape[0] != len(tables.keeps):
+        raise ValueError(f"expected {len(tables.keeps)} lock values for {num_dice} dice, got {lock_values.shape[0]}")
+    result = np.empty(lock_values.shape)
+    for lock_rows, extended, fresh in _lock_groups(num_dice):
+        values = lock_values[extended]  # (locks, fresh keeps, ...)
+        padding = np.full((len(lock_rows), 1) + values.shape[2:], -np.inf)
+        best = np.concatenate([values, padding], axis=1)[:, fresh.keeps_of_roll].max(axis=2)
+        result[lock_rows] = np.einsum("lr...,r->l...", best, fresh.first_roll)
+    return result
 
 
 def _padded(rows: list[list[int]]) -> np.ndarray:

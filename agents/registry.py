@@ -21,6 +21,9 @@ BOTS: dict[str, dict[str, str]] = {
     "inverted_dice": {
         "heuristic": "agents.inverted_dice:InvertedDiceHeuristic",
     },
+    "six_hundred": {
+        "heuristic": "agents.six_hundred:SixHundredHeuristic",
+    },
     "invers": {
         "greedy": "agents.invers:InversGreedy",
         "search": "agents.invers:InversSearch",

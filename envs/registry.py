@@ -42,6 +42,7 @@ ENVS: dict[str, EnvEntry] = {
     entry.name: entry
     for entry in (
         EnvEntry("inverted_dice", "envs.inverted_dice_v0", "InvertedDice-v0"),
+        EnvEntry("six_hundred", "envs.six_hundred_v0", "SixHundred-v0"),
         EnvEntry("invers", "envs.invers_v0", "Invers-v0"),
     )
 }
