@@ -21,7 +21,6 @@ from envs.games.inverted_dice import (
     reroll_action,
     reroll_positions,
 )
-from tests.scripted_chance import ScriptedRng
 
 # The seed's table: first roll of five dice, ways out of 7776 for inverted sums 1..20.
 SEED_TABLE = [120, 120, 360, 360, 600, 750, 870, 780, 930, 720, 720, 510, 360, 240, 211, 61, 31, 31, 1, 1]
@@ -37,7 +36,7 @@ def state_with_tape(tape: np.ndarray, **options):
     game = InvertedDice(**options)
     full = np.ones((game.num_players, rules.NUM_ROUNDS, rules.MAX_ROLLS, rules.NUM_DICE), dtype=np.int64)
     full[...] = tape
-    return game.new_initial_state(ScriptedRng(full))
+    return game.new_state_from_tape(full)
 
 
 def tape_of_first_rolls(boxes_by_player: list[list[int]]) -> np.ndarray:

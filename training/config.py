@@ -54,6 +54,7 @@ class TrainConfig:
     total_timesteps: int = 100_000
     n_envs: int = 8
     vec_env: str = "dummy"  #: "dummy" (one process) or "subproc"
+    torch_threads: int = 1  #: intra-op threads; one is fastest for small MLPs and on a shared machine
     normalize_reward: bool = True  #: running reward scaling (VecNormalize); observations are already in [0, 1]
     opponents: list[str] = field(default_factory=lambda: ["random"])  #: other seats, when self-play is off
     policy_kwargs: dict[str, Any] = field(default_factory=dict)
@@ -128,7 +129,7 @@ def _check(config: TrainConfig, source: str) -> None:
         get_entry(config.env)
     except KeyError as error:
         raise ConfigError(f"{source}: {error.args[0]}") from None
-    for name in ("total_timesteps", "n_envs", "checkpoint_every"):
+    for name in ("total_timesteps", "n_envs", "checkpoint_every", "torch_threads"):
         if getattr(config, name) <= 0:
             raise ConfigError(f"{source}: '{name}' must be positive, got {getattr(config, name)}")
     if config.vec_env not in ("dummy", "subproc"):

@@ -133,6 +133,9 @@ def _score_histogram(path: Path, results: list[SolitaireResult]) -> None:
 
 def evaluate(env: str, agent_specs: list[str], games: int, seed: int, out_dir: Path, env_kwargs: dict | None = None) -> str:
     """Run the evaluation, write the report files and return the Markdown report."""
+    import torch
+
+    torch.set_num_threads(1)  # one observation at a time: threads only add overhead
     game = make_game(env, **(env_kwargs or {}))
     agents = {}
     for spec in agent_specs:

@@ -107,12 +107,14 @@ def git_commit() -> str | None:
 
 def train(config: TrainConfig, run_dir: Path, resume: bool, progress_bar: bool = True) -> dict:
     """Train (or continue training) and save the run; returns the run's metadata."""
+    import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import VecNormalize
 
     from training.callbacks import SaveRunCallback
     from training.vector import make_training_env, policy_kwargs
 
+    torch.set_num_threads(config.torch_threads)
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
     metadata_path = run_dir / "metadata.json"

@@ -9,11 +9,8 @@ out** an open box of their choice (option ``free_cross_out``: crossing out is al
 after any roll). Scoring every box of a section (1-5, 6-15, 16-20) earns +50.
 
 Dice are kept in ascending order after every roll, so "die 1" is the lowest die shown.
-Chance is a *dice tape*: at the start of the game the state draws, for every player and
-round, three rows of five values; the k-th die rerolled on roll r takes row r's k-th
-value. Every die is still an independent fair d6, but the values do not depend on the
-decisions taken, so the same seed deals every agent the same dice (common random
-numbers for evaluation) and the generator is touched once per game.
+Chance is the decision-independent dice tape of :mod:`envs.games.dice_rounds`: the k-th
+die rerolled (counting rerolled dice from the lowest) takes the roll's k-th tape value.
 """
 
 from __future__ import annotations
@@ -22,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from envs.core import Game, GameState
+from envs.games.dice_rounds import DiceRoundsGame, DiceRoundsState
 
 NUM_DICE = 5
 NUM_BOXES = 20
@@ -110,7 +107,7 @@ OWN_SIZE = 88
 OPPONENT_SIZE = NUM_BOXES + 1  # open boxes, score / 360
 
 
-class InvertedDice(Game):
+class InvertedDice(DiceRoundsGame):
     """Inverted Dice for 1 to 5 players.
 
     Args:
@@ -124,6 +121,9 @@ class InvertedDice(Game):
     min_players = 1
     max_players = 5
     default_players = 1
+    num_rounds = NUM_ROUNDS
+    max_rolls = MAX_ROLLS
+    num_dice = NUM_DICE
 
     def __init__(self, num_players: int | None = None, free_cross_out: bool = False):
         super().__init__(num_players)
@@ -137,9 +137,6 @@ class InvertedDice(Game):
     def options(self) -> dict[str, Any]:
         return {"num_players": self.num_players, "free_cross_out": self.free_cross_out}
 
-    def new_initial_state(self, rng: np.random.Generator) -> InvertedDiceState:
-        return InvertedDiceState(self, rng)
-
     def action_name(self, action: int) -> str:
         action = self.check_action(action)
         if action < NUM_REROLLS:
@@ -149,29 +146,24 @@ class InvertedDice(Game):
         return f"cross out box {action - CROSS_OUT + 1}"
 
 
-class InvertedDiceState(GameState):
+class InvertedDiceState(DiceRoundsState):
     """A game of Inverted Dice in progress."""
 
-    def __init__(self, game: InvertedDice, rng: np.random.Generator | None):
-        self.game = game
+    def __init__(self, game: InvertedDice, tape: list | None):
+        super().__init__(game, tape)
+        if tape is None:  # cloning
+            return
         n = game.num_players
-        if rng is not None:  # None only when cloning
-            self._tape = rng.integers(1, 7, size=(n, NUM_ROUNDS, MAX_ROLLS, NUM_DICE)).tolist()
-            self._open = np.ones((n, NUM_BOXES), np.int8)  # 1 while a box is empty
-            self._boxes = [[None] * NUM_BOXES for _ in range(n)]  # points written, 0 = crossed out
-            self._scored = [0] * n  # bit b-1: box b holds a scored (not crossed-out) result
-            self._crossed = [0] * n
-            self._totals = np.zeros(n, np.float64)
-            self._bonuses = [[False] * len(SECTIONS) for _ in range(n)]
-            self._player = 0
-            self._round = 0
-            self._terminal = False
-            self._start_turn()
+        self._open = np.ones((n, NUM_BOXES), np.int8)  # 1 while a box is empty
+        self._boxes = [[None] * NUM_BOXES for _ in range(n)]  # points written, 0 = crossed out
+        self._scored = [0] * n  # bit b-1: box b holds a scored (not crossed-out) result
+        self._crossed = [0] * n
+        self._bonuses = [[False] * len(SECTIONS) for _ in range(n)]
+        self._start_turn()
 
     # -- chance ------------------------------------------------------------------------
     def _start_turn(self) -> None:
-        self._roll = 1
-        self._set_dice(self._tape[self._player][self._round][0])
+        self._set_dice(self._tape_row())
 
     def _set_dice(self, dice) -> None:
         self._dice = tuple(sorted(dice))
@@ -181,17 +173,14 @@ class InvertedDiceState(GameState):
         self._inverted_sum = _INVERTED_SUM_OF_FACES[faces]
 
     def _reroll(self, action: int) -> None:
-        fresh = iter(self._tape[self._player][self._round][self._roll])
+        self._roll += 1
+        fresh = iter(self._tape_row())
         dice = list(self._dice)
         for p in _REROLL_POSITIONS[action]:
             dice[p] = next(fresh)
-        self._roll += 1
         self._set_dice(dice)
 
     # -- rules -------------------------------------------------------------------------
-    def acting_players(self) -> tuple[int, ...]:
-        return () if self._terminal else (self._player,)
-
     def _may_cross_out(self) -> bool:
         return self.game.free_cross_out or (
             self._roll == MAX_ROLLS and not self._open[self._player, self._inverted_sum - 1]
@@ -247,29 +236,18 @@ class InvertedDiceState(GameState):
         else:
             self._crossed[p] |= bit
 
-    def _end_turn(self) -> None:
-        self._player += 1
-        if self._player == self.game.num_players:
-            self._player = 0
-            self._round += 1
-            if self._round == NUM_ROUNDS:
-                self._terminal = True
-                return
-        self._start_turn()
-
     # -- views -------------------------------------------------------------------------
     def observe(self, player: int) -> np.ndarray:
         n = self.game.num_players
         own = self._open[player]
         alive = [not (self._crossed[player] & m) and not b for m, b in zip(_SECTION_MASKS, self._bonuses[player])]
-        rounds_left = NUM_ROUNDS - self._round - (self._player > player and not self._terminal)
         parts = [
             _DICE_FEATURES[self._dice],
             _ROLL_ONE_HOT[self._roll - 1],
             own,
             alive,
             self._bonuses[player],
-            (self._totals[player] / MAX_SCORE, rounds_left / NUM_ROUNDS, player == self._player and not self._terminal),
+            (self._totals[player] / MAX_SCORE, self.turns_left(player) / NUM_ROUNDS, player == self._player and not self._terminal),
         ]
         for k in range(1, n):
             other = (player + k) % n
@@ -277,21 +255,10 @@ class InvertedDiceState(GameState):
             parts.append((self._totals[other] / MAX_SCORE,))
         return np.concatenate(parts, dtype=np.float32)
 
-    def scores(self) -> np.ndarray:
-        return self._totals.copy()
-
-    def is_terminal(self) -> bool:
-        return self._terminal
-
     @property
     def dice(self) -> tuple[int, ...]:
         """The dice on the table, in ascending order."""
         return self._dice
-
-    @property
-    def roll(self) -> int:
-        """Which roll of the turn the dice are (1..3)."""
-        return self._roll
 
     @property
     def current_inverted_sum(self) -> int:
@@ -323,13 +290,13 @@ class InvertedDiceState(GameState):
         return "\n".join(lines)
 
     def clone(self) -> InvertedDiceState:
-        other = InvertedDiceState(self.game, None)
-        other.__dict__.update(self.__dict__)
-        other._tape = self._tape  # never mutated: safe to share
+        other = self._clone_base()
         other._open = self._open.copy()
         other._boxes = [row[:] for row in self._boxes]
         other._scored = self._scored[:]
         other._crossed = self._crossed[:]
-        other._totals = self._totals.copy()
         other._bonuses = [row[:] for row in self._bonuses]
         return other
+
+
+InvertedDice.state_class = InvertedDiceState

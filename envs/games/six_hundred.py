@@ -28,10 +28,9 @@ maximum is 599, not the rule text's 600: Numbers 126 + bonus 35 + rungs 33+34+35
 138 + clusters 36+36+30+36 = 138 + patterns 30+30+30+36 = 126 + game bonus 36.
 
 The dice are shown **locked dice first, in ascending order, then the unlocked dice, in
-ascending order**; "die 1" is the leftmost. Chance is a *dice tape* drawn once per game:
-for every player, round and roll, a row of six values; a roll of ``k`` dice takes the
-first ``k`` values of its row. Every die is still a fair d6, but the values do not
-depend on the decisions taken, so the same seed deals every agent the same dice.
+ascending order**; "die 1" is the leftmost. Chance is the decision-independent dice tape
+of :mod:`envs.games.dice_rounds`: a roll of ``k`` dice takes the first ``k`` values of its
+row, so the same seed deals every agent the same dice.
 :meth:`SixHundred.new_state_from_tape` builds a game on a chosen tape (tests, puzzles).
 """
 
@@ -42,12 +41,11 @@ from typing import Any
 
 import numpy as np
 
-from envs.core import Game, GameState
+from envs.games.dice_rounds import FACES, DiceRoundsGame, DiceRoundsState
 
 NUM_DICE = 6
 NUM_ROUNDS = 18
 MAX_ROLLS = 3
-FACES = 6
 MIN_TOTAL, MAX_TOTAL = NUM_DICE, NUM_DICE * FACES  # 6..36: the total of six dice
 
 CATEGORY_NAMES = (
@@ -208,7 +206,7 @@ def _dice_block(locked: tuple[int, ...], free: tuple[int, ...]) -> np.ndarray:
     return block
 
 
-class SixHundred(Game):
+class SixHundred(DiceRoundsGame):
     """Six Hundred for 1 to 6 players (parallel solitaire in turn order).
 
     Args:
@@ -219,6 +217,9 @@ class SixHundred(Game):
     min_players = 1
     max_players = 6
     default_players = 1
+    num_rounds = NUM_ROUNDS
+    max_rolls = MAX_ROLLS
+    num_dice = NUM_DICE
 
     def __init__(self, num_players: int | None = None):
         super().__init__(num_players)
@@ -229,24 +230,6 @@ class SixHundred(Game):
     def options(self) -> dict[str, Any]:
         return {"num_players": self.num_players}
 
-    def new_initial_state(self, rng: np.random.Generator) -> SixHundredState:
-        shape = (self.num_players, NUM_ROUNDS, MAX_ROLLS, NUM_DICE)
-        return SixHundredState(self, rng.integers(1, FACES + 1, size=shape).tolist())
-
-    def new_state_from_tape(self, tape) -> SixHundredState:
-        """A game whose dice come from ``tape`` instead of a generator (tests, puzzles).
-
-        ``tape[player][round][roll]`` is a row of six values 1..6; a roll of ``k`` dice
-        takes the first ``k`` of its row (see the module docstring).
-        """
-        shape = (self.num_players, NUM_ROUNDS, MAX_ROLLS, NUM_DICE)
-        array = np.asarray(tape)
-        if array.shape != shape or array.dtype.kind not in "iu":
-            raise ValueError(f"{self.name}: the tape must be integers of shape {shape}, got {array.dtype} {array.shape}")
-        if array.min() < 1 or array.max() > FACES:
-            raise ValueError(f"{self.name}: tape values must be dice faces 1..6, got {array.min()}..{array.max()}")
-        return SixHundredState(self, array.tolist())
-
     def action_name(self, action: int) -> str:
         action = self.check_action(action)
         if action >= SCORE:
@@ -256,15 +239,14 @@ class SixHundred(Game):
         return "lock dice " + ",".join(str(p + 1) for p in _LOCK_POSITIONS[action]) + " and roll the rest"
 
 
-class SixHundredState(GameState):
+class SixHundredState(DiceRoundsState):
     """A game of Six Hundred in progress."""
 
     def __init__(self, game: SixHundred, tape: list | None):
-        self.game = game
-        if tape is None:  # only when cloning
+        super().__init__(game, tape)
+        if tape is None:  # cloning
             return
         n = game.num_players
-        self._tape = tape
         self._sheet = [[None] * NUM_CATEGORIES for _ in range(n)]  # points written per category
         self._open = [np.ones(NUM_CATEGORIES, np.int8) for _ in range(n)]
         self._ladder = [rung_windows((None,) * len(RUNGS))] * n  # rung windows; None once broken
@@ -273,28 +255,22 @@ class SixHundredState(GameState):
         self._numbers_bonus = [False] * n
         self._rung_penalty = [False] * n
         self._game_bonus = [False] * n
-        self._totals = np.zeros(n, np.float64)
         self._own_blocks = [None] * n
         self._public_blocks = [None] * n
         for p in range(n):
             self._refresh_blocks(p)
-        self._player = 0
-        self._round = 0
-        self._terminal = False
         self._start_turn()
 
     # -- a turn ------------------------------------------------------------------------
     def _start_turn(self) -> None:
-        self._roll = 1
         self._locked = ()
-        self._free = tuple(sorted(self._tape[self._player][self._round][0]))
+        self._free = tuple(sorted(self._tape_row()))
 
     def _lock_and_roll(self, action: int) -> None:
         offset = len(self._locked)
         self._locked = tuple(sorted(self._locked + tuple(self._free[p - offset] for p in _LOCK_POSITIONS[action])))
-        row = self._tape[self._player][self._round][self._roll]
-        self._free = tuple(sorted(row[: NUM_DICE - len(self._locked)]))
         self._roll += 1
+        self._free = tuple(sorted(self._tape_row()[: NUM_DICE - len(self._locked)]))
 
     def _score(self, category: int) -> None:
         p = self._player
@@ -313,19 +289,9 @@ class SixHundredState(GameState):
                 self._totals[p] += NUMBERS_BONUS
         self._refresh_blocks(p)
 
-    def _end_turn(self) -> None:
-        self._player += 1
-        if self._player == self.game.num_players:
-            self._player = 0
-            self._round += 1
-            if self._round == NUM_ROUNDS:
-                self._end_game()
-                return
-        self._start_turn()
-
     def _end_game(self) -> None:
         """Settle the rung penalty, then the game bonus, for every player."""
-        self._terminal = True
+        super()._end_game()
         for p, sheet in enumerate(self._sheet):
             rungs = sheet[RUNGS.start : RUNGS.stop]
             if any(low >= high for low, high in itertools.pairwise(rungs)):
@@ -338,9 +304,6 @@ class SixHundredState(GameState):
             self._refresh_blocks(p)
 
     # -- rules -------------------------------------------------------------------------
-    def acting_players(self) -> tuple[int, ...]:
-        return () if self._terminal else (self._player,)
-
     def legal_mask(self, player: int) -> np.ndarray:
         if self._terminal or player != self._player:
             return np.zeros(NUM_ACTIONS, np.int8)
@@ -388,7 +351,7 @@ class SixHundredState(GameState):
     def observe(self, player: int) -> np.ndarray:
         n = self.game.num_players
         to_act = player == self._player and not self._terminal
-        turns_left = NUM_ROUNDS - self._round - (self._player > player and not self._terminal)
+        turns_left = self.turns_left(player)
         parts = [
             _dice_block(self._locked, self._free),
             _ROLL_ONE_HOT[self._roll - 1],
@@ -399,12 +362,6 @@ class SixHundredState(GameState):
             parts.extend(self._public_blocks[(player + k) % n] for k in range(1, n))
         return np.concatenate(parts)
 
-    def scores(self) -> np.ndarray:
-        return self._totals.copy()
-
-    def is_terminal(self) -> bool:
-        return self._terminal
-
     @property
     def dice(self) -> tuple[int, ...]:
         """The dice on the table: locked ones first, then unlocked, each in ascending order."""
@@ -414,11 +371,6 @@ class SixHundredState(GameState):
     def locked(self) -> tuple[int, ...]:
         """The locked dice, ascending (they are dice 1..len(locked))."""
         return self._locked
-
-    @property
-    def roll(self) -> int:
-        """Which roll of the turn the dice are (1..3)."""
-        return self._roll
 
     def sheet(self, player: int) -> tuple[int | None, ...]:
         """The points written in each category (None while open), before the rung penalty."""
@@ -473,8 +425,7 @@ class SixHundredState(GameState):
         return "ok" if self._ladder[player] else "broken"
 
     def clone(self) -> SixHundredState:
-        other = SixHundredState(self.game, None)
-        other.__dict__.update(self.__dict__)
+        other = self._clone_base()
         other._sheet = [row[:] for row in self._sheet]
         other._open = [a.copy() for a in self._open]
         other._ladder = self._ladder[:]
@@ -483,7 +434,9 @@ class SixHundredState(GameState):
         other._numbers_bonus = self._numbers_bonus[:]
         other._rung_penalty = self._rung_penalty[:]
         other._game_bonus = self._game_bonus[:]
-        other._totals = self._totals.copy()
         other._own_blocks = self._own_blocks[:]  # blocks are replaced, never mutated
         other._public_blocks = self._public_blocks[:]
         return other
+
+
+SixHundred.state_class = SixHundredState
