@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 
+import numpy as np
 import pytest
 import yaml
 
@@ -106,3 +107,22 @@ def test_cli_errors_name_the_problem(tmp_path, capsys):
     assert "unreadable" in capsys.readouterr().err
     assert evaluate.main(["--env", "yahtzee"]) == 2
     assert "unknown env" in capsys.readouterr().err
+
+
+def test_random_openings_make_deterministic_games_differ():
+    from agents.base import Agent
+    from envs.registry import make_game
+    from training.evaluation import evaluate_pairing
+
+    class FirstLegal(Agent):
+        def act(self, observation, action_mask):
+            return int(np.flatnonzero(action_mask)[0])
+
+    game = make_game("invers")
+    first, also_first = ("first", FirstLegal(game)), ("also first", FirstLegal(game))
+    fixed = evaluate_pairing(game, first, also_first, games=6, base_seed=0)
+    assert fixed.distinct_games == 1  # deterministic players, no chance: one game, six times
+    varied = evaluate_pairing(game, first, also_first, games=6, base_seed=0, random_opening_plies=2)
+    assert varied.distinct_games == 6
+    again = evaluate_pairing(game, first, also_first, games=6, base_seed=0, random_opening_plies=2)
+    assert np.array_equal(again.outcomes, varied.outcomes)  # same seeds, same games

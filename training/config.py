@@ -33,6 +33,9 @@ class ConfigError(ValueError):
 class EvaluationConfig:
     games: int = 1000  #: games per agent (solitaire) or per pairing (several players)
     opponents: list[str] = field(default_factory=lambda: ["random"])  #: agent specs to compare with
+    #: uniformly random plies opening each game of several players, so that deterministic
+    #: agents in a game without chance still play different, independent games
+    random_opening_plies: int = 0
 
 
 @dataclass
@@ -136,6 +139,8 @@ def _check(config: TrainConfig, source: str) -> None:
         raise ConfigError(f"{source}: 'vec_env' must be 'dummy' or 'subproc', got {config.vec_env!r}")
     if config.evaluation.games <= 0:
         raise ConfigError(f"{source}: 'evaluation.games' must be positive")
+    if config.evaluation.random_opening_plies < 0:
+        raise ConfigError(f"{source}: 'evaluation.random_opening_plies' must be 0 or more")
     from sb3_contrib import MaskablePPO
 
     allowed = set(inspect.signature(MaskablePPO.__init__).parameters) - {

@@ -75,7 +75,7 @@ def solitaire_report(results: list[SolitaireResult]) -> tuple[str, list[dict]]:
 
 
 def pairing_report(results: list[PairingResult]) -> tuple[str, list[dict]]:
-    header = ["agent", "opponent", "games", "win rate", "95% CI", "draw rate", "loss rate", "95% CI", "mean outcome"]
+    header = ["agent", "opponent", "games", "distinct", "win rate", "95% CI", "draw rate", "loss rate", "95% CI", "mean outcome"]
     rows, table = [], []
     for r in results:
         win, win_low, win_high = r.rate(1)
@@ -84,7 +84,7 @@ def pairing_report(results: list[PairingResult]) -> tuple[str, list[dict]]:
         mean, half = mean_ci(r.outcomes)
         rows.append(
             {
-                "agent": r.candidate, "opponent": r.opponent, "games": r.games,
+                "agent": r.candidate, "opponent": r.opponent, "games": r.games, "distinct_games": r.distinct_games,
                 "win_rate": round(win, 4), "win_ci95_low": round(win_low, 4), "win_ci95_high": round(win_high, 4),
                 "draw_rate": round(draw, 4),
                 "loss_rate": round(loss, 4), "loss_ci95_low": round(loss_low, 4), "loss_ci95_high": round(loss_high, 4),
@@ -92,7 +92,7 @@ def pairing_report(results: list[PairingResult]) -> tuple[str, list[dict]]:
             }
         )
         table.append(
-            [r.candidate, r.opponent, str(r.games), f"{win:.3f}", f"[{win_low:.3f}, {win_high:.3f}]", f"{draw:.3f}",
+            [r.candidate, r.opponent, str(r.games), str(r.distinct_games), f"{win:.3f}", f"[{win_low:.3f}, {win_high:.3f}]", f"{draw:.3f}",
              f"{loss:.3f}", f"[{loss_low:.3f}, {loss_high:.3f}]", f"{mean:+.3f} ± {half:.3f}"]
         )
     return _markdown(header, table), rows
@@ -131,7 +131,15 @@ def _score_histogram(path: Path, results: list[SolitaireResult]) -> None:
     plt.close(fig)
 
 
-def evaluate(env: str, agent_specs: list[str], games: int, seed: int, out_dir: Path, env_kwargs: dict | None = None) -> str:
+def evaluate(
+    env: str,
+    agent_specs: list[str],
+    games: int,
+    seed: int,
+    out_dir: Path,
+    env_kwargs: dict | None = None,
+    random_opening_plies: int = 0,
+) -> str:
     """Run the evaluation, write the report files and return the Markdown report."""
     import torch
 
@@ -144,7 +152,7 @@ def evaluate(env: str, agent_specs: list[str], games: int, seed: int, out_dir: P
     out_dir.mkdir(parents=True, exist_ok=True)
     title = f"# {env} evaluation\n\nGame: `{game!r}`; seed {seed}.\n\n"
     if game.num_players == 1:
-        with tqdm(total=games * len(agents), desc="games", leave=False) as bar:
+        with tqdm(total=games * len(agents), desc="games", leave=False, disable=None) as bar:
             results = evaluate_solitaire(game, agents, range(seed, seed + games), progress=bar.update)
         table, rows = solitaire_report(results)
         _write_csv(out_dir / "summary.csv", rows)
@@ -153,11 +161,15 @@ def evaluate(env: str, agent_specs: list[str], games: int, seed: int, out_dir: P
         note = f"All agents played the same {games} seeds (same dice). Δ is the paired mean difference with its 95% CI."
     else:
         pairs = list(combinations(agents.items(), 2))
-        with tqdm(total=games * len(pairs), desc="games", leave=False) as bar:
-            results = [evaluate_pairing(game, a, b, games, seed, progress=bar.update) for a, b in pairs]
+        with tqdm(total=games * len(pairs), desc="games", leave=False, disable=None) as bar:
+            results = [evaluate_pairing(game, a, b, games, seed, random_opening_plies, bar.update) for a, b in pairs]
         table, rows = pairing_report(results)
         _write_csv(out_dir / "summary.csv", rows)
-        note = f"{games} games per pairing, the first agent in each seat equally often; rates are the first agent's."
+        note = (
+            f"{games} games per pairing, the first agent in each seat equally often; rates are the first agent's. "
+            f"The first {random_opening_plies} plies of every game are uniformly random (same openings for every "
+            "pairing); 'distinct' counts the games that differ in their moves."
+        )
     report = title + table + "\n\n" + note + "\n"
     (out_dir / "report.md").write_text(report)
     return report
@@ -168,7 +180,15 @@ def evaluate_run(run_dir: Path, games: int | None = None, seed: int = 10_000) ->
     config = yaml.safe_load((run_dir / "config.yaml").read_text())
     evaluation = config.get("evaluation") or {}
     specs = [str(run_dir), *evaluation.get("opponents", ["random"])]
-    report = evaluate(config["env"], specs, games or evaluation.get("games", 1000), seed, run_dir / "evaluation", config.get("env_kwargs"))
+    report = evaluate(
+        config["env"],
+        specs,
+        games or evaluation.get("games", 1000),
+        seed,
+        run_dir / "evaluation",
+        config.get("env_kwargs"),
+        evaluation.get("random_opening_plies", 0),
+    )
     print(report)
     print(f"Report written to {run_dir / 'evaluation'}")
     return report
@@ -182,6 +202,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=1000, help="games per agent or pairing (default 1000)")
     parser.add_argument("--seed", type=int, default=10_000, help="first game seed (default 10000)")
     parser.add_argument("--out", help="output directory")
+    parser.add_argument("--random-opening", type=int, default=None, metavar="PLIES",
+                        help="random plies opening every game of several players (default: the run's config, else 0)")
     parser.add_argument("--env-kwargs", default=None, help='game options as YAML, e.g. "{num_players: 2}" (default: the run\'s)')
     args = parser.parse_args(argv)
     try:
@@ -201,12 +223,18 @@ def main(argv: list[str] | None = None) -> int:
             if not checkpoint.exists():
                 raise CheckpointError(f"checkpoint {checkpoint} does not exist")
             config_path = (checkpoint if checkpoint.is_dir() else checkpoint.parent) / "config.yaml"
-            if env_kwargs is None and config_path.is_file():
-                env_kwargs = (yaml.safe_load(config_path.read_text()) or {}).get("env_kwargs")
+            if config_path.is_file():
+                run_config = yaml.safe_load(config_path.read_text()) or {}
+                if env_kwargs is None:
+                    env_kwargs = run_config.get("env_kwargs")
+                if args.random_opening is None:
+                    args.random_opening = (run_config.get("evaluation") or {}).get("random_opening_plies")
         out = Path(args.out) if args.out else (
             (checkpoint if checkpoint.is_dir() else checkpoint.parent) / "evaluation" if checkpoint else ROOT / "results" / args.env
         )
-        report = evaluate(args.env, specs, args.games, args.seed, out, env_kwargs)
+        if args.random_opening is not None and args.random_opening < 0:
+            raise ValueError("--random-opening must be 0 or more")
+        report = evaluate(args.env, specs, args.games, args.seed, out, env_kwargs, args.random_opening or 0)
     except (KeyError, ValueError, TypeError) as error:
         print(f"error: {error.args[0] if error.args else error}", file=sys.stderr)
         return 2

@@ -10,6 +10,12 @@
   turn (seats swapped equally) and the opponent agent in the other seats. Reported: win
   / draw / loss rates with 95% Wilson intervals and the mean outcome.
 
+A game without chance between two deterministic agents is the same game every time, so
+its repetitions are not independent samples and an interval over them would be a lie.
+``random_opening_plies`` plays the first plies of every game uniformly at random (from
+the game's seed, the same opening for every pairing) before the agents take over, and
+every report counts the distinct games actually played.
+
 Confidence intervals use the normal approximation (1.96 standard errors) for means and
 Wilson's interval for rates; both are accurate at the game counts used here (≥ 100).
 """
@@ -29,18 +35,30 @@ from envs.core import Game, GameState
 Z95 = 1.959963984540054
 
 
-def play_game(game: Game, seats: Sequence[Agent], seed: int) -> GameState:
-    """Play one game with ``seats[i]`` in seat ``i``; chance seeded as ``env.reset(seed=seed)``."""
+def play_game(game: Game, seats: Sequence[Agent], seed: int, random_opening_plies: int = 0) -> tuple[GameState, tuple]:
+    """Play one game with ``seats[i]`` in seat ``i``; chance seeded as ``env.reset(seed=seed)``.
+
+    The first ``random_opening_plies`` actions are uniformly random legal ones drawn from
+    a generator of their own (seeded by ``seed``). Returns the final state and the
+    sequence of ``(player, action)`` played, which identifies the game.
+    """
     rng, _ = seeding.np_random(seed)
-    agent_seeds = np.random.SeedSequence(seed).spawn(len(seats))
+    opening_seed, *agent_seeds = np.random.SeedSequence(seed).spawn(len(seats) + 1)
+    opening_rng = np.random.default_rng(opening_seed)
     for agent, agent_seed in zip(seats, agent_seeds):
         agent.reset(int(agent_seed.generate_state(1)[0]))
     state = game.new_initial_state(rng)
+    history = []
     while not state.is_terminal():
         for player in state.acting_players():
             mask = state.legal_mask(player)
-            state.apply(player, seats[player].act(state.observe(player), mask))
-    return state
+            if len(history) < random_opening_plies:
+                action = int(opening_rng.choice(np.flatnonzero(mask)))
+            else:
+                action = seats[player].act(state.observe(player), mask)
+            state.apply(player, action)
+            history.append((player, action))
+    return state, tuple(history)
 
 
 def mean_ci(values: np.ndarray) -> tuple[float, float]:
@@ -75,7 +93,7 @@ def evaluate_solitaire(game: Game, agents: dict[str, Agent], seeds: Sequence[int
     for label, agent in agents.items():
         scores, stats = [], {}
         for seed in seeds:
-            state = play_game(game, [agent], seed)
+            state, _ = play_game(game, [agent], seed)
             scores.append(state.scores()[0])
             for key, value in state.stats(0).items():
                 stats.setdefault(key, []).append(value)
@@ -91,6 +109,7 @@ class PairingResult:
     opponent: str
     outcomes: np.ndarray  #: the candidate's +1 / 0 / -1 per game
     seats: np.ndarray  #: the candidate's seat per game
+    distinct_games: int  #: how many of the games differ in their moves
 
     @property
     def games(self) -> int:
@@ -104,18 +123,25 @@ class PairingResult:
 
 
 def evaluate_pairing(
-    game: Game, candidate: tuple[str, Agent], opponent: tuple[str, Agent], games: int, base_seed: int, progress=None
+    game: Game,
+    candidate: tuple[str, Agent],
+    opponent: tuple[str, Agent],
+    games: int,
+    base_seed: int,
+    random_opening_plies: int = 0,
+    progress=None,
 ) -> PairingResult:
     """``candidate`` in each seat in turn against ``opponent`` in all other seats."""
     n = game.num_players
-    outcomes, seats = [], []
+    outcomes, seats, histories = [], [], set()
     for g in range(games):
         seat = g % n
         players = [opponent[1]] * n
         players[seat] = candidate[1]
-        state = play_game(game, players, base_seed + g)
+        state, history = play_game(game, players, base_seed + g, random_opening_plies)
         outcomes.append(state.returns()[seat])
         seats.append(seat)
+        histories.add(history)
         if progress is not None:
             progress()
-    return PairingResult(candidate[0], opponent[0], np.array(outcomes), np.array(seats))
+    return PairingResult(candidate[0], opponent[0], np.array(outcomes), np.array(seats), len(histories))
