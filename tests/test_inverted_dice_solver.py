@@ -27,9 +27,7 @@ from agents.base import RandomAgent
 from agents.dice_math import keep_tables
 from agents.inverted_dice_optimal import OptimalAgent, sheet_state
 from agents.inverted_dice_solver import (
-    START,
     cache_path,
-    cached_solution,
     load_solution,
     main,
     save_solution,
