@@ -20,6 +20,7 @@ from envs.core import Game
 BOTS: dict[str, dict[str, str]] = {
     "inverted_dice": {
         "heuristic": "agents.inverted_dice:InvertedDiceHeuristic",
+        "optimal": "agents.inverted_dice_optimal:OptimalAgent",
     },
     "six_hundred": {
         "heuristic": "agents.six_hundred:SixHundredHeuristic",

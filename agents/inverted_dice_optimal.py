@@ -1,0 +1,90 @@
+"""The optimal solitaire Inverted Dice player: the exact solver's policy, through the env API.
+
+The agent reads the score sheet and the dice off the observation, looks up (once per
+turn) the optimal play of the turn from the solved value table
+(:mod:`agents.inverted_dice_solver`), and answers with the action id. It plays the very
+policy whose expected score and standard deviation the solver reports, because both run
+:func:`agents.inverted_dice_turn.plan_turn`.
+
+Solitaire only: with opponents, maximising one's own expected score is not the same as
+maximising the chance of winning, so a multi-player game is refused.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.base import Agent
+from agents.dice_math import reroll_positions_for_keep
+from agents.inverted_dice_solver import Solution, cached_solution, state_index
+from agents.inverted_dice_turn import ROLL_BOX, TABLES, TurnPlan
+from envs.games import inverted_dice as rules
+
+
+def sheet_state(observation: np.ndarray) -> int:
+    """The solver's state of the observing player's score sheet.
+
+    The open boxes and the "bonus still achievable" flags are all the solver needs: a
+    section's flag only matters while it has open boxes, and then it is exactly "no box
+    of it crossed out" (the earned-bonus flags are settled history).
+    """
+    open_boxes = observation[rules.OBS_OPEN_BOXES] > 0.5
+    alive = observation[rules.OBS_SECTIONS_ALIVE] > 0.5
+    return int(state_index(int(open_boxes @ (1 << np.arange(len(open_boxes)))), int(alive @ (1 << np.arange(len(alive))))))
+
+
+class OptimalAgent(Agent):
+    """Plays the policy that maximises the expected final score of a solitaire game.
+
+    Args:
+        game: an ``InvertedDice`` game with one player; its ``free_cross_out`` option
+            picks the rules the policy is solved for.
+        seed: unused (the policy is deterministic); accepted like every agent's.
+        cache_dir: folder of the solved tables (see :func:`agents.solution_cache.cache_dir`);
+            the first use solves the game (a few minutes) and caches it there.
+        solution: a :class:`~agents.inverted_dice_solver.Solution` to play instead, e.g. a
+            reduced one covering only the last rounds.
+    """
+
+    name = "optimal"
+
+    def __init__(self, game, seed: int | None = None, cache_dir: str | None = None, solution: Solution | None = None):
+        if game.name != rules.InvertedDice.name:
+            raise ValueError(f"OptimalAgent plays {rules.InvertedDice.name}, not {game.name}")
+        if game.num_players != 1:
+            raise ValueError(
+                f"OptimalAgent is solved for solitaire Inverted Dice; this game has {game.num_players} players "
+                "(maximising one's own score is not the same as maximising the chance of winning)"
+            )
+        if solution is None:
+            solution = cached_solution(game.free_cross_out, cache_dir)
+        if solution.free_cross_out != game.free_cross_out:
+            raise ValueError(f"the solution is for free_cross_out={solution.free_cross_out}, the game has free_cross_out={game.free_cross_out}")
+        super().__init__(game, seed)
+        self.solution = solution
+        self._plan_state: int | None = None
+        self._plan: TurnPlan | None = None
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        state = sheet_state(observation)
+        dice = tuple(int(v) for v in observation[rules.OBS_DICE].reshape(rules.NUM_DICE, 6).argmax(axis=1) + 1)
+        roll = int(observation[rules.OBS_ROLL].argmax()) + 1
+        action = self.decide(state, dice, roll)
+        if not action_mask[action]:
+            raise RuntimeError(
+                f"OptimalAgent chose {self.game.action_name(action)!r}, which the action mask forbids "
+                f"(dice {dice}, roll {roll}, state {state:#x}); are the game's options those it was solved for?"
+            )
+        return action
+
+    def decide(self, state: int, dice: tuple[int, ...], roll: int) -> int:
+        """The optimal action id in solver ``state`` with sorted ``dice`` showing after roll ``roll``."""
+        if state != self._plan_state:
+            self._plan, self._plan_state = self.solution.plan(state), state
+        plan = self._plan
+        row = TABLES.roll_index[dice]
+        if roll == rules.MAX_ROLLS or plan.stop[roll - 1, row, 0]:
+            box = ROLL_BOX[row]
+            return rules.SCORE if plan.score[box, 0] else rules.cross_out_action(int(plan.cross_box[0]) + 1)
+        keep = TABLES.keeps[plan.keep[roll - 1, row, 0]]
+        return rules.reroll_action(reroll_positions_for_keep(dice, keep))

@@ -1,0 +1,97 @@
+"""One turn of solitaire Inverted Dice, played exactly against the values of ending it.
+
+A turn ends by writing one box: scoring the inverted sum shown, or crossing a box out.
+Given, for a batch of score sheets, what each of those endings is worth (points now plus
+the optimal future), :func:`plan_turn` solves the turn's three rolls by expectimax over
+the 252 sorted rolls and the keeps between them (:mod:`agents.dice_math`), under the
+rules of ``RULES.md`` §1:
+
+* after rolls 1 and 2: score the inverted sum if its box is open, or reroll a non-empty
+  subset of the dice (``free_cross_out``: or cross out any open box);
+* after roll 3: score the inverted sum if its box is open (forced), otherwise cross out
+  an open box (``free_cross_out``: crossing out is allowed instead of scoring too).
+
+Alongside the expected value it carries the second moment of the same policy, so the
+solver gets the exact variance of the final score. It returns the decisions as well:
+the solver and :class:`agents.inverted_dice_optimal.OptimalAgent` run this one function,
+so the agent plays exactly the policy whose value and variance were computed, ties
+included (ties go to ending the turn, to scoring, to the lowest box crossed out, and as
+:meth:`agents.dice_math.KeepTables.best_reroll` breaks them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from agents.dice_math import keep_tables
+from envs.games import inverted_dice as rules
+
+TABLES = keep_tables(rules.NUM_DICE)
+#: Box (0-based) of the inverted sum of each sorted roll.
+ROLL_BOX = np.array([rules.inverted_sum(roll) - 1 for roll in TABLES.rolls])
+
+
+@dataclass
+class TurnPlan:
+    """The optimal play of one turn for a batch of ``B`` score sheets.
+
+    ``stop[k]`` and ``keep[k]`` are the decisions after roll ``k + 1`` (rolls 1 and 2)
+    for every sorted roll; ending the turn after a roll showing inverted sum ``s`` means
+    scoring it when ``score[s - 1]`` holds, else crossing out box ``cross_box + 1``.
+    """
+
+    value: np.ndarray  #: (B,) expected points from this turn to the end of the game
+    second_moment: np.ndarray  #: (B,) expected square of those points
+    score: np.ndarray  #: (boxes, B) bool: ending on this inverted sum scores it
+    cross_box: np.ndarray  #: (B,) the box (0-based) crossed out when a turn ends without scoring
+    stop: np.ndarray  #: (rolls - 1, 252, B) bool: end the turn after this roll
+    keep: np.ndarray  #: (rolls - 1, 252, B) keep row to reroll to when not stopping
+
+
+def plan_turn(
+    score_value: np.ndarray,
+    cross_value: np.ndarray,
+    score_moment: np.ndarray,
+    cross_moment: np.ndarray,
+    free_cross_out: bool,
+) -> TurnPlan:
+    """Solve one turn for a batch of score sheets.
+
+    Every argument is ``(boxes, B)``: for box ``b`` (0-based) of sheet ``i``, what scoring
+    it (``score_value``: its points, any bonus, then the optimal rest of the game) or
+    crossing it out (``cross_value``) is worth, ``-inf`` where the box is not open, and
+    the expected squares of those totals (``*_moment``). Every sheet needs an open box.
+    """
+    batch = score_value.shape[1]
+    is_open = score_value > -np.inf
+    cross_box = np.argmax(cross_value, axis=0)
+    cross = np.take_along_axis(cross_value, cross_box[None], axis=0)
+    cross_m = np.take_along_axis(cross_moment, cross_box[None], axis=0)
+    # Ending the turn on each inverted sum: scoring when open (forced in the standard
+    # rules), else the best cross-out.
+    score = is_open & (score_value >= cross) if free_cross_out else is_open
+    end = np.where(score, score_value, cross)
+    end_m = np.where(score, score_moment, cross_m)
+    # Ending early is scoring; with free cross-outs it is any ending.
+    stop_value = end if free_cross_out else np.where(is_open, score_value, -np.inf)
+
+    stops = np.empty((rules.MAX_ROLLS - 1, len(TABLES.rolls), batch), bool)
+    keeps = np.empty(stops.shape, np.int16)
+    value, moment = end[ROLL_BOX], end_m[ROLL_BOX]  # after the last roll
+    for k in reversed(range(rules.MAX_ROLLS - 1)):
+        reroll, keeps[k] = TABLES.best_reroll(TABLES.expected_partial(value))
+        reroll_m = np.take_along_axis(TABLES.expected_partial(moment), keeps[k], axis=0)
+        now = stop_value[ROLL_BOX]
+        stops[k] = now >= reroll
+        value = np.where(stops[k], now, reroll)
+        moment = np.where(stops[k], end_m[ROLL_BOX], reroll_m)
+    return TurnPlan(
+        value=TABLES.first_roll @ value,
+        second_moment=TABLES.first_roll @ moment,
+        score=score,
+        cross_box=cross_box,
+        stop=stops,
+        keep=keeps,
+    )
