@@ -109,12 +109,6 @@ class KeepTables:
         """
         return self.lattice.best(partial_values)
 
-    def best_keep(self, roll: tuple[int, ...], keep_values: np.ndarray) -> tuple[int, ...]:
-        """The keep (a real reroll: not the whole roll) of ``roll`` with the highest value."""
-        rows = self.rerolls_of_roll[self.roll_index[roll]]
-        rows = rows[rows >= 0]
-        return self.keeps[rows[np.argmax(keep_values[rows])]]
-
 
 class _RerollLattice:
     """The sub-multiset lattice of the partial keeps and the rolls, in climbing order.

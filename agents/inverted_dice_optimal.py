@@ -14,26 +14,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent
-from agents.dice_math import reroll_positions_for_keep
 from agents.inverted_dice_solver import Solution, cached_solution, state_index
-from agents.inverted_dice_turn import ROLL_BOX, TABLES, TurnPlan
+from agents.inverted_dice_turn import TurnPlan, TurnPlanningAgent
 from envs.games import inverted_dice as rules
 
 
-def sheet_state(observation: np.ndarray) -> int:
-    """The solver's state of the observing player's score sheet.
+def sheet_state(open_boxes: np.ndarray, alive: np.ndarray) -> int:
+    """The solver's state of a score sheet, from the observation's open-box and live-section flags.
 
     The open boxes and the "bonus still achievable" flags are all the solver needs: a
     section's flag only matters while it has open boxes, and then it is exactly "no box
     of it crossed out" (the earned-bonus flags are settled history).
     """
-    open_boxes = observation[rules.OBS_OPEN_BOXES] > 0.5
-    alive = observation[rules.OBS_SECTIONS_ALIVE] > 0.5
     return int(state_index(int(open_boxes @ (1 << np.arange(len(open_boxes)))), int(alive @ (1 << np.arange(len(alive))))))
 
 
-class OptimalAgent(Agent):
+class OptimalAgent(TurnPlanningAgent):
     """Plays the policy that maximises the expected final score of a solitaire game.
 
     Args:
@@ -49,9 +45,7 @@ class OptimalAgent(Agent):
     name = "optimal"
 
     def __init__(self, game, seed: int | None = None, cache_dir: str | None = None, solution: Solution | None = None):
-        if game.name != rules.InvertedDice.name:
-            raise ValueError(f"OptimalAgent plays {rules.InvertedDice.name}, not {game.name}")
-        if game.num_players != 1:
+        if game.name == rules.InvertedDice.name and game.num_players != 1:
             raise ValueError(
                 f"OptimalAgent is solved for solitaire Inverted Dice; this game has {game.num_players} players "
                 "(maximising one's own score is not the same as maximising the chance of winning)"
@@ -62,29 +56,6 @@ class OptimalAgent(Agent):
             raise ValueError(f"the solution is for free_cross_out={solution.free_cross_out}, the game has free_cross_out={game.free_cross_out}")
         super().__init__(game, seed)
         self.solution = solution
-        self._plan_state: int | None = None
-        self._plan: TurnPlan | None = None
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        state = sheet_state(observation)
-        dice = tuple(int(v) for v in observation[rules.OBS_DICE].reshape(rules.NUM_DICE, 6).argmax(axis=1) + 1)
-        roll = int(observation[rules.OBS_ROLL].argmax()) + 1
-        action = self.decide(state, dice, roll)
-        if not action_mask[action]:
-            raise RuntimeError(
-                f"OptimalAgent chose {self.game.action_name(action)!r}, which the action mask forbids "
-                f"(dice {dice}, roll {roll}, state {state:#x}); are the game's options those it was solved for?"
-            )
-        return action
-
-    def decide(self, state: int, dice: tuple[int, ...], roll: int) -> int:
-        """The optimal action id in solver ``state`` with sorted ``dice`` showing after roll ``roll``."""
-        if state != self._plan_state:
-            self._plan, self._plan_state = self.solution.plan(state), state
-        plan = self._plan
-        row = TABLES.roll_index[dice]
-        if roll == rules.MAX_ROLLS or plan.stop[roll - 1, row, 0]:
-            box = ROLL_BOX[row]
-            return rules.SCORE if plan.score[box, 0] else rules.cross_out_action(int(plan.cross_box[0]) + 1)
-        keep = TABLES.keeps[plan.keep[roll - 1, row, 0]]
-        return rules.reroll_action(reroll_positions_for_keep(dice, keep))
+    def plan_sheet(self, open_boxes: np.ndarray, alive: np.ndarray) -> TurnPlan:
+        return self.solution.plan(sheet_state(open_boxes, alive))

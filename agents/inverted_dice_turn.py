@@ -21,11 +21,13 @@ included (ties go to ending the turn, to scoring, to the lowest box crossed out,
 
 from __future__ import annotations
 
+import abc
 from dataclasses import dataclass
 
 import numpy as np
 
-from agents.dice_math import keep_tables
+from agents.base import Agent
+from agents.dice_math import keep_tables, reroll_positions_for_keep
 from envs.games import inverted_dice as rules
 
 TABLES = keep_tables(rules.NUM_DICE)
@@ -95,3 +97,50 @@ def plan_turn(
         stop=stops,
         keep=keeps,
     )
+
+
+class TurnPlanningAgent(Agent):
+    """A solitaire player that plays each turn by :func:`plan_turn`.
+
+    Subclasses only say what ending a turn is worth on the observed score sheet
+    (:meth:`plan_sheet`); reading the observation, planning once per turn, and turning
+    the plan into action ids is shared. The plan is cached for as long as the sheet (open
+    boxes and live sections) does not change, that is, for the three rolls of a turn.
+    """
+
+    def __init__(self, game, seed: int | None = None):
+        if game.name != rules.InvertedDice.name:
+            raise ValueError(f"{type(self).__name__} plays {rules.InvertedDice.name}, not {game.name}")
+        super().__init__(game, seed)
+        self._sheet_key: bytes | None = None
+        self._plan: TurnPlan | None = None
+
+    @abc.abstractmethod
+    def plan_sheet(self, open_boxes: np.ndarray, alive: np.ndarray) -> TurnPlan:
+        """The plan of a turn on a sheet with these open boxes and live bonus sections."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        open_boxes = observation[rules.OBS_OPEN_BOXES] > 0.5
+        alive = observation[rules.OBS_SECTIONS_ALIVE] > 0.5
+        key = open_boxes.tobytes() + alive.tobytes()
+        if key != self._sheet_key:
+            self._plan, self._sheet_key = self.plan_sheet(open_boxes, alive), key
+        dice = tuple(int(v) for v in observation[rules.OBS_DICE].reshape(rules.NUM_DICE, 6).argmax(axis=1) + 1)
+        roll = int(observation[rules.OBS_ROLL].argmax()) + 1
+        action = self.decide(self._plan, dice, roll)
+        if not action_mask[action]:
+            raise RuntimeError(
+                f"{type(self).__name__} chose {self.game.action_name(action)!r}, which the action mask forbids "
+                f"(dice {dice}, roll {roll}); are the game's options those it was planned for?"
+            )
+        return action
+
+    @staticmethod
+    def decide(plan: TurnPlan, dice: tuple[int, ...], roll: int) -> int:
+        """The planned action id with sorted ``dice`` showing after roll ``roll``."""
+        row = TABLES.roll_index[dice]
+        if roll == rules.MAX_ROLLS or plan.stop[roll - 1, row, 0]:
+            box = ROLL_BOX[row]
+            return rules.SCORE if plan.score[box, 0] else rules.cross_out_action(int(plan.cross_box[0]) + 1)
+        keep = TABLES.keeps[plan.keep[roll - 1, row, 0]]
+        return rules.reroll_action(reroll_positions_for_keep(dice, keep))

@@ -43,9 +43,9 @@ def test_roll_probability_and_reroll_positions():
 
 def test_best_keep_finds_the_obvious_target():
     tables = keep_tables(5)
-    values = np.array([1.0 if inverted_sum(r) == 20 else 0.0 for r in tables.rolls])  # want all ones
-    keep_values = tables.transition @ values
-    assert tables.best_keep((1, 1, 1, 4, 6), keep_values) == (1, 1, 1)
+    values = np.array([[1.0 if inverted_sum(r) == 20 else 0.0] for r in tables.rolls])  # want all ones
+    _, keep = tables.best_reroll(tables.expected_partial(values))
+    assert tables.keeps[keep[tables.roll_index[(1, 1, 1, 4, 6)], 0]] == (1, 1, 1)
 
 
 def test_turn_hit_probability_of_twenty_is_exact():

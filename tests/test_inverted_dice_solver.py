@@ -212,7 +212,7 @@ def test_agent_policy_has_the_solver_mean_and_second_moment(free, open_boxes, cr
     agent = OptimalAgent(rules.InvertedDice(free_cross_out=free), solution=solution)
 
     def decide(sheet_open, sheet_scored, dice, roll):
-        return agent.decide(solver_state(sheet_open, sheet_scored), dice, roll)
+        return agent.decide(solution.plan(solver_state(sheet_open, sheet_scored)), dice, roll)
 
     scored = frozenset(set(range(1, 21)) - open_boxes - crossed)
     mean, second = BruteForce(free).evaluate(decide, frozenset(open_boxes), scored)
@@ -270,7 +270,7 @@ def play_last_rounds(free: bool, games: int, seed: int):
                 continue
             obs, mask = observation["observation"], observation["action_mask"]
             if handover is None and obs[rules.OBS_OPEN_BOXES].sum() <= LAST_ROUNDS:
-                handover = sheet_state(obs)
+                handover = sheet_state(obs[rules.OBS_OPEN_BOXES] > 0.5, obs[rules.OBS_SECTIONS_ALIVE] > 0.5)
             action = (optimal if handover is not None else random).act(obs, mask)
             assert mask[action], f"illegal action {action}"
             env.step(action)
