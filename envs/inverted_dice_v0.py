@@ -101,8 +101,15 @@ so nothing is hidden.
   taken; `free_cross_out=True` allows it after any roll (Yahtzee scratching), and then a
   player may also cross out instead of scoring after the third roll.
 * Bonuses need every box of the section *scored*; a crossed-out box loses the bonus.
-* Chance uses a decision-independent dice tape (see `envs.games.inverted_dice`): the
+* Chance uses a decision-independent dice tape (see `envs.games.dice_rounds`): the
   same seed gives every agent the same dice sequence.
+
+## Reference scores (solitaire)
+
+Optimal play (exact solver, `python -m agents.inverted_dice_solver`) scores 226.19 on
+average (standard deviation 34.45). `free_cross_out=True` leaves the optimum unchanged:
+crossing out instead of scoring, or before the third roll, never gains in expectation.
+The `optimal` bot (`agents.inverted_dice_optimal.OptimalAgent`) plays that policy.
 
 ## Version history
 
