@@ -169,13 +169,6 @@ class GameState(abc.ABC):
         """Per-player episode statistics that evaluation summarises (e.g. bonus rates)."""
         return {}
 
-    def check_turn(self, player: int, action: Any) -> int:
-        """Validate that ``player`` is to act and ``action`` is legal; return the action id."""
-        error = self.illegal_action_error(player, action)
-        if error is not None:
-            raise error
-        return int(action)
-
     def illegal_action_error(self, player: int, action: Any) -> IllegalActionError | None:
         """The error explaining why ``player`` may not play ``action`` now (None if legal).
 
