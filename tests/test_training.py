@@ -127,3 +127,42 @@ def test_random_openings_make_deterministic_games_differ():
     assert varied.distinct_games == 6
     again = evaluate_pairing(game, first, also_first, games=6, base_seed=0, random_opening_plies=2)
     assert np.array_equal(again.outcomes, varied.outcomes)  # same seeds, same games
+
+
+def test_self_play_trains_against_a_pool_that_gains_snapshots(tmp_path):
+    config = yaml.safe_load(open("configs/invers.yaml"))
+    config.update({"n_envs": 2, "ppo": {**config["ppo"], "n_steps": 64, "batch_size": 64, "n_epochs": 1}})
+    config["self_play"].update({"pool": ["random"], "snapshot_every": 128, "max_snapshots": 2})
+    config["evaluation"] = {"games": 4, "opponents": ["random"], "random_opening_plies": 2}
+    path = tmp_path / "invers.yaml"
+    path.write_text(yaml.safe_dump(config))
+    run = tmp_path / "run"
+    assert train.main(["--config", str(path), "--run-dir", str(run), "--timesteps", "512", "--no-progress"]) == 0
+    (row,) = csv.DictReader((run / "evaluation" / "summary.csv").open())
+    assert row["agent"] == "trained" and row["opponent"] == "random" and int(row["games"]) == 4
+
+
+def test_pool_opponents_draw_snapshots_and_fixed_bots():
+    import gymnasium
+    from sb3_contrib import MaskablePPO
+
+    from envs.registry import make_game
+    from training.config import config_from_dict
+    from training.self_play import SelfPlay
+
+    config = config_from_dict(
+        {"env": "invers", "self_play": {"enabled": True, "pool": ["greedy"], "snapshot_weight": 1.0, "max_snapshots": 2}}
+    )
+    pool = SelfPlay(config, make_game("invers"))
+    (opponent,) = pool.opponent()
+    opponent.reset(seed=0)
+    assert opponent.member is opponent.fixed[0]  # no snapshot yet: the fixed bot
+    model = MaskablePPO("MlpPolicy", gymnasium.make("Invers-v0"), n_steps=32, batch_size=32)
+    for _ in range(3):
+        pool.add_snapshot(model.policy)
+    assert len(pool.snapshots) == 2  # the oldest left the pool
+    opponent.reset(seed=1)
+    assert opponent.member in pool.snapshots  # snapshot_weight 1: always a snapshot now
+    assert opponent.member.policy is not model.policy  # a frozen copy, not the learner
+    obs, info = gymnasium.make("Invers-v0").reset(seed=0)
+    assert info["action_mask"][opponent.act(obs, info["action_mask"])]
