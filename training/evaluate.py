@@ -199,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--env", required=True, help="env name")
     parser.add_argument("--checkpoint", help="trained run directory or model .zip (default: the latest run of the env)")
     parser.add_argument("--agents", nargs="+", help="agent specs to compare (default: the checkpoint and every bot)")
-    parser.add_argument("--games", type=int, default=1000, help="games per agent or pairing (default 1000)")
+    parser.add_argument("--games", type=int, help="games per agent or pairing (default: the run's config, else 1000)")
     parser.add_argument("--seed", type=int, default=10_000, help="first game seed (default 10000)")
     parser.add_argument("--out", help="output directory")
     parser.add_argument("--random-opening", type=int, default=None, metavar="PLIES",
@@ -208,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         get_entry(args.env)
-        if args.games <= 0:
+        if args.games is not None and args.games <= 0:
             raise ValueError("--games must be positive")
         env_kwargs = yaml.safe_load(args.env_kwargs) if args.env_kwargs else None
         if env_kwargs is not None and not isinstance(env_kwargs, dict):
@@ -227,14 +227,17 @@ def main(argv: list[str] | None = None) -> int:
                 run_config = yaml.safe_load(config_path.read_text()) or {}
                 if env_kwargs is None:
                     env_kwargs = run_config.get("env_kwargs")
+                run_evaluation = run_config.get("evaluation") or {}
                 if args.random_opening is None:
-                    args.random_opening = (run_config.get("evaluation") or {}).get("random_opening_plies")
+                    args.random_opening = run_evaluation.get("random_opening_plies")
+                if args.games is None:
+                    args.games = run_evaluation.get("games")
         out = Path(args.out) if args.out else (
             (checkpoint if checkpoint.is_dir() else checkpoint.parent) / "evaluation" if checkpoint else ROOT / "results" / args.env
         )
         if args.random_opening is not None and args.random_opening < 0:
             raise ValueError("--random-opening must be 0 or more")
-        report = evaluate(args.env, specs, args.games, args.seed, out, env_kwargs, args.random_opening or 0)
+        report = evaluate(args.env, specs, args.games or 1000, args.seed, out, env_kwargs, args.random_opening or 0)
     except (KeyError, ValueError, TypeError) as error:
         print(f"error: {error.args[0] if error.args else error}", file=sys.stderr)
         return 2
