@@ -111,7 +111,9 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, progress_bar: bool =
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import VecNormalize
 
-    from training.callbacks import SaveRunCallback
+    from stable_baselines3.common.callbacks import CallbackList
+
+    from training.callbacks import ProgressBarCallback, SaveRunCallback
     from training.vector import make_training_env, policy_kwargs
 
     torch.set_num_threads(config.torch_threads)
@@ -143,16 +145,16 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, progress_bar: bool =
             **config.ppo,
         )
     started = time.perf_counter()
-    callback = SaveRunCallback(run_dir, config.checkpoint_every, venv if config.normalize_reward else None, self_play)
+    saver = SaveRunCallback(run_dir, config.checkpoint_every, venv if config.normalize_reward else None, self_play)
+    callbacks = [saver] + ([ProgressBarCallback(config.total_timesteps)] if progress_bar else [])
     model.learn(
         total_timesteps=config.total_timesteps - model.num_timesteps,
-        callback=callback,
+        callback=CallbackList(callbacks),
         reset_num_timesteps=not resume,
-        progress_bar=progress_bar,
         tb_log_name="ppo",
     )
     wall = time.perf_counter() - started
-    callback.save()
+    saver.save()
 
     metadata.update(
         {
