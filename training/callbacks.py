@@ -1,11 +1,10 @@
-"""Callbacks of a training run: periodic saves (so a run can be resumed) and a progress bar."""
+"""Saving a run while it trains, so an interrupted run can be resumed."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from stable_baselines3.common.callbacks import BaseCallback
-from tqdm import tqdm
 
 
 class SaveRunCallback(BaseCallback):
@@ -43,29 +42,3 @@ def _atomic(path: Path, write) -> None:
     tmp = path.with_name(path.stem + ".tmp" + path.suffix)
     write(str(tmp))
     tmp.replace(path)
-
-
-class ProgressBarCallback(BaseCallback):
-    """A tqdm bar of timesteps, advanced once per rollout.
-
-    Stable-Baselines3's own bar redraws on every environment step, which cost about 15%
-    of the training time here; one update per rollout (a few thousand steps) costs nothing.
-    """
-
-    def __init__(self, total_timesteps: int):
-        super().__init__()
-        self.total_timesteps = total_timesteps
-        self.bar: tqdm | None = None
-
-    def _on_training_start(self) -> None:
-        self.bar = tqdm(total=self.total_timesteps, initial=self.num_timesteps, unit="step", unit_scale=True, smoothing=0.1)
-
-    def _on_step(self) -> bool:
-        return True
-
-    def _on_rollout_end(self) -> None:
-        self.bar.update(self.num_timesteps - self.bar.n)
-
-    def _on_training_end(self) -> None:
-        self.bar.update(self.num_timesteps - self.bar.n)
-        self.bar.close()

@@ -111,9 +111,7 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, progress_bar: bool =
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import VecNormalize
 
-    from stable_baselines3.common.callbacks import CallbackList
-
-    from training.callbacks import ProgressBarCallback, SaveRunCallback
+    from training.callbacks import SaveRunCallback
     from training.vector import make_training_env, policy_kwargs
 
     torch.set_num_threads(config.torch_threads)
@@ -145,16 +143,16 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, progress_bar: bool =
             **config.ppo,
         )
     started = time.perf_counter()
-    saver = SaveRunCallback(run_dir, config.checkpoint_every, venv if config.normalize_reward else None, self_play)
-    callbacks = [saver] + ([ProgressBarCallback(config.total_timesteps)] if progress_bar else [])
+    callback = SaveRunCallback(run_dir, config.checkpoint_every, venv if config.normalize_reward else None, self_play)
     model.learn(
         total_timesteps=config.total_timesteps - model.num_timesteps,
-        callback=CallbackList(callbacks),
+        callback=callback,
         reset_num_timesteps=not resume,
+        progress_bar=progress_bar,
         tb_log_name="ppo",
     )
     wall = time.perf_counter() - started
-    saver.save()
+    callback.save()
 
     metadata.update(
         {
