@@ -1,8 +1,8 @@
 """The documentation runs as printed and stands alone.
 
 * Every ```python block of the README, of each registered env's card (its module
-  docstring, found through ``envs.registry.ENVS`` so a new game is covered as soon as it
-  is registered) and of ``docs/`` is executed in a fresh namespace from the repository
+  docstring, found through ``envs.registry.ENVS`` and ``LEGACY_ENVS`` so a new game or
+  version is covered as soon as it is registered) and of ``docs/`` is executed in a fresh namespace from the repository
   root, exactly as a reader would paste it.
 * Every command of a ```bash block of the README names something that exists: a
   ``make`` target of the Makefile, or a script / module of the repository whose
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from envs.registry import ENVS
+from envs.registry import ENVS, LEGACY_ENVS
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -47,7 +47,7 @@ def code_blocks(text: str, lang: str) -> list[str]:
 def documents() -> list[tuple[str, str]]:
     """(name, text) of every document a user reads: README, env cards, docs/."""
     docs = [("README.md", README.read_text())]
-    for name, entry in ENVS.items():
+    for entry in (*ENVS.values(), *LEGACY_ENVS):
         docs.append((f"{entry.module} (env card)", entry.load_module().__doc__ or ""))
     docs += [(str(path.relative_to(ROOT)), path.read_text()) for path in DOCS]
     return docs
@@ -61,7 +61,7 @@ PYTHON_SNIPPETS = [
 
 
 def test_every_env_card_has_a_python_snippet():
-    for name, entry in ENVS.items():
+    for entry in (*ENVS.values(), *LEGACY_ENVS):
         assert code_blocks(entry.load_module().__doc__ or "", "python"), f"{entry.module}: the env card shows no usage"
 
 
