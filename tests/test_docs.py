@@ -94,7 +94,9 @@ def run_help(argv0: str, module: str | None) -> str:
     saved_argv, saved_path = sys.argv[:], sys.path[:]
     sys.argv = [argv0, "--help"]
     try:
-        with contextlib.redirect_stdout(out), pytest.raises(SystemExit) as exit_info:
+        with contextlib.redirect_stdout(out), pytest.raises(SystemExit) as exit_info, warnings.catch_warnings():
+            # runpy warns that the module is already imported (by other tests): harmless here.
+            warnings.filterwarnings("ignore", message=".*found in sys.modules", category=RuntimeWarning)
             if module:
                 runpy.run_module(module, run_name="__main__", alter_sys=True)
             else:
