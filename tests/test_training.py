@@ -75,11 +75,11 @@ def test_evaluate_cli_runs_head_to_head_for_several_players(tmp_path):
     [
         ({"learning_rat": 0.1}, r"unknown key\(s\) \['learning_rat'\]"),
         ({"ppo": {"learning_rat": 0.1}}, r"unknown ppo key\(s\) \['learning_rat'\]"),
-        ({"n_envs": "eight"}, "'n_envs' must be int"),
-        ({"n_envs": 0}, "'n_envs' must be positive"),
+        ({"n_envs": "eight"}, "n_envs must be an integer > 0, got 'eight'"),
+        ({"n_envs": 0}, "n_envs must be an integer > 0, got 0"),
         ({"env": "yahtzee"}, "unknown env 'yahtzee'"),
-        ({"vec_env": "ray"}, "'vec_env' must be"),
-        ({"evaluation": {"gmes": 3}}, r"evaluation: unknown key\(s\) \['gmes'\]"),
+        ({"vec_env": "ray"}, "vec_env must be one of"),
+        ({"evaluation": {"gmes": 3}}, r"unknown evaluation key\(s\) \['gmes'\]"),
         ({"policy_kwargs": {"activation_fn": "swish"}}, "activation_fn must be one of"),
     ],
 )
