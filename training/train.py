@@ -266,6 +266,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from training.evaluate import evaluate_run
 
+    print(f"Closing evaluation, {config.evaluation.games} games per agent or pairing (--eval-games N shortens it, --no-eval skips it)")
     try:
         evaluate_run(run_dir, games=config.evaluation.games)
     except USER_ERRORS as error:
