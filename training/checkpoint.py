@@ -75,12 +75,12 @@ class Checkpoint:
     def timesteps(self) -> int:
         return int(self.metadata["checkpoint"]["timesteps"])
 
-    def load_model(self, venv):
-        """The MaskablePPO model, attached to ``venv``."""
+    def load_model(self, venv, algorithm=None):
+        """The model (a MaskablePPO, or ``algorithm``'s subclass of it), attached to ``venv``."""
         from sb3_contrib import MaskablePPO
 
         try:
-            return MaskablePPO.load(str(self.files[MODEL_FILE]), env=venv, device="cpu")
+            return (algorithm or MaskablePPO).load(str(self.files[MODEL_FILE]), env=venv, device="cpu")
         except Exception as error:  # zip, pickle, torch and space-mismatch errors all mean an unusable file
             raise CheckpointError(f"cannot resume: {self.files[MODEL_FILE]} is unusable: {type(error).__name__}: {error}") from None
 

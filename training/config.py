@@ -197,6 +197,31 @@ class SelfPlayConfig:
 
 
 @dataclass
+class WarmStartConfig:
+    """Start from a bot's play before PPO (see :mod:`training.warm_start`)."""
+
+    enabled: bool = setting(False, BOOL)
+    teacher: str = setting("heuristic", TEXT)  #: agent spec of the teacher (a bot, not a solver)
+    episodes: int = setting(2000, integer(1))  #: teacher episodes recorded as demonstrations
+    epochs: int = setting(10, integer(1))  #: behaviour-cloning passes over the demonstrations
+    batch_size: int = setting(512, integer(1))
+    learning_rate: float = setting(0.001, number(above=0))  #: of behaviour cloning (PPO keeps its own)
+    value_coef: float = setting(0.5, number(minimum=0))  #: weight of the critic's loss on the teacher's returns
+    guide_coef: float = setting(1.0, number(minimum=0))  #: initial weight of the cross-entropy towards the teacher during PPO
+    guide_decay_steps: int = setting(1_000_000, integer(1))  #: PPO steps over which that weight falls linearly to 0
+
+
+@dataclass
+class LearningCurveConfig:
+    """Periodic evaluation during training (see :mod:`training.learning_curve`)."""
+
+    every: int = setting(0, integer(0))  #: timesteps between evaluations; 0 turns the curve off
+    games: int = setting(200, integer(1))  #: games per evaluation, on the same seeds every time
+    reference: str = setting("heuristic", TEXT)  #: the agent spec measured against (solitaire: same dice; else the opponent)
+    seed: int = setting(20_000, integer(0))  #: first seed of the fixed evaluation games
+
+
+@dataclass
 class TrainConfig:
     env: str = setting(None, TEXT)  #: a name of ``envs/registry.py`` (checked first, with the list of known envs)
     env_kwargs: dict[str, Any] = setting({}, MAPPING)  #: the game's options, checked against the game
@@ -212,6 +237,8 @@ class TrainConfig:
     checkpoint_every: int = setting(100_000, integer(1))  #: timesteps between checkpoints (see training/checkpoint.py)
     evaluation: EvaluationConfig = section(EvaluationConfig)
     self_play: SelfPlayConfig = section(SelfPlayConfig)
+    warm_start: WarmStartConfig = section(WarmStartConfig)
+    learning_curve: LearningCurveConfig = section(LearningCurveConfig)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -289,7 +316,14 @@ def _check_together(config: TrainConfig) -> None:
             raise ConfigError("self_play shares its opponent pool in one process: use vec_env: dummy")
     if others and not config.self_play.enabled and len(config.opponents) not in (1, others):
         raise ConfigError(f"opponents needs 1 or {others} agent specs for {game.num_players} players, got {config.opponents}")
-    for key, specs in (("opponents", config.opponents), ("self_play.pool", config.self_play.pool), ("evaluation.opponents", config.evaluation.opponents)):
+    agent_specs = {
+        "opponents": config.opponents,
+        "self_play.pool": config.self_play.pool,
+        "evaluation.opponents": config.evaluation.opponents,
+        "warm_start.teacher": [config.warm_start.teacher] if config.warm_start.enabled else [],
+        "learning_curve.reference": [config.learning_curve.reference] if config.learning_curve.every else [],
+    }
+    for key, specs in agent_specs.items():
         for spec in specs:
             check_agent_spec(config.env, spec, key)
     _check_rollout(config)

@@ -154,33 +154,40 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def train(config: TrainConfig, run_dir: Path, checkpoint: Checkpoint | None, progress_bar: bool = True) -> dict:
+def train(
+    config: TrainConfig, run_dir: Path, checkpoint: Checkpoint | None = None, progress_bar: bool = True, on_evaluation=None
+) -> dict:
     """Train a new run, or continue ``checkpoint``'s; returns the run's metadata.
 
     A checkpoint is committed every ``checkpoint_every`` timesteps and at the end (see
     :mod:`training.checkpoint`). SIGINT / SIGTERM stop training at the next step, save a
     checkpoint and raise :class:`TrainingInterrupted`. Nothing in ``run_dir`` changes
-    until the model, its statistics and its state have all loaded.
+    until the model, its statistics and its state have all loaded. ``on_evaluation`` is
+    called with every learning-curve evaluation (the tuner prunes on it).
     """
     import torch
-    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import CallbackList
+    from stable_baselines3.common.utils import configure_logger
 
+    from envs.registry import make_game
+    from training import learning_curve
     from training.callbacks import RunCallback, stop_requested_by_signals
     from training.vector import make_training_env, policy_kwargs
+    from training.warm_start import TeacherGuidedPPO, warm_start
 
     torch.set_num_threads(config.torch_threads)
     venv, self_play = make_training_env(config, seed=checkpoint is None)
     if checkpoint is not None:
         if config.normalize_reward:
             venv = checkpoint.load_reward_normalizer(venv.venv)
-        model = checkpoint.load_model(venv)
+        model = checkpoint.load_model(venv, TeacherGuidedPPO)
         restore_training_state(checkpoint.training_state(), model, self_play)
         metadata = checkpoint.metadata
         for earlier in metadata["sessions"]:
             if earlier.get("ended") == "running":  # it never saved again: killed (or crashed) after this checkpoint
                 earlier["ended"] = "killed after its last checkpoint"
     else:
-        model = MaskablePPO(
+        model = TeacherGuidedPPO(
             "MlpPolicy",
             venv,
             seed=config.seed,
@@ -206,7 +213,12 @@ def train(config: TrainConfig, run_dir: Path, checkpoint: Checkpoint | None, pro
     earlier_wall = metadata["wall_time_s"]
     session = {"started": _now(), "resumed_from": checkpoint.timesteps if checkpoint else None}
     metadata["sessions"].append(session)
+    model.set_logger(configure_logger(0, str(run_dir / TENSORBOARD_DIR), "ppo", reset_num_timesteps=checkpoint is None))
+    game = make_game(config.env, **config.env_kwargs)
     started = time.perf_counter()
+    if config.warm_start.enabled and checkpoint is None:
+        metadata["warm_start"] = warm_start(model, venv, config.warm_start, config.env, game, config.seed)
+        print(f"Warm start: {metadata['warm_start']}")
 
     def save(ended: str = "running") -> None:
         wall = time.perf_counter() - started
@@ -216,9 +228,12 @@ def train(config: TrainConfig, run_dir: Path, checkpoint: Checkpoint | None, pro
 
     with stop_requested_by_signals() as stop:
         callback = RunCallback(save, config.checkpoint_every, stop, self_play)
+        callbacks = [callback]
+        if config.learning_curve.every:
+            callbacks.append(learning_curve.LearningCurveCallback(run_dir, config.env, game, config.learning_curve, on_evaluation))
         model.learn(
             total_timesteps=config.total_timesteps - model.num_timesteps,
-            callback=callback,
+            callback=CallbackList(callbacks),
             reset_num_timesteps=checkpoint is None,
             progress_bar=progress_bar,
             tb_log_name="ppo",
@@ -228,6 +243,7 @@ def train(config: TrainConfig, run_dir: Path, checkpoint: Checkpoint | None, pro
             model.num_timesteps = callback.learned_timesteps
         save("completed" if complete else f"interrupted ({stop.name})")
     venv.close()
+    learning_curve.draw(run_dir, config.learning_curve.reference)
     if stop.signum is not None:
         raise TrainingInterrupted(stop.signum, int(model.num_timesteps), complete)
     return metadata
