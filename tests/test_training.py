@@ -22,6 +22,7 @@ def tiny_config(tmp_path, **changes):
     config.update({"n_envs": 2, "ppo": {**config["ppo"], "n_steps": 64, "batch_size": 64, "n_epochs": 1}})
     config["evaluation"] = {"games": 5, "opponents": ["heuristic", "random"]}  # no exact solve in tests
     config["learning_curve"] = {"every": 0}  # no periodic evaluation (hundreds of games) in tiny runs
+    config["warm_start"] = {"enabled": False}  # nor 2000 teacher episodes before the first step
     config.update(changes)
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(config))
