@@ -88,6 +88,16 @@ class Game(abc.ABC):
         """Lower and upper bound of every observation entry."""
         return 0.0, 1.0
 
+    def score_bounds(self) -> tuple[float, float]:
+        """Lower and upper bound of every player's score, at every moment of every game.
+
+        A declared fact, like OpenSpiel's utility range, that every game states from its
+        rules: it bounds each entry of :meth:`GameState.scores` (the running points, not
+        only the final ones) in any game played from :meth:`new_initial_state`. The fuzz
+        tests (``tests/fuzz.py``) check every state they reach against it.
+        """
+        raise NotImplementedError(f"{self.name}: the game declares no score_bounds()")
+
     def check_action(self, action: Any) -> int:
         """``action`` as an ``int`` action id, or a clear error naming the problem."""
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
