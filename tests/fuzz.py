@@ -45,6 +45,7 @@ import time
 import traceback
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cached_property
 from types import ModuleType
 
 import numpy as np
@@ -106,7 +107,9 @@ class Snapshot:
             observations=[state.observe(p) for p in range(n)],
         )
 
+    @cached_property
     def key(self) -> tuple:
+        """The whole snapshot as bytes, for a fast equality test."""
         return (
             self.acting,
             self.terminal,
@@ -125,19 +128,18 @@ class Snapshot:
         if not np.array_equal(self.scores, other.scores):
             parts.append(f"scores {self.scores.tolist()} vs {other.scores.tolist()}")
         parts += [f"player {p}'s mask" for p, (a, b) in enumerate(zip(self.masks, other.masks)) if not np.array_equal(a, b)]
-        parts += [
-            f"player {p}'s observation at {np.flatnonzero(a != b)[:8].tolist()}"
-            for p, (a, b) in enumerate(zip(self.observations, other.observations))
-            if a.shape != b.shape or not np.array_equal(a, b)
-        ]
+        for p, (a, b) in enumerate(zip(self.observations, other.observations)):
+            if a.shape != b.shape:
+                parts.append(f"player {p}'s observation shape {a.shape} vs {b.shape}")
+            elif not np.array_equal(a, b):
+                parts.append(f"player {p}'s observation at entries {np.flatnonzero(a != b)[:8].tolist()}")
         return "; ".join(parts) or "nothing (only the byte layout)"
 
 
-def expect_same(expected: Snapshot, state: GameState, what: str) -> Snapshot:
+def expect_same(expected: Snapshot, state: GameState, what: str) -> None:
     actual = Snapshot.of(state)
-    if actual.key() != expected.key():
+    if actual.key != expected.key:
         raise InvariantViolation(f"{what}: {expected.differences(actual)}")
-    return actual
 
 
 def expect_refused(state: GameState, player: int, action: int, what: str) -> None:
@@ -292,8 +294,9 @@ def play_checked(module: ModuleType, kwargs: dict, seed: int, checks: Counter) -
             trace_update(digest, action, obs["observation"], env.rewards)
             after = Snapshot.of(state)
             checker.check_state(after)
-            if after.key() != Snapshot.of(clone).key():
-                raise InvariantViolation(f"action {action} gave a clone and the original different states: {after.differences(Snapshot.of(clone))}")
+            cloned = Snapshot.of(clone)
+            if after.key != cloned.key:
+                raise InvariantViolation(f"action {action} gave a clone and the original different states: {after.differences(cloned)}")
             checks["clone follows original"] += 1
             before = after
         check(state.is_terminal(), "every agent is done but the core's game is not over")
