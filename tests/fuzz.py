@@ -40,6 +40,7 @@ import hashlib
 import inspect
 import itertools
 import random
+import re
 import sys
 import time
 import traceback
@@ -425,14 +426,51 @@ def part_range(games: int, part: str | None) -> range:
     return range(games * (k - 1) // m, games * k // m)
 
 
+TALLY_LINE = re.compile(
+    r"^(?P<env>\w+) (?P<players>\d+)p: games (?P<games>\d+), steps (?P<steps>\d+), "
+    r"invariant checks (?P<checks>\d+), failures (?P<failures>\d+), (?P<seconds>[\d.]+) s,"
+)
+
+
+def summarize(paths: list[str]) -> str:
+    """The figures of a run played in parts: the tally lines of its logs, added up."""
+    totals: dict[tuple[str, int], Counter] = {}
+    for path in paths:
+        with open(path, encoding="utf-8") as log:
+            for line in log:
+                match = TALLY_LINE.match(line)
+                if match:
+                    key = (match["env"], int(match["players"]))
+                    counts = totals.setdefault(key, Counter())
+                    for field_name in ("games", "steps", "checks", "failures"):
+                        counts[field_name] += int(match[field_name])
+                    counts["seconds"] += float(match["seconds"])
+
+    def line(label: str, counts: Counter) -> str:
+        return (
+            f"{label}: games {counts['games']}, steps {counts['steps']}, invariant checks {counts['checks']}, "
+            f"failures {counts['failures']}, {counts['seconds']:.0f} s"
+        )
+
+    lines = [line(f"{env} {players}p", counts) for (env, players), counts in sorted(totals.items())]
+    envs = sorted({env for env, _ in totals})
+    lines += [line(env, sum((c for (e, _), c in totals.items() if e == env), Counter())) for env in envs]
+    lines.append(line(f"total of {len(paths)} logs", sum(totals.values(), Counter())))
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.fuzz", description=__doc__.split("\n\n")[0])
     parser.add_argument("--env", action="append", help="env name, repeatable, or 'all' (default)")
     parser.add_argument("--games", type=int, default=100, help="games per env and player count (default 100)")
-    parser.add_argument("--players", type=int, action="append", help="player count, repeatable (default: every one the game allows)")
+    parser.add_argument("--players", type=int, action="append", help="player count, repeatable; each env plays those it allows (default: all it allows)")
     parser.add_argument("--seed", type=int, default=0, help="game i has seed SEED + i (default 0)")
     parser.add_argument("--part", help="K/M: play only the K-th of M slices of the games (seeds stay those of the whole run)")
+    parser.add_argument("--sum", nargs="+", metavar="LOG", help="add up the figures in the logs of a run's parts, play nothing")
     args = parser.parse_args(argv)
+    if args.sum:
+        print(summarize(args.sum))
+        return 0
     names = list(ENVS) if not args.env or "all" in args.env else args.env
     unknown = [name for name in names if name not in ENVS]
     if unknown:
@@ -444,19 +482,23 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:
         parser.error(str(error))
 
+    configs = [
+        (ENVS[name], n)
+        for name in names
+        for n in player_counts(ENVS[name].game_class())
+        if not args.players or n in args.players
+    ]
+    if not configs:
+        parser.error(f"no env among {', '.join(names)} takes {args.players} players")
+
     def progress(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
     tallies = []
-    for name in names:
-        entry = ENVS[name]
-        counts = player_counts(entry.game_class())
-        for num_players in args.players or counts:
-            if num_players not in counts:
-                parser.error(f"{name} takes {counts.start}..{counts.stop - 1} players, not {num_players}")
-            tally = fuzz(entry, num_players, games, args.seed, progress)
-            tallies.append(tally)
-            print(tally.line(), flush=True)
+    for entry, num_players in configs:
+        tally = fuzz(entry, num_players, games, args.seed, progress)
+        tallies.append(tally)
+        print(tally.line(), flush=True)
     failures = [f for t in tallies for f in t.failures]
     for failure in failures:
         print(f"FAILED {failure.kwargs} seed {failure.seed}: {failure.message}\n  replay: {failure.replay_command()}")

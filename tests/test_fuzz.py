@@ -143,8 +143,22 @@ def test_parts_split_the_games_without_gap_or_overlap():
         fuzz.part_range(10, "4/3")
 
 
-def test_command_line_summary_and_exit_status(capsys):
-    assert fuzz.main(["--env", "invers", "--games", "4", "--part", "2/2", "--seed", "5"]) == 0
-    out = capsys.readouterr().out
-    assert "invers 2p: games 2, steps" in out
-    assert "fuzz total (2..3 of 4 games, seed 5): games 2, steps" in out and out.rstrip().endswith("failures 0")
+def test_a_run_in_parts_adds_up_to_the_whole_run(capsys, tmp_path):
+    logs = []
+    for part in ("1/2", "2/2"):
+        assert fuzz.main(["--env", "invers", "--games", "4", "--part", part, "--seed", "5"]) == 0
+        logs.append(tmp_path / f"part{part[0]}.log")
+        logs[-1].write_text(capsys.readouterr().out)
+    assert "fuzz total (2..3 of 4 games, seed 5): games 2, steps" in logs[1].read_text()
+    assert fuzz.main(["--env", "invers", "--games", "4", "--seed", "5"]) == 0
+    whole = capsys.readouterr().out
+    steps = re.search(r"invers 2p: games 4, steps (\d+), invariant checks (\d+), failures 0", whole)
+    assert fuzz.main(["--sum", *map(str, logs)]) == 0
+    summed = capsys.readouterr().out
+    assert f"invers: games 4, steps {steps[1]}, invariant checks {steps[2]}, failures 0" in summed
+
+
+def test_an_unknown_env_is_refused_with_the_known_names(capsys):
+    with pytest.raises(SystemExit):
+        fuzz.main(["--env", "yahtzee"])
+    assert "unknown env yahtzee; known envs: " in capsys.readouterr().err
