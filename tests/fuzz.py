@@ -6,9 +6,11 @@
 
 For every registered env and every player count it allows, ``--games`` games are played
 through the PettingZoo AEC adapter (:mod:`envs.aec`) by a seeded uniform-random legal
-policy; game ``i`` has seed ``s = --seed + i``, which also picks its reward mode (even
+policy. Game ``i`` has seed ``s = --seed + i``, which also picks its reward mode (even
 ``s``: ``"score"``, odd: ``"win"``) and its combination of the game's boolean options
-(e.g. Inverted Dice's ``free_cross_out``), so ``--games 1 --seed s`` replays it. After every step it checks:
+(e.g. Inverted Dice's ``free_cross_out``), so ``--games 1 --seed s`` replays it. A long
+run goes in parts (``--part K/M``, one process each, in turn or side by side) whose logs
+``--sum`` adds up. After every step it checks:
 
 * masks: ``int8`` of ``num_actions`` 0/1 entries; the acting players' never empty, every
   other player's all zeros; the AEC selects an acting player and shows the core's view;
@@ -208,13 +210,13 @@ class GameChecker:
         clone = state.clone()
         illegal = np.flatnonzero(before.masks[seat] == 0)
         bad = int(illegal[rng.randrange(len(illegal))]) if len(illegal) else self.num_actions
-        expect_refused(clone, seat, bad, f"unmasked action {bad} of player {seat}")
         probes = f"unmasked action {bad} of player {seat}"
+        expect_refused(clone, seat, bad, probes)
         self.checks["illegal refused"] += 1
         idle = [p for p in range(self.n) if p not in before.acting]
         if idle:
             other = idle[rng.randrange(len(idle))]
-            expect_refused(clone, other, action, f"action {action} played by player {other}, who is not to act")
+            expect_refused(clone, other, action, f"action {action} of player {other}, who is not to act,")
             probes += f" and action {action} of idle player {other}"
             self.checks["wrong seat refused"] += 1
         expect_same(before, clone, f"refused {probes} changed the state")
