@@ -3,7 +3,8 @@
 A game is two small classes, in the manner of OpenSpiel and pgx:
 
 * a :class:`Game` declares the facts of one game under fixed options (players, number
-  of distinct actions, observation shape, longest possible game) and creates states;
+  of distinct actions, observation shape and bounds, score range, longest possible
+  game) and creates states;
 * a :class:`GameState` is one game in progress. It knows the rules: who must act, which
   actions are legal, what an action does, what each player sees, the scores and the
   outcome. It knows nothing of Gymnasium or PettingZoo.
