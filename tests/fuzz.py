@@ -38,6 +38,7 @@ and the run goes on with the next game. The exit status is 1 if anything failed.
 from __future__ import annotations
 
 import argparse
+import ast
 import hashlib
 import inspect
 import itertools
@@ -340,12 +341,14 @@ def replay_digest(module: ModuleType, kwargs: dict, seed: int) -> bytes:
 @dataclass
 class Failure:
     env: str
-    kwargs: dict
+    kwargs: dict  #: the env's arguments in the failed game
     seed: int
     message: str
+    options: dict = field(default_factory=dict)  #: the options the run fixed (``--option``)
 
     def replay_command(self) -> str:
-        return f"python -m tests.fuzz --env {self.env} --players {self.kwargs['num_players']} --games 1 --seed {self.seed}"
+        fixed = "".join(f" --option {name}={value!r}" for name, value in self.options.items())
+        return f"python -m tests.fuzz --env {self.env} --players {self.kwargs['num_players']} --games 1 --seed {self.seed}{fixed}"
 
 
 @dataclass
@@ -373,24 +376,33 @@ class Tally:
         )
 
 
-def game_kwargs(entry: EnvEntry, num_players: int, seed: int) -> dict:
-    """The env arguments of the game with ``seed``: player count, reward mode, options."""
-    variants = option_variants(entry.game_class())
+def game_kwargs(entry: EnvEntry, num_players: int, seed: int, options: dict | None = None) -> dict:
+    """The env arguments of the game with ``seed``: player count, reward mode, options.
+
+    ``options`` fixes game options for every game; the boolean ones not fixed vary.
+    """
+    options = options or {}
+    variants = [{k: v for k, v in variant.items() if k not in options} for variant in option_variants(entry.game_class())]
     return {
         "num_players": num_players,
         "reward_mode": REWARD_MODES[seed % len(REWARD_MODES)],
         **variants[seed // len(REWARD_MODES) % len(variants)],
+        **options,
     }
 
 
-def fuzz(entry: EnvEntry, num_players: int, games: range, seed: int = 0, progress=None) -> Tally:
-    """Play and check games ``games`` (indices; seed ``seed + i``) of one env and player count."""
+def fuzz(entry: EnvEntry, num_players: int, games: range, seed: int = 0, progress=None, options: dict | None = None) -> Tally:
+    """Play and check games ``games`` (indices; seed ``seed + i``) of one env and player count.
+
+    ``options`` fixes game options (e.g. ``{"max_plies": 30}``); ``progress`` receives
+    a line of progress now and then, and every failure as it happens.
+    """
     module = entry.load_module()
     tally = Tally(entry.name, num_players)
     start = last_report = time.perf_counter()
     for index in games:
         game_seed = seed + index
-        kwargs = game_kwargs(entry, num_players, game_seed)
+        kwargs = game_kwargs(entry, num_players, game_seed, options)
         try:
             result = play_checked(module, kwargs, game_seed, tally.checks)
             tally.steps += result.steps
@@ -399,7 +411,7 @@ def fuzz(entry: EnvEntry, num_players: int, games: range, seed: int = 0, progres
             tally.checks["same seed same game"] += 1
         except Exception as error:  # noqa: BLE001 - every failure is reported, then the next game
             message = str(error) if isinstance(error, InvariantViolation) else traceback.format_exc(limit=-3).strip()
-            tally.failures.append(Failure(entry.name, kwargs, game_seed, message))
+            tally.failures.append(Failure(entry.name, kwargs, game_seed, message, dict(options or {})))
             if progress:
                 progress(f"FAILURE {entry.name} {kwargs} seed {game_seed}: {message}")
         tally.games += 1
@@ -461,6 +473,17 @@ def summarize(paths: list[str]) -> str:
     return "\n".join(lines)
 
 
+def parse_option(text: str) -> tuple[str, object]:
+    """``"max_plies=30"`` as ``("max_plies", 30)``: the value is a Python literal, else a string."""
+    name, sep, value = text.partition("=")
+    if not sep or not name.isidentifier():
+        raise ValueError(f"--option must be NAME=VALUE, e.g. max_plies=30, got {text!r}")
+    try:
+        return name, ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        return name, value
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.fuzz", description=__doc__.split("\n\n")[0])
     parser.add_argument("--env", action="append", help="env name, repeatable, or 'all' (default)")
@@ -468,6 +491,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--players", type=int, action="append", help="player count, repeatable; each env plays those it allows (default: all it allows)")
     parser.add_argument("--seed", type=int, default=0, help="game i has seed SEED + i (default 0)")
     parser.add_argument("--part", help="K/M: play only the K-th of M slices of the games (seeds stay those of the whole run)")
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="fix a game option in every game (e.g. max_plies=30), repeatable")
     parser.add_argument("--sum", nargs="+", metavar="LOG", help="add up the figures in the logs of a run's parts, play nothing")
     args = parser.parse_args(argv)
     if args.sum:
@@ -484,6 +508,10 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:
         parser.error(str(error))
 
+    try:
+        options = dict(parse_option(text) for text in args.option)
+    except ValueError as error:
+        parser.error(str(error))
     configs = [
         (ENVS[name], n)
         for name in names
@@ -492,13 +520,18 @@ def main(argv: list[str] | None = None) -> int:
     ]
     if not configs:
         parser.error(f"no env among {', '.join(names)} takes {args.players} players")
+    for entry, num_players in configs:
+        try:
+            entry.game_class()(num_players=num_players, **options)
+        except (TypeError, ValueError) as error:
+            parser.error(f"--option for {entry.name}: {error}")
 
     def progress(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
     tallies = []
     for entry, num_players in configs:
-        tally = fuzz(entry, num_players, games, args.seed, progress)
+        tally = fuzz(entry, num_players, games, args.seed, progress, options)
         tallies.append(tally)
         print(tally.line(), flush=True)
     failures = [f for t in tallies for f in t.failures]

@@ -162,3 +162,19 @@ def test_an_unknown_env_is_refused_with_the_known_names(capsys):
     with pytest.raises(SystemExit):
         fuzz.main(["--env", "yahtzee"])
     assert "unknown env yahtzee; known envs: " in capsys.readouterr().err
+
+
+def test_fixed_options_reach_every_game_and_the_replay_command():
+    entry = ENVS["inverted_dice"]
+    assert {fuzz.game_kwargs(entry, 1, seed, {"free_cross_out": True})["free_cross_out"] for seed in range(4)} == {True}
+    # A short game limit makes Invers games end by truncation, a path random play rarely reaches.
+    tally = fuzz.fuzz(ENVS["invers"], 2, range(2), options={"max_plies": 12})
+    assert [f.message for f in tally.failures] == [] and tally.steps == 2 * 12
+    failure = fuzz.Failure("invers", {"num_players": 2}, 7, "", {"max_plies": 12})
+    assert failure.replay_command().endswith("--games 1 --seed 7 --option max_plies=12")
+
+
+def test_a_bad_option_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit):
+        fuzz.main(["--env", "invers", "--option", "max_plies=0"])
+    assert "--option for invers: invers: max_plies must be a positive integer, got 0" in capsys.readouterr().err
