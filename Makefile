@@ -2,13 +2,17 @@
 #   make train            train MaskablePPO on $(ENV) with configs/$(ENV).yaml, then evaluate it against the bots
 #   make test             run the test suite (the command CI runs)
 #   make bench            random-play steps/s of every env
+#   make results          every results table of the README, from the agents shipped in checkpoints/
 
 PYTHON_SYSTEM ?= python3
 VENV := .venv
 PYTHON := $(VENV)/bin/python
 ENV ?= inverted_dice
 
-.PHONY: train test bench
+#: Games whose trained agent is shipped as checkpoints/<game>/shipped/.
+SHIPPED ?= inverted_dice six_hundred
+
+.PHONY: train test bench results
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PYTHON) || $(PYTHON_SYSTEM) -m venv $(VENV)
@@ -24,3 +28,8 @@ test: $(VENV)/.installed
 
 bench: $(VENV)/.installed
 	$(PYTHON) benchmarks/env_speed.py
+
+results: $(VENV)/.installed
+	@start=$$(date +%s); for env in $(SHIPPED); do \
+	  $(PYTHON) training/evaluate.py --env $$env --checkpoint checkpoints/$$env/shipped --out results/$$env --overwrite || exit 1; \
+	done; echo "make results: every table regenerated in $$(( $$(date +%s) - start )) s (results/<game>/report.md)"
