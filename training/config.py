@@ -36,6 +36,10 @@ class EvaluationConfig:
     #: uniformly random plies opening each game of several players, so that deterministic
     #: agents in a game without chance still play different, independent games
     random_opening_plies: int = 0
+    #: further tables to evaluate at, each a mapping of game options overriding
+    #: ``env_kwargs`` (e.g. ``{num_players: 4}``: the candidate against three copies of
+    #: each opponent); the observation must keep its shape across them
+    tables: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -139,6 +143,8 @@ def _check(config: TrainConfig, source: str) -> None:
         raise ConfigError(f"{source}: 'vec_env' must be 'dummy' or 'subproc', got {config.vec_env!r}")
     if config.evaluation.games <= 0:
         raise ConfigError(f"{source}: 'evaluation.games' must be positive")
+    if not all(isinstance(table, dict) and table for table in config.evaluation.tables):
+        raise ConfigError(f"{source}: 'evaluation.tables' must be a list of non-empty mappings of game options")
     if config.evaluation.random_opening_plies < 0:
         raise ConfigError(f"{source}: 'evaluation.random_opening_plies' must be 0 or more")
     from sb3_contrib import MaskablePPO

@@ -175,20 +175,36 @@ def evaluate(
     return report
 
 
+def table_name(options: dict) -> str:
+    """Folder name of an extra evaluation table: ``{num_players: 4}`` -> ``num_players=4``."""
+    return ",".join(f"{key}={value}" for key, value in sorted(options.items()))
+
+
 def evaluate_run(run_dir: Path, games: int | None = None, seed: int = 10_000) -> str:
-    """Evaluate a trained run against its config's opponents; prints and saves the report."""
+    """Evaluate a trained run against its config's opponents; prints and saves the report.
+
+    The run's own table comes first, then every table of ``evaluation.tables`` (game
+    options overriding the run's), each in its own subfolder of ``evaluation/``.
+    """
     config = yaml.safe_load((run_dir / "config.yaml").read_text())
     evaluation = config.get("evaluation") or {}
     specs = [str(run_dir), *evaluation.get("opponents", ["random"])]
-    report = evaluate(
-        config["env"],
-        specs,
-        games or evaluation.get("games", 1000),
-        seed,
-        run_dir / "evaluation",
-        config.get("env_kwargs"),
-        evaluation.get("random_opening_plies", 0),
-    )
+    env_kwargs = config.get("env_kwargs") or {}
+    tables = [(run_dir / "evaluation", env_kwargs)]
+    tables += [(run_dir / "evaluation" / table_name(t), {**env_kwargs, **t}) for t in evaluation.get("tables", [])]
+    reports = [
+        evaluate(
+            config["env"],
+            specs,
+            games or evaluation.get("games", 1000),
+            seed,
+            out_dir,
+            options,
+            evaluation.get("random_opening_plies", 0),
+        )
+        for out_dir, options in tables
+    ]
+    report = "\n".join(reports)
     print(report)
     print(f"Report written to {run_dir / 'evaluation'}")
     return report

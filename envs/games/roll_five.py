@@ -26,6 +26,7 @@ agent the same cards and dice.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -121,6 +122,62 @@ OBS_SIZE = OBS_OPPONENTS + MAX_OPPONENTS * OPPONENT_BLOCK  # 107
 
 _CARD_INDEX = [[OBS_CARDS.start + slot * FACES + v - 1 for v in range(FACES + 1)] for slot in range(CARDS_PER_PLAYER)]
 _DIE_INDEX = [[OBS_DICE.start + slot * FACES + v - 1 for v in range(FACES + 1)] for slot in range(CARDS_PER_PLAYER)]
+
+
+@dataclass(frozen=True)
+class PlayerView:
+    """What one observation says, in the game's terms (bots read the observation through it)."""
+
+    cards: tuple[int, ...]  #: own card per slot
+    dice: tuple[int, ...]  #: own die per slot, 0 where uncovered
+    roll: tuple[int, ...]  #: own current roll, ascending (empty when not to act or bidding)
+    turn: int | None  #: placing turn 1..5, 6 for the bid, None once over
+    to_act: bool
+    tournament: bool
+    opponents_dice: tuple[tuple[int, ...], ...]  #: per present opponent: placed die values, ascending
+
+    @property
+    def uncovered(self) -> tuple[int, ...]:
+        return tuple(slot for slot, die in enumerate(self.dice) if not die)
+
+
+def read_observation(observation: np.ndarray) -> PlayerView:
+    """The :class:`PlayerView` of an observation made by :meth:`RollFiveState.observe`."""
+    obs = np.asarray(observation)
+    if obs.shape != (OBS_SIZE,):
+        raise ValueError(f"roll_five: an observation has shape ({OBS_SIZE},), got {obs.shape}")
+    cards = obs[OBS_CARDS].reshape(CARDS_PER_PLAYER, FACES)
+    dice = obs[OBS_DICE].reshape(CARDS_PER_PLAYER, FACES)
+    counts = np.rint(obs[OBS_ROLL] * CARDS_PER_PLAYER).astype(int)
+    phase = np.flatnonzero(obs[OBS_PHASE] > 0.5)
+    opponents = []
+    for k in range(MAX_OPPONENTS):
+        block = OBS_OPPONENTS + k * OPPONENT_BLOCK
+        if obs[block] > 0.5:
+            placed = np.rint(obs[block + 1 : block + OPPONENT_BLOCK] * CARDS_PER_PLAYER).astype(int)
+            opponents.append(tuple(v + 1 for v in range(FACES) for _ in range(placed[v])))
+    return PlayerView(
+        cards=tuple(int(row.argmax()) + 1 for row in cards),
+        dice=tuple(int(row.argmax()) + 1 if row.any() else 0 for row in dice),
+        roll=tuple(v + 1 for v in range(FACES) for _ in range(counts[v])),
+        turn=int(phase[0]) + 1 if phase.size else None,
+        to_act=bool(obs[OBS_TO_ACT] > 0.5),
+        tournament=bool(obs[OBS_TOURNAMENT] > 0.5),
+        opponents_dice=tuple(opponents),
+    )
+
+
+def kept_pairs(cards, dice, bid: int) -> int:
+    """Pairs of placed dice that survive ``bid`` (uncovered cards count as nothing)."""
+    keeps = keeps_high if bid == HIGH else keeps_low
+    return sum(1 for card, die in zip(cards, dice) if die and keeps(card, die))
+
+
+def bid_distance(cards, dice, bid: int) -> int:
+    """The tournament tie-break of ``bid``: distance of the kept pairs from the bid's best score."""
+    if bid == HIGH:
+        return abs(HIGH_BEST - sum(c + d for c, d in zip(cards, dice) if d and keeps_high(c, d)))
+    return sum(c - d for c, d in zip(cards, dice) if d and keeps_low(c, d))
 
 
 class RollFive(Game):
@@ -255,14 +312,8 @@ class RollFiveState(GameState):
 
     def _score(self) -> None:
         for player, bid in enumerate(self._bids):
-            pairs = list(zip(self._cards[player], self._dice[player]))
-            if bid == HIGH:
-                kept = [card + die for card, die in pairs if keeps_high(card, die)]
-                self._distance[player] = abs(HIGH_BEST - sum(kept))
-            else:
-                kept = [card - die for card, die in pairs if keeps_low(card, die)]
-                self._distance[player] = sum(kept)
-            self._kept[player] = len(kept)
+            self._kept[player] = kept_pairs(self._cards[player], self._dice[player], bid)
+            self._distance[player] = bid_distance(self._cards[player], self._dice[player], bid)
 
     # -- outcome -------------------------------------------------------------------------
     def is_terminal(self) -> bool:
@@ -292,6 +343,10 @@ class RollFiveState(GameState):
         result = np.full(n, -1.0)
         result[list(winners)] = 1.0
         return result
+
+    def tie_break_distances(self) -> np.ndarray:
+        """Every player's tournament tie-break distance (lower is better), 0 until the reveal."""
+        return self._distance.copy()
 
     def stats(self, player: int) -> dict[str, float]:
         if not self._terminal:
