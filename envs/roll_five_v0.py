@@ -9,7 +9,7 @@
 | Agents               | `agents= ['player_0', ...]`, 2 to 4 (default 2)                  |
 | Action shape         | (1,)                                                             |
 | Action values        | Discrete(32)                                                     |
-| Observation shape    | (107,) for every player count                                    |
+| Observation shape    | (167,) for every player count                                    |
 | Observation values   | [0, 1]                                                           |
 
 Roll Five is a dice-and-cards game of simultaneous turns and hidden cards. Each player
@@ -92,7 +92,7 @@ all-zero mask.
 
 ## Observation space
 
-A float32 vector of 107 entries from the observing player's point of view, the same
+A float32 vector of 167 entries from the observing player's point of view, the same
 size for 2, 3 and 4 players (absent opponents are zeros), so a policy trained at one
 table size plays at another:
 
@@ -107,7 +107,9 @@ table size plays at another:
 | 78..83  | one-hot of the round: turn 1..5, then the bid (all zero once over)       |
 | 84      | 1 while this player has still to commit this round                       |
 | 85      | 1 in tournament mode                                                     |
-| 86..106 | three opponent blocks, in seat order after this player: a present flag, then the count of each face 1..6 among their placed dice, divided by 5 |
+| 86..115 | per placement id `(v − 1) × 5 + (c − 1)`, card `c` uncovered: how a die `v` would fit it under High: 1 − (7 − card − v) / 7 if card + v ≤ 7, else 0 |
+| 116..145| the same under Low: 1 − (card − v) / 7 if v ≤ card, else 0 (1 = an exact fit, the best tie-break) |
+| 146..166| three opponent blocks, in seat order after this player: a present flag, then the count of each face 1..6 among their placed dice, divided by 5 |
 
 Hidden, strictly: another player's cards, their current roll, and every player's
 choice of the current round (placement or bid) until the round resolves. The reveal at

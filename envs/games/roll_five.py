@@ -115,11 +115,28 @@ OBS_KEPT = slice(76, 78)  #: pairs kept so far under a High bid, under a Low bid
 OBS_PHASE = slice(78, 84)  #: one-hot: turn 1..5, then the bid (all zero once the game is over)
 OBS_TO_ACT = 84  #: 1 while this player has still to commit this turn
 OBS_TOURNAMENT = 85  #: 1 in tournament mode
-OBS_OPPONENTS = 86  #: three opponent blocks, seat order after the observer:
+#: per placement id (die value v, slot c), for an uncovered slot: how well that die
+#: would fit the card under High, and under Low: 1 − gap / 7 when the pair would survive
+#: (gap 7 − card − die, card − die: 0 is the best tie-break), 0 when it would not
+OBS_FITS_HIGH = slice(86, 116)
+OBS_FITS_LOW = slice(116, 146)
+OBS_OPPONENTS = 146  #: three opponent blocks, seat order after the observer:
 OPPONENT_BLOCK = 1 + FACES  #: present flag, then their placed dice: count of each face / 5
 MAX_OPPONENTS = 3
-OBS_SIZE = OBS_OPPONENTS + MAX_OPPONENTS * OPPONENT_BLOCK  # 107
+OBS_SIZE = OBS_OPPONENTS + MAX_OPPONENTS * OPPONENT_BLOCK  # 167
 
+def _fits(card: int) -> np.ndarray:
+    """Entries OBS_FITS_HIGH and OBS_FITS_LOW of one slot holding ``card`` (strided by slot)."""
+    fits = np.zeros((2, FACES), np.float32)
+    for die in range(1, FACES + 1):
+        if keeps_high(card, die):
+            fits[0, die - 1] = 1 - (HIGH_LIMIT - card - die) / HIGH_LIMIT
+        if keeps_low(card, die):
+            fits[1, die - 1] = 1 - (card - die) / HIGH_LIMIT
+    return fits
+
+
+_FITS = [None] + [_fits(card) for card in range(1, FACES + 1)]  # _FITS[card][bid][die - 1]
 _CARD_INDEX = [[OBS_CARDS.start + slot * FACES + v - 1 for v in range(FACES + 1)] for slot in range(CARDS_PER_PLAYER)]
 _DIE_INDEX = [[OBS_DICE.start + slot * FACES + v - 1 for v in range(FACES + 1)] for slot in range(CARDS_PER_PLAYER)]
 
@@ -383,6 +400,13 @@ class RollFiveState(GameState):
                 if die:
                     obs[block + die] += 1 / CARDS_PER_PLAYER
         obs[hot] = 1.0
+        fits_high = obs[OBS_FITS_HIGH].reshape(FACES, CARDS_PER_PLAYER)  # views: [die - 1, slot]
+        fits_low = obs[OBS_FITS_LOW].reshape(FACES, CARDS_PER_PLAYER)
+        for slot, die in enumerate(dice):
+            if not die:
+                fits = _FITS[cards[slot]]
+                fits_high[:, slot] = fits[0]
+                fits_low[:, slot] = fits[1]
         obs[OBS_KEPT] = kept_high / CARDS_PER_PLAYER, kept_low / CARDS_PER_PLAYER
         if player in self._acting:
             for die in self._roll[player]:
