@@ -96,20 +96,24 @@ A float32 vector of 167 entries from the observing player's point of view, the s
 size for 2, 3 and 4 players (absent opponents are zeros), so a policy trained at one
 table size plays at another:
 
-| index   | meaning                                                                  |
-|---------|--------------------------------------------------------------------------|
-| 0..29   | own card in each slot: five one-hots of the value 1..6, card 1 first     |
-| 30..59  | own die placed on each slot: five one-hots of its value (zeros: uncovered) |
-| 60..65  | own current roll: count of each face 1..6, divided by 5                  |
-| 66..70  | per slot: covered and card + die ≤ 7 (the pair survives High)            |
-| 71..75  | per slot: covered and card ≥ die (the pair survives Low)                 |
-| 76, 77  | pairs surviving High, surviving Low so far, divided by 5                 |
-| 78..83  | one-hot of the round: turn 1..5, then the bid (all zero once over)       |
-| 84      | 1 while this player has still to commit this round                       |
-| 85      | 1 in tournament mode                                                     |
-| 86..115 | per placement id `(v − 1) × 5 + (c − 1)`, card `c` uncovered: how a die `v` would fit it under High: 1 − (7 − card − v) / 7 if card + v ≤ 7, else 0 |
-| 116..145| the same under Low: 1 − (card − v) / 7 if v ≤ card, else 0 (1 = an exact fit, the best tie-break) |
-| 146..166| three opponent blocks, in seat order after this player: a present flag, then the count of each face 1..6 among their placed dice, divided by 5 |
+| index    | meaning                                                                 |
+|----------|-------------------------------------------------------------------------|
+| 0..129   | five slot blocks of 26 entries, card 1 first; in the block of slot `c` (offset 26 × (c − 1)): |
+|   +0..5  | one-hot of the card's value 1..6                                        |
+|   +6..11 | one-hot of the die placed on it (zeros while uncovered)                 |
+|   +12    | covered and card + die ≤ 7 (the pair survives High)                     |
+|   +13    | covered and card ≥ die (the pair survives Low)                          |
+|   +14..19| uncovered only, per die value `v` = 1..6: how `v` would fit under High: 1 − (7 − card − v) / 7 if card + v ≤ 7, else 0 |
+|   +20..25| the same under Low: 1 − (card − v) / 7 if v ≤ card, else 0 (1 = an exact fit, the best tie-break) |
+| 130..135 | own current roll: count of each face 1..6, divided by 5 (zeros when not to act) |
+| 136, 137 | pairs surviving High, surviving Low so far, divided by 5                |
+| 138..143 | one-hot of the round: turn 1..5, then the bid (all zero once over)      |
+| 144      | 1 while this player has still to commit this round                      |
+| 145      | 1 in tournament mode                                                    |
+| 146..166 | three opponent blocks of 7, in seat order after this player: a present flag, then the count of each face 1..6 among their placed dice, divided by 5 |
+
+`envs.games.roll_five.read_observation(obs)` reads an observation back into the
+game's terms (the bots see the game through it).
 
 Hidden, strictly: another player's cards, their current roll, and every player's
 choice of the current round (placement or bid) until the round resolves. The reveal at

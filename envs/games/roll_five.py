@@ -106,39 +106,50 @@ _NO_ACTIONS = np.zeros(NUM_ACTIONS, np.int8)
 _NO_ACTIONS.flags.writeable = False
 
 # -- observation layout (see the env card) ----------------------------------------------
-OBS_CARDS = slice(0, 30)  #: own card in each slot: five one-hots of the value 1..6, slot 1 first
-OBS_DICE = slice(30, 60)  #: own die on each slot: five one-hots of the value, zeros while uncovered
-OBS_ROLL = slice(60, 66)  #: own current roll: count of each face 1..6, / 5 (zeros when not rolling)
-OBS_KEEPS_HIGH = slice(66, 71)  #: per slot: covered and card + die <= 7
-OBS_KEEPS_LOW = slice(71, 76)  #: per slot: covered and card >= die
-OBS_KEPT = slice(76, 78)  #: pairs kept so far under a High bid, under a Low bid, / 5
-OBS_PHASE = slice(78, 84)  #: one-hot: turn 1..5, then the bid (all zero once the game is over)
-OBS_TO_ACT = 84  #: 1 while this player has still to commit this turn
-OBS_TOURNAMENT = 85  #: 1 in tournament mode
-#: per placement id (die value v, slot c), for an uncovered slot: how well that die
-#: would fit the card under High, and under Low: 1 − gap / 7 when the pair would survive
-#: (gap 7 − card − die, card − die: 0 is the best tie-break), 0 when it would not
-OBS_FITS_HIGH = slice(86, 116)
-OBS_FITS_LOW = slice(116, 146)
+# Five slot blocks, slot 1 first; entries inside a block:
+SLOT_CARD = slice(0, 6)  #: one-hot of the card's value 1..6
+SLOT_DIE = slice(6, 12)  #: one-hot of the die placed on it, zeros while uncovered
+SLOT_KEEPS_HIGH = 12  #: covered and card + die <= 7
+SLOT_KEEPS_LOW = 13  #: covered and card >= die
+#: uncovered only, per die value 1..6: how that die would fit the card, under High and
+#: under Low: 1 − gap / 7 when the pair would survive (gap 7 − card − die, resp.
+#: card − die; 0 is the best tie-break), 0 when it would not
+SLOT_FITS_HIGH = slice(14, 20)
+SLOT_FITS_LOW = slice(20, 26)
+SLOT_BLOCK = 26
+OBS_ROLL = slice(130, 136)  #: own current roll: count of each face 1..6, / 5 (zeros when not to act)
+OBS_KEPT = slice(136, 138)  #: pairs kept so far under a High bid, under a Low bid, / 5
+OBS_PHASE = slice(138, 144)  #: one-hot: turn 1..5, then the bid (all zero once the game is over)
+OBS_TO_ACT = 144  #: 1 while this player has still to commit this round
+OBS_TOURNAMENT = 145  #: 1 in tournament mode
 OBS_OPPONENTS = 146  #: three opponent blocks, seat order after the observer:
 OPPONENT_BLOCK = 1 + FACES  #: present flag, then their placed dice: count of each face / 5
 MAX_OPPONENTS = 3
 OBS_SIZE = OBS_OPPONENTS + MAX_OPPONENTS * OPPONENT_BLOCK  # 167
-
-def _fits(card: int) -> np.ndarray:
-    """Entries OBS_FITS_HIGH and OBS_FITS_LOW of one slot holding ``card`` (strided by slot)."""
-    fits = np.zeros((2, FACES), np.float32)
-    for die in range(1, FACES + 1):
-        if keeps_high(card, die):
-            fits[0, die - 1] = 1 - (HIGH_LIMIT - card - die) / HIGH_LIMIT
-        if keeps_low(card, die):
-            fits[1, die - 1] = 1 - (card - die) / HIGH_LIMIT
-    return fits
+assert OBS_ROLL.start == CARDS_PER_PLAYER * SLOT_BLOCK
 
 
-_FITS = [None] + [_fits(card) for card in range(1, FACES + 1)]  # _FITS[card][bid][die - 1]
-_CARD_INDEX = [[OBS_CARDS.start + slot * FACES + v - 1 for v in range(FACES + 1)] for slot in range(CARDS_PER_PLAYER)]
-_DIE_INDEX = [[OBS_DICE.start + slot * FACES + v - 1 for v in range(FACES + 1)] for slot in range(CARDS_PER_PLAYER)]
+def _slot_block(card: int, die: int) -> tuple[float, ...]:
+    """The observation entries of one slot holding ``card`` with ``die`` on it (0: uncovered)."""
+    block = [0.0] * SLOT_BLOCK
+    block[SLOT_CARD.start + card - 1] = 1.0
+    if die:
+        block[SLOT_DIE.start + die - 1] = 1.0
+        block[SLOT_KEEPS_HIGH] = float(keeps_high(card, die))
+        block[SLOT_KEEPS_LOW] = float(keeps_low(card, die))
+    else:
+        for value in range(1, FACES + 1):
+            if keeps_high(card, value):
+                block[SLOT_FITS_HIGH.start + value - 1] = 1 - (HIGH_LIMIT - card - value) / HIGH_LIMIT
+            if keeps_low(card, value):
+                block[SLOT_FITS_LOW.start + value - 1] = 1 - (card - value) / HIGH_LIMIT
+    return tuple(block)
+
+
+#: ``_SLOT_BLOCKS[card][die]``: every slot block, computed once.
+_SLOT_BLOCKS = [None] + [[_slot_block(card, die) for die in range(FACES + 1)] for card in range(1, FACES + 1)]
+_PHASES = [tuple(float(i == turn) for i in range(NUM_TURNS + 1)) for turn in range(NUM_TURNS + 1)] + [(0.0,) * (NUM_TURNS + 1)]
+_NO_ROLL = (0.0,) * FACES
 
 
 @dataclass(frozen=True)
@@ -163,8 +174,8 @@ def read_observation(observation: np.ndarray) -> PlayerView:
     obs = np.asarray(observation)
     if obs.shape != (OBS_SIZE,):
         raise ValueError(f"roll_five: an observation has shape ({OBS_SIZE},), got {obs.shape}")
-    cards = obs[OBS_CARDS].reshape(CARDS_PER_PLAYER, FACES)
-    dice = obs[OBS_DICE].reshape(CARDS_PER_PLAYER, FACES)
+    slots = obs[: OBS_ROLL.start].reshape(CARDS_PER_PLAYER, SLOT_BLOCK)
+    cards, dice = slots[:, SLOT_CARD], slots[:, SLOT_DIE]
     counts = np.rint(obs[OBS_ROLL] * CARDS_PER_PLAYER).astype(int)
     phase = np.flatnonzero(obs[OBS_PHASE] > 0.5)
     opponents = []
@@ -268,6 +279,7 @@ class RollFiveState(GameState):
         self._cards = hands  # never mutated: clones share them
         self._rolls = rolls  # the tape, never mutated
         self._dice = [[0] * CARDS_PER_PLAYER for _ in range(n)]  # 0: uncovered
+        self._uncovered = [2**CARDS_PER_PLAYER - 1] * n  # bitset of each player's uncovered slots
         self._turn = 0  # 0..4: placing turns; NUM_TURNS: the bid
         self._pending: list[int | None] = [None] * n
         self._acting = tuple(range(n))
@@ -280,16 +292,15 @@ class RollFiveState(GameState):
     # -- the turn ------------------------------------------------------------------------
     def _start_turn(self) -> None:
         """Everyone rolls their unplaced dice (read off the tape)."""
+        n = self.game.num_players
         if self._turn < NUM_TURNS:
-            self._roll = [self._rolls[p][self._turn][: NUM_TURNS - self._turn] for p in range(self.game.num_players)]
+            self._roll = [self._rolls[p][self._turn][: NUM_TURNS - self._turn] for p in range(n)]
             self._faces = [sum(1 << (v - 1) for v in set(roll)) for roll in self._roll]
+            self._roll_counts = [tuple(roll.count(v) / CARDS_PER_PLAYER for v in range(1, FACES + 1)) for roll in self._roll]
         else:
-            self._roll = [[] for _ in range(self.game.num_players)]
-            self._faces = [0] * self.game.num_players
-
-    def _uncovered(self, player: int) -> int:
-        dice = self._dice[player]
-        return sum(1 << slot for slot in range(CARDS_PER_PLAYER) if not dice[slot])
+            self._roll = [[] for _ in range(n)]
+            self._faces = [0] * n
+            self._roll_counts = [_NO_ROLL] * n
 
     def acting_players(self) -> tuple[int, ...]:
         return self._acting
@@ -299,7 +310,7 @@ class RollFiveState(GameState):
             return _NO_ACTIONS
         if self._turn == NUM_TURNS:
             return _BID_MASK
-        return _PLACEMENT_MASKS[self._faces[player]][self._uncovered(player)]
+        return _PLACEMENT_MASKS[self._faces[player]][self._uncovered[player]]
 
     def apply(self, player: int, action: int) -> None:
         if type(action) is not int:
@@ -319,6 +330,7 @@ class RollFiveState(GameState):
             for player, action in enumerate(pending):
                 value, slot = placement(action)
                 self._dice[player][slot] = value
+                self._uncovered[player] &= ~(1 << slot)
             self._turn += 1
             self._acting = tuple(range(self.game.num_players))
             self._start_turn()
@@ -372,46 +384,31 @@ class RollFiveState(GameState):
 
     # -- views ---------------------------------------------------------------------------
     def observe(self, player: int) -> np.ndarray:
-        obs = np.zeros(OBS_SIZE, np.float32)
         cards, dice = self._cards[player], self._dice[player]
-        hot = [_CARD_INDEX[slot][cards[slot]] for slot in range(CARDS_PER_PLAYER)]
+        entries = []
         kept_high = kept_low = 0
-        for slot, die in enumerate(dice):
-            if die:
-                hot.append(_DIE_INDEX[slot][die])
-                if keeps_high(cards[slot], die):
-                    hot.append(OBS_KEEPS_HIGH.start + slot)
-                    kept_high += 1
-                if keeps_low(cards[slot], die):
-                    hot.append(OBS_KEEPS_LOW.start + slot)
-                    kept_low += 1
-        if not self._terminal:
-            hot.append(OBS_PHASE.start + self._turn)
-        if player in self._acting:
-            hot.append(OBS_TO_ACT)
-        if self.game.mode == "tournament":
-            hot.append(OBS_TOURNAMENT)
+        for card, die in zip(cards, dice):
+            block = _SLOT_BLOCKS[card][die]
+            entries += block
+            kept_high += block[SLOT_KEEPS_HIGH]
+            kept_low += block[SLOT_KEEPS_LOW]
+        acting = player in self._acting
+        entries += self._roll_counts[player] if acting else _NO_ROLL
+        entries += (kept_high / CARDS_PER_PLAYER, kept_low / CARDS_PER_PLAYER)
+        entries += _PHASES[NUM_TURNS + 1 if self._terminal else self._turn]
+        entries += (float(acting), float(self.game.mode == "tournament"))
         n = self.game.num_players
-        for k in range(1, n):
-            other = (player + k) % n
-            block = OBS_OPPONENTS + (k - 1) * OPPONENT_BLOCK
-            hot.append(block)
-            for die in self._dice[other]:
-                if die:
-                    obs[block + die] += 1 / CARDS_PER_PLAYER
-        obs[hot] = 1.0
-        fits_high = obs[OBS_FITS_HIGH].reshape(FACES, CARDS_PER_PLAYER)  # views: [die - 1, slot]
-        fits_low = obs[OBS_FITS_LOW].reshape(FACES, CARDS_PER_PLAYER)
-        for slot, die in enumerate(dice):
-            if not die:
-                fits = _FITS[cards[slot]]
-                fits_high[:, slot] = fits[0]
-                fits_low[:, slot] = fits[1]
-        obs[OBS_KEPT] = kept_high / CARDS_PER_PLAYER, kept_low / CARDS_PER_PLAYER
-        if player in self._acting:
-            for die in self._roll[player]:
-                obs[OBS_ROLL.start + die - 1] += 1 / CARDS_PER_PLAYER
-        return obs
+        for k in range(1, MAX_OPPONENTS + 1):
+            if k < n:
+                counts = [0.0] * FACES
+                for die in self._dice[(player + k) % n]:
+                    if die:
+                        counts[die - 1] += 1 / CARDS_PER_PLAYER
+                entries.append(1.0)
+                entries += counts
+            else:
+                entries += (0.0,) * OPPONENT_BLOCK
+        return np.array(entries, np.float32)
 
     @property
     def turn(self) -> int:
@@ -473,4 +470,6 @@ class RollFiveState(GameState):
         other._distance = self._distance.copy()
         other._roll = [row[:] for row in self._roll]
         other._faces = self._faces[:]
+        other._uncovered = self._uncovered[:]
+        other._roll_counts = self._roll_counts[:]
         return other
