@@ -349,3 +349,27 @@ def test_heuristic_bids_the_side_that_keeps_more_pairs():
             state.apply(p, place_action([1, 1, 1, 1, 6][turn], turn))
     # High keeps 4 (6+6 discarded), Low keeps 5 (every card >= its die, 6−6 = 0): bid Low.
     assert agent.act(state.observe(0), state.legal_mask(0)) == BID_LOW
+
+
+# -- training and evaluation ----------------------------------------------------------------
+
+
+def test_a_tiny_self_play_run_is_evaluated_at_two_and_four_players(tmp_path):
+    import csv
+
+    import yaml
+
+    from training import train
+
+    config = yaml.safe_load(open("configs/roll_five.yaml"))
+    config.update({"n_envs": 2, "ppo": {**config["ppo"], "n_steps": 64, "batch_size": 64, "n_epochs": 1}})
+    config["self_play"].update({"pool": ["random", "heuristic"], "snapshot_every": 128})
+    config["evaluation"].update({"games": 8, "opponents": ["heuristic"]})
+    path = tmp_path / "roll_five.yaml"
+    path.write_text(yaml.safe_dump(config))
+    run = tmp_path / "run"
+    assert train.main(["--config", str(path), "--run-dir", str(run), "--timesteps", "256", "--no-progress"]) == 0
+    for folder, players in ((run / "evaluation", 2), (run / "evaluation" / "num_players=4", 4)):
+        (row,) = csv.DictReader((folder / "summary.csv").open())
+        assert row["agent"] == "trained" and row["opponent"] == "heuristic" and int(row["games"]) == 8
+        assert f"num_players={players}" in (folder / "report.md").read_text()
