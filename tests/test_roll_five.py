@@ -325,7 +325,7 @@ def test_gymnasium_opponents_commit_in_the_learners_step_seeing_only_their_own_v
 @pytest.mark.parametrize("bot", ["heuristic", "search"])
 def test_bots_play_legal_games_at_every_table_size(bot, num_players):
     game = RollFive(num_players, mode="tournament")
-    agent = make_agent("roll_five", bot, game, seed=0)
+    agent = make_agent("roll_five", f"{bot}:model_games=100" if bot == "search" else bot, game, seed=0)
     for seed in range(10):
         state, history = play_game(game, [agent] * num_players, seed)
         assert state.is_terminal() and len(history) == 6 * num_players

@@ -26,6 +26,7 @@ agent the same cards and dice.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -148,6 +149,15 @@ def _slot_block(card: int, die: int) -> tuple[float, ...]:
 
 #: ``_SLOT_BLOCKS[card][die]``: every slot block, computed once.
 _SLOT_BLOCKS = [None] + [[_slot_block(card, die) for die in range(FACES + 1)] for card in range(1, FACES + 1)]
+def _roll_facts(roll: tuple[int, ...]) -> tuple[int, tuple[float, ...]]:
+    """Bitset of the faces a roll shows, and its observation entries (count of each face / 5)."""
+    return sum(1 << (v - 1) for v in set(roll)), tuple(roll.count(v) / CARDS_PER_PLAYER for v in range(1, FACES + 1))
+
+
+#: ``_ROLL_FACTS[roll]`` for every ordered roll of one to five dice (9,330), computed once.
+_ROLL_FACTS = {
+    roll: _roll_facts(roll) for k in range(1, NUM_TURNS + 1) for roll in itertools.product(range(1, FACES + 1), repeat=k)
+}
 _PHASES = [tuple(float(i == turn) for i in range(NUM_TURNS + 1)) for turn in range(NUM_TURNS + 1)] + [(0.0,) * (NUM_TURNS + 1)]
 _NO_ROLL = (0.0,) * FACES
 
@@ -229,6 +239,7 @@ class RollFive(Game):
             raise ValueError(f"roll_five: mode must be one of {MODES}, got {mode!r}")
         self.mode = mode
         self.deck = tuple(v for v in range(1, FACES + 1) for _ in range(copies_per_value(self.num_players)))
+        self._deck_array = np.array(self.deck)
         self.num_actions = NUM_ACTIONS
         self.observation_shape = (OBS_SIZE,)
         self.max_game_length = (NUM_TURNS + 1) * self.num_players
@@ -242,7 +253,7 @@ class RollFive(Game):
     def new_initial_state(self, rng: np.random.Generator) -> RollFiveState:
         """Shuffle and deal, then draw the roll tape: two draws from ``rng`` per game."""
         n = self.num_players
-        dealt = rng.permutation(np.array(self.deck))[: n * CARDS_PER_PLAYER]
+        dealt = rng.permutation(self._deck_array)[: n * CARDS_PER_PLAYER]
         rolls = rng.integers(1, FACES + 1, size=(n, NUM_TURNS, CARDS_PER_PLAYER))
         return RollFiveState(self, dealt.reshape(n, CARDS_PER_PLAYER).tolist(), rolls.tolist())
 
@@ -294,11 +305,12 @@ class RollFiveState(GameState):
         """Everyone rolls their unplaced dice (read off the tape)."""
         n = self.game.num_players
         if self._turn < NUM_TURNS:
-            self._roll = [self._rolls[p][self._turn][: NUM_TURNS - self._turn] for p in range(n)]
-            self._faces = [sum(1 << (v - 1) for v in set(roll)) for roll in self._roll]
-            self._roll_counts = [tuple(roll.count(v) / CARDS_PER_PLAYER for v in range(1, FACES + 1)) for roll in self._roll]
+            self._roll = [tuple(self._rolls[p][self._turn][: NUM_TURNS - self._turn]) for p in range(n)]
+            facts = [_ROLL_FACTS[roll] for roll in self._roll]
+            self._faces = [faces for faces, _ in facts]
+            self._roll_counts = [counts for _, counts in facts]
         else:
-            self._roll = [[] for _ in range(n)]
+            self._roll = [()] * n
             self._faces = [0] * n
             self._roll_counts = [_NO_ROLL] * n
 
@@ -468,7 +480,6 @@ class RollFiveState(GameState):
         other._bids = self._bids[:]
         other._kept = self._kept.copy()
         other._distance = self._distance.copy()
-        other._roll = [row[:] for row in self._roll]
         other._faces = self._faces[:]
         other._uncovered = self._uncovered[:]
         other._roll_counts = self._roll_counts[:]
