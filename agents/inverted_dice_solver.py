@@ -21,17 +21,19 @@ come under that policy, so the standard deviation of the final score is exact:
 open boxes: the last ``n`` rounds of every game. Their values are exactly those of the
 full solve; tests check them against a brute-force search.
 
-**Figures** (2 cores, shared): 226.1896 expected points, standard deviation 34.45;
-the solve takes about 1.5 CPU minutes (2-3 minutes wall) and peaks at 370 MiB. The
-``free_cross_out`` option gives bit-for-bit the same tables, as it must: crossing out
-box ``c`` instead of scoring an open sum ``i`` never pays (from then on, a player who
-scored ``i`` can copy every move of one who crossed out ``c``, writing ``c`` where the
-other writes ``i``, and ends at least ``i`` points ahead), and crossing out before the
-last roll never beats rolling on and crossing out after it.
+**Figures**: 226.1896 expected points, standard deviation 34.45. The solve peaks at
+370 MiB and takes 1.5-2 minutes of CPU time; its wall time depends on the load of the
+machine: 105 s in one run on a 2-core machine, 7.6 minutes (130 s of CPU time) while
+eight jobs shared those two cores. The ``free_cross_out`` option gives bit-for-bit the
+same tables, as it must: crossing out box ``c`` instead of scoring an open sum ``i``
+never pays (from then on, a player who scored ``i`` can copy every move of one who
+crossed out ``c``, writing ``c`` where the other writes ``i``, and ends at least ``i``
+points ahead), and crossing out before the last roll never beats rolling on and
+crossing out after it.
 
 **Cache.** :func:`cached_solution` stores the full solve with :mod:`agents.solution_cache`
 (``inverted_dice_v1_standard.npz`` / ``..._free-cross-out.npz``, 126 MB = 120 MiB each: the
-value and second moment of every state, float64) and reloads it in about a second. Run
+value and second moment of every state, float64) and reloads it in 1-2 s of CPU time. Run
 ``python -m agents.inverted_dice_solver --help`` for the command line.
 """
 
@@ -190,6 +192,16 @@ def cache_path(free_cross_out: bool, cache_dir: str | os.PathLike | None = None)
     return solution_cache.cache_dir(cache_dir) / f"inverted_dice_v{CACHE_VERSION}_{rule_set}.npz"
 
 
+def solve_command(free_cross_out: bool, cache_dir: Path) -> str:
+    """The command line that solves these rules again and replaces their cache file in ``cache_dir``."""
+    command = "python -m agents.inverted_dice_solver --force"
+    if free_cross_out:
+        command += " --free-cross-out"
+    if cache_dir.resolve() != solution_cache.cache_dir().resolve():
+        command += f" --cache-dir {cache_dir}"
+    return command
+
+
 def save_solution(solution: Solution, path: str | os.PathLike) -> None:
     states = solved_states(solution.max_open)
     solution_cache.save(
@@ -204,7 +216,8 @@ def load_solution(path: str | os.PathLike, free_cross_out: bool, max_open: int =
     """The solution stored at ``path``; :class:`~agents.solution_cache.CacheError` if it is
     unreadable, corrupt or for other rules."""
     states = solved_states(max_open)
-    tables = solution_cache.load(path, _rules_key(free_cross_out, max_open), {"value": len(states), "second_moment": len(states)})
+    lengths = {"value": len(states), "second_moment": len(states)}
+    tables = solution_cache.load(path, _rules_key(free_cross_out, max_open), lengths, solve_command(free_cross_out, Path(path).parent))
     value, moment = np.zeros(NUM_STATES), np.zeros(NUM_STATES)
     value[states], moment[states] = tables["value"], tables["second_moment"]
     return Solution(bool(free_cross_out), max_open, value, moment)
@@ -214,7 +227,7 @@ def load_solution(path: str | os.PathLike, free_cross_out: bool, max_open: int =
 def _cached(free_cross_out: bool, path: Path, force: bool) -> Solution:
     if path.exists() and not force:
         return load_solution(path, free_cross_out)
-    print(f"Solving Inverted Dice (free_cross_out={free_cross_out}) exactly, a few minutes; caching it in {path}", file=sys.stderr)
+    print(f"Solving Inverted Dice (free_cross_out={free_cross_out}) exactly (1.5-2 minutes of CPU time); caching it in {path}", file=sys.stderr)
     solution = solve(free_cross_out)
     save_solution(solution, path)
     return solution

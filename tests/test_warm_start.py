@@ -82,7 +82,7 @@ def test_a_warm_started_run_records_its_warm_start_and_learning_curve(tmp_path):
             learning_curve={"every": 256, "games": 3},
         )
     )
-    metadata = train(config, tmp_path, resume=False, progress_bar=False)
+    metadata = train(config, tmp_path, progress_bar=False)
     assert metadata["warm_start"]["teacher"] == "heuristic" and metadata["warm_start"]["episodes"] >= 2
     with (tmp_path / "learning_curve.csv").open() as handle:
         rows = list(csv.DictReader(handle))
