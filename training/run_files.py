@@ -19,6 +19,7 @@ METADATA_FILE = "metadata.json"  #: seed, steps, wall time, versions, and the la
 MODEL_FILE = "model.zip"  #: the MaskablePPO model (SB3's format), latest checkpoint
 REWARD_STATS_FILE = "vecnormalize.pkl"  #: VecNormalize reward statistics, when ``normalize_reward``
 TRAINING_STATE_FILE = "training_state.pkl"  #: RNG states, env generators, self-play pool
+DEMONSTRATIONS_FILE = "demonstrations.pt"  #: a warm start's teacher demonstrations, for the guide loss after a resume
 TENSORBOARD_DIR = "tensorboard"
 EVALUATION_DIR = "evaluation"  #: the closing evaluation's report
 PARTIAL_SUFFIX = ".partial"

@@ -173,7 +173,7 @@ def train(
     from training import learning_curve
     from training.callbacks import RunCallback, stop_requested_by_signals
     from training.vector import make_training_env, policy_kwargs
-    from training.warm_start import TeacherGuidedPPO, warm_start
+    from training.warm_start import TeacherGuidedPPO, resume_guide, warm_start
 
     torch.set_num_threads(config.torch_threads)
     venv, self_play = make_training_env(config, seed=checkpoint is None)
@@ -182,6 +182,8 @@ def train(
             venv = checkpoint.load_reward_normalizer(venv.venv)
         model = checkpoint.load_model(venv, TeacherGuidedPPO)
         restore_training_state(checkpoint.training_state(), model, self_play)
+        if config.warm_start.enabled and resume_guide(model, config.warm_start, run_dir):
+            print(f"Warm start: the teacher guide resumes at weight {model.current_guide_coef():.3f}")
         metadata = checkpoint.metadata
         for earlier in metadata["sessions"]:
             if earlier.get("ended") == "running":  # it never saved again: killed (or crashed) after this checkpoint
@@ -217,8 +219,9 @@ def train(
     game = make_game(config.env, **config.env_kwargs)
     started = time.perf_counter()
     if config.warm_start.enabled and checkpoint is None:
-        metadata["warm_start"] = warm_start(model, venv, config.warm_start, config.env, game, config.seed)
+        metadata["warm_start"] = warm_start(model, venv, config.warm_start, config.env, game, config.seed, run_dir)
         print(f"Warm start: {metadata['warm_start']}")
+
 
     def save(ended: str = "running") -> None:
         wall = time.perf_counter() - started
