@@ -247,6 +247,10 @@ class RollFive(Game):
     def options(self) -> dict[str, Any]:
         return {"num_players": self.num_players, "mode": self.mode}
 
+    def score_bounds(self) -> tuple[float, float]:
+        """A score is the pairs kept under the bid: 0 until the reveal, then 0 to 5."""
+        return 0.0, float(CARDS_PER_PLAYER)
+
     def action_name(self, action: int) -> str:
         return action_name(self.check_action(action))
 
