@@ -30,6 +30,10 @@ BOTS: dict[str, dict[str, str]] = {
         "greedy": "agents.invers:InversGreedy",
         "search": "agents.invers:InversSearch",
     },
+    "roll_five": {
+        "heuristic": "agents.roll_five.heuristic:RollFiveHeuristic",
+        "search": "agents.roll_five.search:RollFiveSearch",
+    },
 }
 
 

@@ -1,4 +1,4 @@
-"""Random-legal-play steps per second of every env, single process, AEC and Gymnasium.
+"""Random-legal-play steps per second of every env, single process: AEC, Gymnasium, Parallel.
 
     python benchmarks/env_speed.py                 # every env, plus PettingZoo's connect_four_v3 for scale
     python benchmarks/env_speed.py --env inverted_dice --steps 200000
@@ -7,9 +7,12 @@ The AEC loop is PettingZoo's canonical one (``agent_iter`` / ``last`` / ``step``
 uniformly random legal action from the mask), so the figure is comparable with any
 PettingZoo env measured the same way; ``connect_four_v3`` is measured alongside as the
 reference on the same machine and moment. The Gymnasium loop steps the single-agent
-env (opponents random) with a random legal action from ``action_masks()``. Each figure
+env (opponents random) with a random legal action from ``action_masks()``. The Parallel
+loop (simultaneous games) counts one agent-step per acting agent of each ``step``, so it
+compares with the AEC figure agent-step for agent-step. Each figure
 is the best of ``--repeats`` runs, to be robust to a busy machine. Targets (2-core
-machine): Inverted Dice ≥ 30,000 AEC steps/s; Six Hundred and Invers ≥ 20,000.
+machine): Inverted Dice ≥ 30,000 AEC steps/s; Six Hundred and Invers ≥ 20,000; Roll Five
+≥ 2× connect_four_v3 in both its AEC and Parallel forms.
 """
 
 from __future__ import annotations
@@ -45,6 +48,26 @@ def aec_steps_per_second(make_env, steps: int, seed: int = 0) -> float:
     return done / (time.perf_counter() - start)
 
 
+def parallel_agent_steps_per_second(make_env, steps: int, seed: int = 0) -> float:
+    """Agent-steps per second of a Parallel env: each ``step`` counts one per acting agent."""
+    env = make_env()
+    rng = np.random.default_rng(seed)
+    observations, _ = env.reset(seed=seed)
+    done = 0
+    start = time.perf_counter()
+    while done < steps:
+        actions = {}
+        for agent in env.agents:
+            mask = observations[agent]["action_mask"]
+            if mask.any():
+                actions[agent] = int(rng.choice(np.flatnonzero(mask)))
+        observations, *_ = env.step(actions)
+        done += len(actions)
+        if not env.agents:
+            observations, _ = env.reset()
+    return done / (time.perf_counter() - start)
+
+
 def gymnasium_steps_per_second(gym_id: str, steps: int, seed: int = 0) -> float:
     env = gymnasium.make(gym_id).unwrapped  # no checker wrappers: measure the env itself
     rng = np.random.default_rng(seed)
@@ -75,19 +98,20 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error.args[0]}", file=sys.stderr)
         return 2
 
-    print(f"{'env':<28} {'AEC steps/s':>12} {'Gymnasium steps/s':>18}")
+    print(f"{'env':<28} {'AEC steps/s':>12} {'Gymnasium steps/s':>18} {'Parallel agent-steps/s':>23}")
     if not args.no_reference:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             from pettingzoo.classic import connect_four_v3
         rate = best_of(lambda: aec_steps_per_second(connect_four_v3.env, args.steps), args.repeats)
-        print(f"{'connect_four_v3 (reference)':<28} {rate:>12,.0f} {'—':>18}")
+        print(f"{'connect_four_v3 (reference)':<28} {rate:>12,.0f} {'—':>18} {'—':>23}")
     for name in names:
         entry = get_entry(name)
         module = entry.load_module()
         aec = best_of(lambda: aec_steps_per_second(module.env, args.steps), args.repeats)
         gym = best_of(lambda: gymnasium_steps_per_second(entry.gym_id, args.steps), args.repeats)
-        print(f"{entry.versioned_name:<28} {aec:>12,.0f} {gym:>18,.0f}")
+        par = f"{best_of(lambda: parallel_agent_steps_per_second(module.parallel_env, args.steps), args.repeats):,.0f}" if entry.parallel else "—"
+        print(f"{entry.versioned_name:<28} {aec:>12,.0f} {gym:>18,.0f} {par:>23}")
     return 0
 
 

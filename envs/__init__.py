@@ -1,7 +1,8 @@
 """Gymnasium and PettingZoo environments of five tabletop dice and board games.
 
 ``import envs`` registers every env with Gymnasium (``gymnasium.make("InvertedDice-v0")``)
-and with PettingZoo's registry (``pettingzoo.make("aec", "tabletop/inverted_dice_v0")``);
+and with PettingZoo's registry (``pettingzoo.make("aec", "tabletop/inverted_dice_v0")``, and
+``pettingzoo.make("parallel", "tabletop/roll_five_v0")`` for the simultaneous games);
 the PettingZoo-style modules are imported as ``from envs import inverted_dice_v0``.
 """
 
@@ -16,6 +17,8 @@ def _register_all() -> None:
     for entry in (*ENVS.values(), *LEGACY_ENVS):
         gymnasium.register(id=entry.gym_id, entry_point=f"{entry.module}:gym_env")
         pettingzoo.register("aec", entry.pettingzoo_id, entry_point=f"{entry.module}:env")
+        if entry.parallel:
+            pettingzoo.register("parallel", entry.pettingzoo_id, entry_point=f"{entry.module}:parallel_env")
 
 
 _register_all()

@@ -4,7 +4,8 @@ Observations follow PettingZoo classic: a dict ``{"observation": float32 array,
 "action_mask": int8 array}`` per agent. Agents are named ``player_0`` .. ``player_{n-1}``
 in seat order. A simultaneous round (Roll Five) is played one agent after another in
 seat order; no agent's observation shows another's pending choice, so this is the same
-game as the Parallel form.
+game as the Parallel form (:mod:`envs.parallel`), as PettingZoo's ``parallel_to_aec``
+plays it, and such a game's env is marked ``is_parallelizable``.
 
 Rewards (``reward_mode``):
 
@@ -63,6 +64,20 @@ def render_state(state: GameState, render_mode: str | None):
         print(text)
         return None
     return text
+
+
+def step_rewards(state: GameState, reward_mode: str, last_scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every seat's reward for the step just played, and the scores the next step compares with.
+
+    ``"score"``: the points gained since ``last_scores``; ``"win"``: the outcome at the
+    end, else 0.
+    """
+    if reward_mode == "score":
+        scores = state.scores()
+        return scores - last_scores, scores
+    if state.is_terminal():
+        return state.returns(), last_scores
+    return np.zeros(state.game.num_players), last_scores
 
 
 def observation_box(game: Game) -> spaces.Box:
@@ -155,16 +170,8 @@ class GameAECEnv(AECEnv):
             self.render()
 
     def _step_rewards(self) -> dict[str, float]:
-        state = self.state
-        if self.reward_mode == "score":
-            scores = state.scores()
-            gained = scores - self._last_scores
-            self._last_scores = scores
-            return {a: float(gained[i]) for i, a in enumerate(self.possible_agents)}
-        if state.is_terminal():
-            outcome = state.returns()
-            return {a: float(outcome[i]) for i, a in enumerate(self.possible_agents)}
-        return dict.fromkeys(self.possible_agents, 0.0)
+        rewards, self._last_scores = step_rewards(self.state, self.reward_mode, self._last_scores)
+        return {a: float(rewards[i]) for i, a in enumerate(self.possible_agents)}
 
     def render(self):
         return render_state(self.state, self.render_mode)
@@ -196,7 +203,12 @@ def aec_api(game_class: type[Game], name: str, module: str) -> tuple[type[GameAE
         (GameAECEnv,),
         {
             "game_class": game_class,
-            "metadata": {**GameAECEnv.metadata, "name": name, "render_modes": list(game_class.render_modes)},
+            "metadata": {
+                **GameAECEnv.metadata,
+                "name": name,
+                "render_modes": list(game_class.render_modes),
+                "is_parallelizable": game_class.simultaneous,
+            },
             "__module__": module,
             "__doc__": f"PettingZoo AEC environment of {name} (see the module's env card).",
         },

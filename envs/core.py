@@ -9,7 +9,7 @@ A game is two small classes, in the manner of OpenSpiel and pgx:
   actions are legal, what an action does, what each player sees, the scores and the
   outcome. It knows nothing of Gymnasium or PettingZoo.
 
-The shared adapters (:mod:`envs.aec`, :mod:`envs.single_agent`) turn any game into the
+The shared adapters (:mod:`envs.aec`, :mod:`envs.parallel`, :mod:`envs.single_agent`) turn any game into the
 ecosystem's APIs, so the interface covers every shape of turn our games have:
 
 * **Sequential turns**: ``acting_players()`` holds one player.
@@ -54,6 +54,12 @@ class Game(abc.ABC):
     #: Render modes the states support: "ansi" and "human" always (``render()``), and
     #: "rgb_array" for games whose states implement ``render_rgb()``.
     render_modes: ClassVar[tuple[str, ...]] = ("ansi", "human")
+
+    #: True when every round is played simultaneously: all acting players commit without
+    #: seeing each other's choice, and ``observe`` never shows a pending one. The adapters
+    #: read it: such a game gets the Parallel API (:mod:`envs.parallel`) and its AEC env
+    #: is marked ``is_parallelizable``.
+    simultaneous: ClassVar[bool] = False
 
     num_actions: int
     observation_shape: tuple[int, ...]

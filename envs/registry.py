@@ -13,7 +13,8 @@ from types import ModuleType
 
 from envs.core import Game
 
-#: PettingZoo registry namespace: ``pettingzoo.make("aec", "tabletop/inverted_dice_v0")``.
+#: PettingZoo registry namespace: ``pettingzoo.make("aec", "tabletop/inverted_dice_v0")``
+#: (and ``pettingzoo.make("parallel", ...)`` for the simultaneous games).
 PETTINGZOO_NAMESPACE = "tabletop"
 
 
@@ -22,6 +23,9 @@ class EnvEntry:
     name: str  #: game name used by the CLI and configs, e.g. ``"inverted_dice"``
     module: str  #: PettingZoo-style env module, e.g. ``"envs.inverted_dice_v0"``
     gym_id: str  #: Gymnasium id of the single-agent env, e.g. ``"InvertedDice-v0"``
+    #: the module also offers ``parallel_env`` (its game is ``simultaneous``); read here so
+    #: that ``import envs`` registers the Parallel form without importing every game
+    parallel: bool = False
 
     @property
     def versioned_name(self) -> str:
@@ -44,6 +48,7 @@ ENVS: dict[str, EnvEntry] = {
         EnvEntry("inverted_dice", "envs.inverted_dice_v1", "InvertedDice-v1"),
         EnvEntry("six_hundred", "envs.six_hundred_v0", "SixHundred-v0"),
         EnvEntry("invers", "envs.invers_v0", "Invers-v0"),
+        EnvEntry("roll_five", "envs.roll_five_v0", "RollFive-v0", parallel=True),
     )
 }
 

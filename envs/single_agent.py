@@ -3,7 +3,9 @@
 For a one-player game the env is the game itself. With more players the learner sits in
 one seat and the other seats are played by opponent policies passed in (default: uniform
 random over legal actions). Opponents act inside ``step`` until it is the learner's turn
-again or the game ends, so each ``step`` is one decision of the learner.
+again or the game ends, so each ``step`` is one decision of the learner. In a
+simultaneous round the learner may commit before opponents of the same round; the rules
+core never shows a pending choice, so each opponent decides on its own observation only.
 
 Action masking follows sb3-contrib's convention (``action_masks()``, a boolean array) and
 the mask is also given in ``info["action_mask"]`` (``int8``) for other libraries.
@@ -192,7 +194,9 @@ class SingleAgentEnv(gymnasium.Env):
         return self.state.observe(self.learner)
 
     def _info(self) -> dict[str, Any]:
-        return {"action_mask": self.state.legal_mask(self.learner), "seat": self.learner}
+        # A copy: a core may hand out a shared read-only mask, and Gymnasium requires
+        # fresh data in every returned info.
+        return {"action_mask": self.state.legal_mask(self.learner).copy(), "seat": self.learner}
 
     def _reward(self) -> float:
         state = self.state

@@ -183,6 +183,10 @@ class EvaluationConfig:
     #: uniformly random plies opening each game of several players, so that deterministic
     #: agents in a game without chance still play different, independent games
     random_opening_plies: int = setting(0, integer(0))
+    #: further tables to evaluate at, each a mapping of game options overriding
+    #: ``env_kwargs`` (e.g. ``{num_players: 4}``: the candidate against three copies of
+    #: each opponent); the observation must keep its shape across them
+    tables: list[dict[str, Any]] = setting([], list_of(Check("non-empty mapping of game options", lambda v: isinstance(v, dict) and bool(v), dict), non_empty=False))
 
 
 @dataclass
@@ -326,6 +330,13 @@ def _check_together(config: TrainConfig) -> None:
     for key, specs in agent_specs.items():
         for spec in specs:
             check_agent_spec(config.env, spec, key)
+    for options in config.evaluation.tables:
+        other = make_checked_game(config.env, {**config.env_kwargs, **options})
+        if other.observation_shape != game.observation_shape:
+            raise ConfigError(
+                f"evaluation.tables: {options} changes the observation shape {game.observation_shape} to "
+                f"{other.observation_shape}; a trained agent could not play there"
+            )
     _check_rollout(config)
 
 

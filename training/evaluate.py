@@ -211,11 +211,18 @@ def evaluate(
     return report
 
 
+def table_name(options: dict) -> str:
+    """Folder name of an extra evaluation table: ``{num_players: 4}`` -> ``num_players=4``."""
+    return ",".join(f"{key}={value}" for key, value in sorted(options.items()))
+
+
 def evaluate_run(run_dir: Path, games: int | None = None, seed: int = 10_000) -> str:
     """The closing evaluation of a trained run against its config's opponents; prints and saves the report.
 
     It goes to ``<run>/evaluation/``, or to a new dated ``evaluation-<date>-<time>/`` when
-    an earlier session of the run (before a ``--resume``) already wrote one there.
+    an earlier session of the run (before a ``--resume``) already wrote one there. The
+    run's own table comes first, then every table of ``evaluation.tables`` (game options
+    overriding the run's), each in its own subfolder.
     """
     config = yaml.safe_load((run_dir / CONFIG_FILE).read_text())
     evaluation = config.get("evaluation") or {}
@@ -223,15 +230,22 @@ def evaluate_run(run_dir: Path, games: int | None = None, seed: int = 10_000) ->
     out = run_dir / EVALUATION_DIR
     if out.exists():
         out = new_report_dir(run_dir, f"{EVALUATION_DIR}-")
-    report = evaluate(
-        config["env"],
-        specs,
-        games or evaluation.get("games", 1000),
-        seed,
-        out,
-        config.get("env_kwargs"),
-        evaluation.get("random_opening_plies", 0),
-    )
+    env_kwargs = config.get("env_kwargs") or {}
+    tables = [(out, env_kwargs)]
+    tables += [(out / table_name(t), {**env_kwargs, **t}) for t in evaluation.get("tables", [])]
+    reports = [
+        evaluate(
+            config["env"],
+            specs,
+            games or evaluation.get("games", 1000),
+            seed,
+            table_out,
+            options,
+            evaluation.get("random_opening_plies", 0),
+        )
+        for table_out, options in tables
+    ]
+    report = "\n".join(reports)
     print(report)
     print(f"Report written to {out}")
     return report
