@@ -38,6 +38,11 @@ def shared_policy(agent_id, episode, **kwargs) -> str:
     return SHARED_POLICY
 
 
+#: Seconds an iteration waits for the env runners' samples; RLlib's default (60 s) drops
+#: whole batches on a busy machine, leaving iterations that sampled nothing.
+SAMPLE_TIMEOUT_S = 900.0
+
+
 def build_config(env: str, workers: int, seed: int, env_options: dict | None = None, batch_size: int | None = None):
     """The ``PPOConfig``: the env's SB3 hyperparameters in RLlib's names, masked self-play."""
     from ray.rllib.algorithms.ppo import PPOConfig
@@ -55,7 +60,9 @@ def build_config(env: str, workers: int, seed: int, env_options: dict | None = N
     return (
         PPOConfig()
         .environment(rllib_env_name(env), env_config=dict(env_options or {}))
-        .env_runners(num_env_runners=workers, num_envs_per_env_runner=1, num_cpus_per_env_runner=1)
+        .env_runners(
+            num_env_runners=workers, num_envs_per_env_runner=1, num_cpus_per_env_runner=1, sample_timeout_s=SAMPLE_TIMEOUT_S
+        )
         .learners(num_learners=0)  # the learner runs in the driver
         .multi_agent(policies={SHARED_POLICY}, policy_mapping_fn=shared_policy)
         .rl_module(
