@@ -114,8 +114,9 @@ The `optimal` bot (`agents.inverted_dice_optimal.OptimalAgent`) plays that polic
 ## Global state, search and action names
 
 * `env.state()` (PettingZoo; `env.state_space` is `Box(0, 1)`) is every seat's
-  observation side by side, seat 0 first: shape (88 × players,). Together it holds the
-  whole position (every sheet, the dice, whose turn), for centralised critics.
+  observation side by side, seat 0 first: shape (players × observation size,),
+  e.g. (88,) solitaire and (218,) for two. Together it holds the whole position
+  (every sheet, the dice, whose turn), for centralised critics.
 * The rules-core state is `env.unwrapped.game_state`. **For search use
   `state.clone_resampled(rng)`**: the dice on the table stay and every roll to come is
   drawn from `rng`, so an expectimax or MCTS look-ahead samples futures. `state.clone()`
@@ -132,10 +133,10 @@ The `optimal` bot (`agents.inverted_dice_optimal.OptimalAgent`) plays that polic
 """
 
 from envs.aec import aec_api
-from envs.games.inverted_dice import InvertedDice
+from envs.games.inverted_dice import InvertedDiceV0
 from envs.single_agent import single_agent_api
 
-GAME = InvertedDice
+GAME = InvertedDiceV0
 raw_env, env = aec_api(GAME, "inverted_dice_v0", __name__)
 gym_env = single_agent_api(GAME, __name__)
 

@@ -1,7 +1,7 @@
 """Every registered env as the libraries a researcher plugs it into use it.
 
-Parametrized over ``envs.registry.ENVS``, so a new game is held to these contracts as
-soon as it is registered: PettingZoo's ``state()`` checker, SB3's ``make_vec_env`` with
+Parametrized over ``envs.registry.ENVS`` and the superseded ``LEGACY_ENVS``, so a new
+game is held to these contracts as soon as it is registered: PettingZoo's ``state()`` checker, SB3's ``make_vec_env`` with
 its defaults (it asks for ``render_mode="rgb_array"``), legal sampling and identical
 continuation after ``deepcopy`` and ``pickle``, chance that a search can resample, a
 canonical key, and action names that read back to ids.
@@ -21,6 +21,7 @@ from pettingzoo.test.state_test import test_state_space as pettingzoo_state_spac
 
 import envs  # noqa: F401  (registers the ids)
 from envs import ENVS, IllegalActionError
+from envs.registry import LEGACY_ENVS
 from envs.games.dice_rounds import DiceRoundsGame
 
 
@@ -29,8 +30,10 @@ def player_counts(entry) -> list[int]:
     return sorted({game_class.min_players, game_class.default_players, game_class.max_players})
 
 
-CASES = [pytest.param(entry, n, id=f"{name}-{n}p") for name, entry in ENVS.items() for n in player_counts(entry)]
-NAMES = list(ENVS)
+#: Every env registered with Gymnasium and PettingZoo, superseded versions included.
+ENTRIES = {entry.versioned_name: entry for entry in (*ENVS.values(), *LEGACY_ENVS)}
+CASES = [pytest.param(entry, n, id=f"{name}-{n}p") for name, entry in ENTRIES.items() for n in player_counts(entry)]
+NAMES = list(ENTRIES)
 
 
 @pytest.mark.parametrize("entry, num_players", CASES)
@@ -48,7 +51,7 @@ def test_pettingzoo_state_test_passes_without_a_warning(entry, num_players):
 def test_sb3_make_vec_env_with_its_defaults(name):
     from stable_baselines3.common.env_util import make_vec_env
 
-    vec_env = make_vec_env(ENVS[name].gym_id, n_envs=2, seed=0)
+    vec_env = make_vec_env(ENTRIES[name].gym_id, n_envs=2, seed=0)
     assert vec_env.render_mode == "rgb_array"
     vec_env.reset()
     for _ in range(5):
@@ -61,7 +64,7 @@ def test_sb3_make_vec_env_with_its_defaults(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_rgb_array_frames_keep_one_size_through_a_game(name):
-    env = gymnasium.make(ENVS[name].gym_id, render_mode="rgb_array")
+    env = gymnasium.make(ENTRIES[name].gym_id, render_mode="rgb_array")
     env.reset(seed=1)
     shape = env.render().shape
     done = False
@@ -78,7 +81,7 @@ def test_gymnasium_record_video(name, tmp_path):
     pytest.importorskip("moviepy", reason="Gymnasium's RecordVideo needs moviepy")
     from gymnasium.wrappers import RecordVideo
 
-    env = RecordVideo(gymnasium.make(ENVS[name].gym_id, render_mode="rgb_array"), str(tmp_path), disable_logger=True)
+    env = RecordVideo(gymnasium.make(ENTRIES[name].gym_id, render_mode="rgb_array"), str(tmp_path), disable_logger=True)
     env.reset(seed=0)
     done = False
     while not done:
@@ -96,7 +99,7 @@ def _copies(env):
 @pytest.mark.parametrize("form", ["gymnasium.make", "unwrapped"])
 @pytest.mark.parametrize("name", NAMES)
 def test_gymnasium_copies_sample_legally_and_continue_identically(name, form):
-    env = gymnasium.make(ENVS[name].gym_id)
+    env = gymnasium.make(ENTRIES[name].gym_id)
     if form == "unwrapped":
         env = env.unwrapped
     env.reset(seed=3)
@@ -116,7 +119,7 @@ def test_gymnasium_copies_sample_legally_and_continue_identically(name, form):
 @pytest.mark.parametrize("form", ["env", "raw_env"])
 @pytest.mark.parametrize("name", NAMES)
 def test_pettingzoo_copies_sample_legally_and_continue_identically(name, form):
-    env = getattr(ENVS[name].load_module(), form)()
+    env = getattr(ENTRIES[name].load_module(), form)()
     env.reset(seed=3)
     for i, agent in enumerate(env.possible_agents):
         env.action_space(agent).seed(i)  # an unseeded space would seed itself afresh in each copy
@@ -140,7 +143,7 @@ def test_pettingzoo_copies_sample_legally_and_continue_identically(name, form):
 
 
 def _random_prefix(name: str, seed: int, moves: int):
-    game = ENVS[name].game_class()()
+    game = ENTRIES[name].game_class()()
     rng = np.random.default_rng(seed)
     state = game.new_initial_state(rng)
     for _ in range(moves):
@@ -177,13 +180,13 @@ def test_clone_resampled_keeps_the_table_and_draws_the_future_from_its_generator
     assert state.key() == before, "resampling must not touch the original"
 
 
-DICE_GAMES = [name for name in NAMES if issubclass(ENVS[name].game_class(), DiceRoundsGame)]
+DICE_GAMES = [name for name in NAMES if issubclass(ENTRIES[name].game_class(), DiceRoundsGame)]
 
 
 @pytest.mark.parametrize("name", DICE_GAMES)
 def test_a_resampled_dice_game_cannot_peek_at_the_real_dice(name):
     """Two games that differ only in dice not yet rolled resample to the same futures."""
-    game = ENVS[name].game_class()()
+    game = ENTRIES[name].game_class()()
     tapes = np.random.default_rng(0).integers(1, 7, size=(2, *game.tape_shape))
     tapes[1, :, 0, 0] = tapes[0, :, 0, 0]  # the same first roll, different dice after it
     states = [game.new_state_from_tape(tape) for tape in tapes]
@@ -208,7 +211,7 @@ def test_states_have_a_canonical_key(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_action_from_name_is_the_inverse_of_action_name_for_every_id(name):
-    game = ENVS[name].game_class()()
+    game = ENTRIES[name].game_class()()
     for action in range(game.num_actions):
         assert game.action_from_name(game.action_name(action)) == action
     with pytest.raises(IllegalActionError, match="no action is named 'fly away'"):
