@@ -7,6 +7,10 @@ seat order; no agent's observation shows another's pending choice, so this is th
 game as the Parallel form (:mod:`envs.parallel`), as PettingZoo's ``parallel_to_aec``
 plays it, and such a game's env is marked ``is_parallelizable``.
 
+``state()`` is the global, full-information state of PettingZoo's contract (centralised
+critics, MAPPO): :meth:`GameState.state_tensor`, within ``state_space``. The rules-core
+state itself is ``env.unwrapped.game_state``.
+
 Rewards (``reward_mode``):
 
 * ``"score"``: every step pays each player the points they gained on it (bonuses when
@@ -17,6 +21,7 @@ Rewards (``reward_mode``):
 
 from __future__ import annotations
 
+import functools
 from typing import Any, ClassVar
 
 import numpy as np
@@ -26,6 +31,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from envs.core import Game, GameState, IllegalActionError
+from envs.spaces import LegalActionSpace
 
 REWARD_MODES = ("score", "win")
 #: What stepping a finished game raises (:class:`IllegalActionError`) says, in every form.
@@ -108,11 +114,36 @@ class GameAECEnv(AECEnv):
                 "action_mask": spaces.Box(0, 1, shape=(self.game.num_actions,), dtype=np.int8),
             }
         )
-        action_space = spaces.Discrete(self.game.num_actions)
         self.observation_spaces = {a: observation_space for a in self.possible_agents}
-        self.action_spaces = {a: action_space for a in self.possible_agents}
+        self.action_spaces = {a: LegalActionSpace(self.game.num_actions) for a in self.possible_agents}
+        self._link_action_spaces()
+        low, high = self.game.state_bounds()
+        self.state_space = spaces.Box(low=low, high=high, shape=self.game.state_shape, dtype=np.float32)
         self.np_random, self.np_random_seed = seeding.np_random(None)
-        self.state: GameState | None = None
+        self.game_state: GameState | None = None
+
+    def _link_action_spaces(self) -> None:
+        """Let each agent's ``action_space(agent).sample()`` draw from that agent's legal moves."""
+        for agent, space in self.action_spaces.items():
+            space.link(functools.partial(self._sampling_mask, agent))
+
+    def _sampling_mask(self, agent: str) -> np.ndarray | None:
+        state = self.game_state
+        seat = self._seat[agent]
+        if state is None or seat not in state.acting_players():
+            return None
+        return state.legal_mask(seat)
+
+    def __setstate__(self, state: dict) -> None:
+        # A pickled or deep-copied space lost its link to the env (see LegalActionSpace).
+        self.__dict__.update(state)
+        self._link_action_spaces()
+
+    def state(self) -> np.ndarray:
+        """The global state (PettingZoo API): every player's part of the position, see the env card."""
+        if self.game_state is None:
+            raise RuntimeError("call reset() before state()")
+        return self.game_state.state_tensor()
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -123,19 +154,19 @@ class GameAECEnv(AECEnv):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
             self.np_random, self.np_random_seed = seeding.np_random(seed)
-        self.state = self.game.new_initial_state(self.np_random)
+        self.game_state = self.game.new_initial_state(self.np_random)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
-        self._last_scores = self.state.scores()
-        self.agent_selection = self.possible_agents[self.state.acting_players()[0]]
+        self._last_scores = self.game_state.scores()
+        self.agent_selection = self.possible_agents[self.game_state.acting_players()[0]]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat[agent]
-        return {"observation": self.state.observe(seat), "action_mask": self.state.legal_mask(seat)}
+        return {"observation": self.game_state.observe(seat), "action_mask": self.game_state.legal_mask(seat)}
 
     def step(self, action: int | None) -> None:
         """Play ``action`` for ``agent_selection``.
@@ -152,7 +183,7 @@ class GameAECEnv(AECEnv):
                 raise IllegalActionError(f"{GAME_OVER} ({agent} is done: step(None) removes it, PettingZoo's convention)")
             self._was_dead_step(action)
             return
-        state = self.state
+        state = self.game_state
         seat = self._seat[agent]
         state.apply(seat, action)
         self._cumulative_rewards[agent] = 0.0
@@ -170,11 +201,11 @@ class GameAECEnv(AECEnv):
             self.render()
 
     def _step_rewards(self) -> dict[str, float]:
-        rewards, self._last_scores = step_rewards(self.state, self.reward_mode, self._last_scores)
+        rewards, self._last_scores = step_rewards(self.game_state, self.reward_mode, self._last_scores)
         return {a: float(rewards[i]) for i, a in enumerate(self.possible_agents)}
 
     def render(self):
-        return render_state(self.state, self.render_mode)
+        return render_state(self.game_state, self.render_mode)
 
     def close(self) -> None:
         pass

@@ -23,11 +23,24 @@ ecosystem's APIs, so the interface covers every shape of turn our games have:
   was created with, and from nothing else, so the same seed gives the same game.
 * **Hidden information** (Roll Five's cards): ``observe(player)`` shows only what that
   player may see.
+
+Beyond the rules, every state offers what search and multi-agent learners ask for, each
+with a default that fits most games:
+
+* **A global state** (``state_tensor()``, PettingZoo's ``state()``): by default every
+  seat's observation side by side, which is full information and Markov when, as here,
+  each player's observation covers their own part of the position.
+* **Chance for search** (``clone_resampled(rng)``): a copy whose chance still to come is
+  drawn afresh, so a look-ahead cannot peek at the real future dice or cards. Every game
+  implements it (a game without chance returns ``clone()``).
+* **A canonical key** (``key()``, behind ``==`` and ``hash``) for transposition tables.
+* **Action names both ways**: ``game.action_from_name(game.action_name(a)) == a``.
 """
 
 from __future__ import annotations
 
 import abc
+from collections.abc import Hashable
 from typing import Any, ClassVar
 
 import numpy as np
@@ -94,6 +107,38 @@ class Game(abc.ABC):
     def observation_bounds(self) -> tuple[float, float]:
         """Lower and upper bound of every observation entry."""
         return 0.0, 1.0
+
+    @property
+    def state_shape(self) -> tuple[int, ...]:
+        """Shape of :meth:`GameState.state_tensor`: by default every seat's observation, flat."""
+        return (self.num_players * int(np.prod(self.observation_shape)),)
+
+    def state_bounds(self) -> tuple[float, float]:
+        """Lower and upper bound of every state entry (by default the observation's)."""
+        return self.observation_bounds()
+
+    def action_from_name(self, name: str) -> int:
+        """The action id whose :meth:`action_name` is exactly ``name`` (its inverse).
+
+        For text interfaces, logs and replays. The table of all names is built on first
+        use; an unknown name raises :class:`IllegalActionError` with examples of valid ones.
+        """
+        ids = self.__dict__.get("_action_ids")
+        if ids is None:
+            ids = {}
+            for action in range(self.num_actions):
+                label = self.action_name(action)
+                if label in ids:
+                    raise ValueError(f"{self.name}: actions {ids[label]} and {action} are both named {label!r}")
+                ids[label] = action
+            self._action_ids = ids
+        try:
+            return ids[name]
+        except (KeyError, TypeError):
+            examples = ", ".join(repr(self.action_name(a)) for a in (0, self.num_actions - 1))
+            raise IllegalActionError(
+                f"{self.name}: no action is named {name!r}; names look like {examples}"
+            ) from None
 
     def score_bounds(self) -> tuple[float, float]:
         """Lower and upper bound of every player's score, at every moment of every game.
@@ -180,7 +225,50 @@ class GameState(abc.ABC):
 
     @abc.abstractmethod
     def clone(self) -> GameState:
-        """An independent copy (sharing nothing mutable), e.g. for search."""
+        """An independent copy (sharing nothing mutable) that continues exactly as this one.
+
+        The copy keeps the chance to come (the same dice will fall), which suits replays
+        and tests; a search must use :meth:`clone_resampled` instead.
+        """
+
+    def clone_resampled(self, rng: np.random.Generator) -> GameState:
+        """An independent copy whose chance events still to come are drawn from ``rng``.
+
+        What is on the table stays; only the future (dice not yet rolled, cards not yet
+        dealt) is redrawn, so an expectimax or MCTS look-ahead samples futures instead of
+        seeing the real one. A game without chance returns :meth:`clone`. Every game must
+        implement it: there is no safe default.
+        """
+        raise NotImplementedError(f"{self.game.name}: clone_resampled() is not implemented")
+
+    def state_tensor(self) -> np.ndarray:
+        """``float32`` array of ``game.state_shape``: the whole position (PettingZoo ``state()``).
+
+        Full information and Markov: together with the chance still to come it decides
+        the rest of the game. The default stacks every seat's observation, seat 0 first,
+        which is enough when each player's observation covers their own part of the
+        position; a game whose observations leave something out overrides it (and
+        ``Game.state_shape``). Entries lie within ``game.state_bounds()``.
+        """
+        return np.concatenate([self.observe(p).ravel() for p in range(self.game.num_players)])
+
+    def key(self) -> Hashable:
+        """A canonical key of the position, equal for states that play on identically.
+
+        Behind ``==`` and ``hash()``, for transposition tables. The chance still to come
+        is not part of it. The default is the bytes of :meth:`state_tensor`; games may
+        override it with something cheaper. A state's key changes as it is played, so a
+        table should hold clones (or keys), not states still in play.
+        """
+        return self.state_tensor().tobytes()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, GameState):
+            return NotImplemented
+        return type(self) is type(other) and self.game.options() == other.game.options() and self.key() == other.key()
+
+    def __hash__(self) -> int:
+        return hash(self.key())
 
     def stats(self, player: int) -> dict[str, float]:
         """Per-player episode statistics that evaluation summarises (e.g. bonus rates)."""

@@ -135,6 +135,16 @@ is how the search bot plans from what it is given).
 * Invers has no chance: the seed changes nothing in the game.
 * `max_plies` (house rule, default 400) is the truncation limit; any positive integer.
 
+## Global state, search and action names
+
+* `env.state()` (PettingZoo; `env.state_space` is `Box(0, 1)`) is both seats'
+  observations side by side, yellow's first: shape (302,).
+* The rules-core state is `env.unwrapped.game_state`. Invers has no chance, so
+  `state.clone_resampled(rng)` is `state.clone()`; search code written for every game
+  should call `clone_resampled`. States compare with `==` and hash by position
+  (`state.key()`) for transposition tables.
+* `game.action_from_name("row 3 →")` is the exact inverse of `game.action_name`.
+
 ## Version history
 
 * v0: initial release.

@@ -33,8 +33,8 @@ env = gymnasium.make("InvertedDice-v0", num_players=2, opponents=bot)
 
 Keyword arguments: `num_players` (1..5, default 1), `free_cross_out` (default False),
 `reward_mode` (`"score"` or `"win"`, default by player count), `render_mode`
-(`"ansi"`, `"human"`). The Gymnasium env also takes `opponents` and `learner_seat`
-(see `envs.single_agent`).
+(`"ansi"`, `"human"`, `"rgb_array"`). The Gymnasium env also takes `opponents` and
+`learner_seat` (see `envs.single_agent`).
 
 ## Turn and the dice
 
@@ -113,6 +113,22 @@ Optimal play (exact solver, `python -m agents.inverted_dice_solver`) scores 226.
 average (standard deviation 34.45). `free_cross_out=True` leaves the optimum unchanged:
 crossing out instead of scoring, or before the third roll, never gains in expectation.
 The `optimal` bot (`agents.inverted_dice_optimal.OptimalAgent`) plays that policy.
+
+## Global state, search and action names
+
+* `env.state()` (PettingZoo; `env.state_space` is `Box(0, 1)`) is every seat's
+  observation side by side, seat 0 first: shape (players × observation size,),
+  e.g. (88,) solitaire and (218,) for two. Together it holds the whole position
+  (every sheet, the dice, whose turn), for centralised critics.
+* The rules-core state is `env.unwrapped.game_state`. **For search use
+  `state.clone_resampled(rng)`**: the dice on the table stay and every roll to come is
+  drawn from `rng`, so an expectimax or MCTS look-ahead samples futures. `state.clone()`
+  keeps the game's real future dice (the dice tape) and is for replays and tests only.
+  States compare with `==` and hash by position (`state.key()`), never by future dice,
+  for transposition tables.
+* `game.action_from_name("reroll dice 1,3")` is the exact inverse of `game.action_name`.
+* `render_mode="rgb_array"` draws the dice and the score sheet; `python -m envs.record
+  --env inverted_dice --agent heuristic out.gif` records a whole game.
 
 ## Version history
 

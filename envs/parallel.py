@@ -12,9 +12,11 @@ All actions of a step are checked before any is applied, so an illegal one raise
 :class:`~envs.core.IllegalActionError` and leaves the game unchanged. An agent that is
 not to act may be left out of the actions or given ``None``.
 
-The action spaces sample legal actions (:class:`envs.single_agent.LegalActionSpace`),
+The action spaces sample legal actions (:class:`envs.spaces.LegalActionSpace`),
 so ``env.action_space(agent).sample()`` plays a legal move, as PettingZoo's
-``parallel_seed_test`` expects.
+``parallel_seed_test`` expects, copies of the env included. ``state()`` is the global
+state of the AEC form (:meth:`envs.core.GameState.state_tensor`, within ``state_space``);
+the rules-core state itself is ``env.game_state``.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from pettingzoo import ParallelEnv
 
 from envs.aec import check_render_mode, observation_box, render_state, resolve_reward_mode, step_rewards
 from envs.core import Game, GameState, IllegalActionError
-from envs.single_agent import LegalActionSpace
+from envs.spaces import LegalActionSpace
 
 
 class GameParallelEnv(ParallelEnv):
@@ -55,12 +57,27 @@ class GameParallelEnv(ParallelEnv):
             }
         )
         self.observation_spaces = {a: observation_space for a in self.possible_agents}
-        self.action_spaces = {
-            agent: LegalActionSpace(self.game.num_actions, self._legal_mask_of(seat))
-            for seat, agent in enumerate(self.possible_agents)
-        }
+        self.action_spaces = {agent: LegalActionSpace(self.game.num_actions) for agent in self.possible_agents}
+        self._link_action_spaces()
+        low, high = self.game.state_bounds()
+        self.state_space = spaces.Box(low=low, high=high, shape=self.game.state_shape, dtype=np.float32)
         self.np_random, self.np_random_seed = seeding.np_random(None)
-        self.state: GameState | None = None
+        self.game_state: GameState | None = None
+
+    def _link_action_spaces(self) -> None:
+        for seat, agent in enumerate(self.possible_agents):
+            self.action_spaces[agent].link(self._legal_mask_of(seat))
+
+    def __setstate__(self, state: dict) -> None:
+        # A pickled or deep-copied space lost its link to the env (see LegalActionSpace).
+        self.__dict__.update(state)
+        self._link_action_spaces()
+
+    def state(self) -> np.ndarray:
+        """The global state (PettingZoo API), as in the AEC form."""
+        if self.game_state is None:
+            raise RuntimeError("call reset() before state()")
+        return self.game_state.state_tensor()
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -70,22 +87,23 @@ class GameParallelEnv(ParallelEnv):
 
     def _legal_mask_of(self, seat: int):
         def legal_mask() -> np.ndarray | None:
-            if self.state is None or seat not in self.state.acting_players():
+            state = self.game_state
+            if state is None or seat not in state.acting_players():
                 return None
-            return self.state.legal_mask(seat)
+            return state.legal_mask(seat)
 
         return legal_mask
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         if seed is not None:
             self.np_random, self.np_random_seed = seeding.np_random(seed)
-        self.state = self.game.new_initial_state(self.np_random)
+        self.game_state = self.game.new_initial_state(self.np_random)
         self.agents = self.possible_agents[:]
-        self._last_scores = self.state.scores()
+        self._last_scores = self.game_state.scores()
         return self._observations(self.agents), {a: {} for a in self.agents}
 
     def step(self, actions: dict[str, Any]):
-        state = self.state
+        state = self.game_state
         if state is None or not self.agents:
             raise IllegalActionError(f"{self.game.name}: the episode is over or not started; call reset() first")
         unknown = set(actions) - set(self.agents)
@@ -131,11 +149,11 @@ class GameParallelEnv(ParallelEnv):
         return [self.possible_agents[s] for s in seats]
 
     def _observations(self, agents: list[str]) -> dict[str, dict[str, np.ndarray]]:
-        state, seat = self.state, self._seat
+        state, seat = self.game_state, self._seat
         return {a: {"observation": state.observe(seat[a]), "action_mask": state.legal_mask(seat[a])} for a in agents}
 
     def render(self):
-        return render_state(self.state, self.render_mode)
+        return render_state(self.game_state, self.render_mode)
 
     def close(self) -> None:
         pass

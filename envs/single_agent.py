@@ -22,36 +22,10 @@ from typing import Any, ClassVar, Protocol
 
 import gymnasium
 import numpy as np
-from gymnasium import spaces
 
 from envs.aec import GAME_OVER, check_render_mode, observation_box, render_state, resolve_reward_mode
 from envs.core import Game, GameState, IllegalActionError
-
-
-class LegalActionSpace(spaces.Discrete):
-    """``Discrete(n)`` whose ``sample()`` draws uniformly from the env's legal actions.
-
-    With an explicit ``mask`` or ``probability`` it is Gymnasium's ``Discrete.sample``.
-    Without, it asks the env for the current legal mask, so the idiomatic random loop
-    ``env.step(env.action_space.sample())`` plays legal moves (and Gymnasium's
-    ``check_env`` exercises real transitions). Before ``reset`` and after the end of an
-    episode it samples the whole space. The link to the env is not pickled: a space
-    saved with a model is a plain ``Discrete``.
-    """
-
-    def __init__(self, n: int, legal_mask=None):
-        super().__init__(n)
-        self._legal_mask = legal_mask
-
-    def sample(self, mask=None, probability=None):
-        if mask is None and probability is None and self._legal_mask is not None:
-            mask = self._legal_mask()
-        return super().sample(mask=mask, probability=probability)
-
-    def __getstate__(self):
-        state = dict(self.__dict__)
-        state["_legal_mask"] = None
-        return state
+from envs.spaces import LegalActionSpace
 
 
 OPPONENTS_EXPECTED = "None (random), a bot name such as \"heuristic\", an object with act(observation, action_mask), or a list of those (one per other seat)"
@@ -98,7 +72,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.opponents = self._opponent_list(opponents, n - 1)
         self.observation_space = observation_box(self.game)
         self.action_space = LegalActionSpace(self.game.num_actions, self._sampling_mask)
-        self.state: GameState | None = None
+        self.game_state: GameState | None = None
         self.learner = 0
 
     def _opponent_list(self, opponents, count: int) -> list[Policy | None]:
@@ -129,6 +103,11 @@ class SingleAgentEnv(gymnasium.Env):
             raise TypeError(f"each opponent must be None (random), a bot name or an object with act(observation, action_mask), got {opponent!r}")
         return opponent
 
+    def __setstate__(self, state: dict) -> None:
+        # A pickled or deep-copied space lost its link to the env (see LegalActionSpace).
+        self.__dict__.update(state)
+        self.action_space.link(self._sampling_mask)
+
     def set_opponents(self, opponents: Policy | Sequence[Policy] | None) -> None:
         """Replace the opponents from the next step on (self-play swaps them in here)."""
         self.opponents = self._opponent_list(opponents, self.game.num_players - 1)
@@ -143,13 +122,13 @@ class SingleAgentEnv(gymnasium.Env):
         for opponent in self.opponents:
             if opponent is not None and hasattr(opponent, "reset"):
                 opponent.reset(seed=int(self._opponent_rng.integers(2**63)))
-        self.state = self.game.new_initial_state(rng)
-        self._last_score = self.state.scores()[self.learner]
+        self.game_state = self.game.new_initial_state(rng)
+        self._last_score = self.game_state.scores()[self.learner]
         self._play_opponents()
         return self._observation(), self._info()
 
     def step(self, action):
-        state = self.state
+        state = self.game_state
         if state is None:
             raise gymnasium.error.ResetNeeded("call reset() before step()")
         if state.is_terminal():
@@ -165,18 +144,18 @@ class SingleAgentEnv(gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the learner's legal actions (sb3-contrib ``MaskablePPO``)."""
-        return self.state.legal_mask(self.learner).astype(bool)
+        return self.game_state.legal_mask(self.learner).astype(bool)
 
     def _sampling_mask(self) -> np.ndarray | None:
-        if self.state is None or self.state.is_terminal():
+        if self.game_state is None or self.game_state.is_terminal():
             return None
-        return self.state.legal_mask(self.learner)
+        return self.game_state.legal_mask(self.learner)
 
     def render(self):
-        return render_state(self.state, self.render_mode)
+        return render_state(self.game_state, self.render_mode)
 
     def _play_opponents(self) -> None:
-        state = self.state
+        state = self.game_state
         while not state.is_terminal():
             acting = state.acting_players()
             if self.learner in acting:
@@ -191,15 +170,15 @@ class SingleAgentEnv(gymnasium.Env):
             state.apply(seat, action)
 
     def _observation(self) -> np.ndarray:
-        return self.state.observe(self.learner)
+        return self.game_state.observe(self.learner)
 
     def _info(self) -> dict[str, Any]:
         # A copy: a core may hand out a shared read-only mask, and Gymnasium requires
         # fresh data in every returned info.
-        return {"action_mask": self.state.legal_mask(self.learner).copy(), "seat": self.learner}
+        return {"action_mask": self.game_state.legal_mask(self.learner).copy(), "seat": self.learner}
 
     def _reward(self) -> float:
-        state = self.state
+        state = self.game_state
         if self.reward_mode == "score":
             score = state.scores()[self.learner]
             gained = score - self._last_score

@@ -32,8 +32,8 @@ env = gymnasium.make("SixHundred-v0", num_players=2, opponents=bot)
 ```
 
 Keyword arguments: `num_players` (1..6, default 1), `reward_mode` (`"score"` or
-`"win"`, default by player count), `render_mode` (`"ansi"`, `"human"`). The Gymnasium
-env also takes `opponents` and `learner_seat` (see `envs.single_agent`).
+`"win"`, default by player count), `render_mode` (`"ansi"`, `"human"`, `"rgb_array"`).
+The Gymnasium env also takes `opponents` and `learner_seat` (see `envs.single_agent`).
 
 ## Turn and the dice
 
@@ -136,6 +136,23 @@ so nothing is hidden. Named offsets: `envs.games.six_hundred.OBS_*`.
   round 2, ...); highest total wins; equal totals share the win.
 * Chance uses a decision-independent dice tape (see `envs.games.six_hundred`): the same
   seed gives every agent the same dice.
+
+## Global state, search and action names
+
+* `env.state()` (PettingZoo; `env.state_space` is `Box(0, 1)`) is every seat's
+  observation side by side, seat 0 first: shape (players × observation size,),
+  e.g. (120,) solitaire and (314,) for two. Together it holds the whole position
+  (every sheet, the dice, whose turn), for centralised critics.
+* The rules-core state is `env.unwrapped.game_state`. **For search use
+  `state.clone_resampled(rng)`**: the dice on the table stay and every roll to come is
+  drawn from `rng`, so an expectimax or MCTS look-ahead samples futures. `state.clone()`
+  keeps the game's real future dice (the dice tape) and is for replays and tests only.
+  States compare with `==` and hash by position (`state.key()`), never by future dice,
+  for transposition tables.
+* `game.action_from_name("lock dice 1,2 and roll the rest")` is the exact inverse of
+  `game.action_name`.
+* `render_mode="rgb_array"` draws the dice and the score sheet; `python -m envs.record
+  --env six_hundred --agent heuristic out.gif` records a whole game.
 
 ## Version history
 

@@ -249,7 +249,7 @@ def play_checked(module: ModuleType, kwargs: dict, seed: int, checks: Counter) -
     """One random legal game with every check; raises InvariantViolation on the first breach."""
     env = module.raw_env(**kwargs)
     env.reset(seed=seed)
-    state = env.state
+    state = env.game_state
     game = env.game
     checker = GameChecker(game, checks)
     seats = {agent: i for i, agent in enumerate(env.possible_agents)}

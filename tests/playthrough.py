@@ -50,8 +50,8 @@ def record(version: str, seed: int = SEED) -> str:
         rewards = {a: r for a, r in env.rewards.items() if r}
         if rewards:
             lines.append(f"rewards {rewards}")
-    lines.append(env.state.render())
-    lines.append(f"scores {env.state.scores().tolist()} returns {env.state.returns().tolist()}")
+    lines.append(env.game_state.render())
+    lines.append(f"scores {env.game_state.scores().tolist()} returns {env.game_state.returns().tolist()}")
     return "\n".join(lines) + "\n"
 
 

@@ -3,7 +3,9 @@
 * Every ```python block of the README, of each registered env's card (its module
   docstring, found through ``envs.registry.ENVS`` and ``LEGACY_ENVS`` so a new game or
   version is covered as soon as it is registered) and of ``docs/`` is executed in a fresh namespace from the repository
-  root, exactly as a reader would paste it.
+  root, exactly as a reader would paste it. A block for a library that is not a
+  dependency says so after the language, ```python requires=ray, and is skipped when
+  that module is not installed (the same holds for ```bash blocks).
 * Every command of a ```bash block of the README names something that exists: a
   ``make`` target of the Makefile, a script / module of the repository whose
   ``--help`` succeeds and lists every ``--flag`` the line mentions (its comment
@@ -16,6 +18,7 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import io
 import re
 import runpy
@@ -34,17 +37,34 @@ README = ROOT / "README.md"
 DOCS = sorted((ROOT / "docs").rglob("*.md"))
 REGISTERED = (*ENVS.values(), *LEGACY_ENVS)  #: every env module a user can make
 
-FENCE = re.compile(r"^(?P<indent>[ \t]*)```(?P<lang>\w*)[ \t]*\n(?P<body>.*?)^(?P=indent)```[ \t]*$", re.M | re.S)
+FENCE = re.compile(
+    r"^(?P<indent>[ \t]*)```(?P<lang>\w*)(?P<info>[^\n`]*)\n(?P<body>.*?)^(?P=indent)```[ \t]*$", re.M | re.S
+)
+REQUIRES = re.compile(r"\brequires=(?P<module>[\w.]+)")
 
 
-def code_blocks(text: str, lang: str) -> list[str]:
+class Block(str):
+    """A fenced block's dedented body; ``requires`` names the module it needs, if any."""
+
+    requires: str | None = None
+
+
+def code_blocks(text: str, lang: str) -> list[Block]:
     """The bodies of the fenced blocks of ``text`` in language ``lang``, dedented."""
     blocks = []
     for match in FENCE.finditer(text):
         if match["lang"] == lang:
             indent = len(match["indent"])
-            blocks.append("".join(line[indent:] for line in match["body"].splitlines(keepends=True)))
+            block = Block("".join(line[indent:] for line in match["body"].splitlines(keepends=True)))
+            required = REQUIRES.search(match["info"])
+            block.requires = required["module"] if required else None
+            blocks.append(block)
     return blocks
+
+
+def skip_unless_installed(block: Block) -> None:
+    if block.requires and importlib.util.find_spec(block.requires) is None:
+        pytest.skip(f"the block needs {block.requires}, which is not installed")
 
 
 def documents() -> list[tuple[str, str]]:
@@ -70,6 +90,7 @@ def test_every_env_card_has_a_python_snippet():
 
 @pytest.mark.parametrize("source", PYTHON_SNIPPETS)
 def test_python_snippet_runs_as_printed(source, monkeypatch):
+    skip_unless_installed(source)
     monkeypatch.chdir(ROOT)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a snippet's job is to run; library warnings are not its failures
@@ -77,10 +98,11 @@ def test_python_snippet_runs_as_printed(source, monkeypatch):
 
 
 # -- shell blocks ----------------------------------------------------------------------
-def shell_commands() -> list[str]:
+def shell_commands() -> list[pytest.param]:
     commands = []
     for block in code_blocks(README.read_text(), "bash"):
-        commands += [line.strip() for line in block.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+        lines = [line.strip() for line in block.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+        commands += [pytest.param(line, block, id=line.partition("#")[0].strip()) for line in lines]
     return commands
 
 
@@ -107,8 +129,9 @@ def run_help(argv0: str, module: str | None) -> str:
     return out.getvalue()
 
 
-@pytest.mark.parametrize("command", shell_commands(), ids=lambda command: command.partition("#")[0].strip())
-def test_shell_command_names_what_exists(command, monkeypatch):
+@pytest.mark.parametrize("command, block", shell_commands())
+def test_shell_command_names_what_exists(command, block, monkeypatch):
+    skip_unless_installed(block)
     monkeypatch.chdir(ROOT)
     code, _, comment = command.partition("#")
     words = shlex.split(code)

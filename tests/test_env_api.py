@@ -85,7 +85,7 @@ def test_random_play_invariants_through_the_aec_env(entry, num_players):
         rng = np.random.default_rng(num_players)
         for seed in range(8):
             env.reset(seed=seed)
-            initial_scores = env.unwrapped.state.scores()
+            initial_scores = env.unwrapped.game_state.scores()
             returns = dict.fromkeys(env.possible_agents, 0.0)
             steps = 0
             for agent in env.agent_iter():
@@ -99,7 +99,7 @@ def test_random_play_invariants_through_the_aec_env(entry, num_players):
                 assert env.observation_space(agent).contains(obs)
                 env.step(int(rng.choice(np.flatnonzero(mask))))
                 steps += 1
-            state = env.unwrapped.state
+            state = env.unwrapped.game_state
             assert state.is_terminal() and steps <= env.unwrapped.game.max_game_length
             expected = state.scores() - initial_scores if reward_mode == "score" else state.returns()
             assert [returns[a] for a in env.possible_agents] == pytest.approx(expected.tolist())

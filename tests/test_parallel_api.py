@@ -87,7 +87,7 @@ def test_random_play_fuzz_through_the_parallel_env(entry, num_players):
             returns = dict.fromkeys(env.possible_agents, 0.0)
             steps = 0
             while env.agents:
-                acting = [env.possible_agents[p] for p in env.state.acting_players()]
+                acting = [env.possible_agents[p] for p in env.game_state.acting_players()]
                 assert acting and set(acting) <= set(env.agents)
                 for agent in env.agents:
                     assert env.observation_space(agent).contains(observations[agent])
@@ -97,7 +97,7 @@ def test_random_play_fuzz_through_the_parallel_env(entry, num_players):
                 for agent, reward in rewards.items():
                     returns[agent] += reward
                 steps += len(actions)
-            state = env.state
+            state = env.game_state
             assert state.is_terminal() and steps <= env.game.max_game_length
             expected = state.scores() if reward_mode == "score" else state.returns()
             assert [returns[a] for a in env.possible_agents] == pytest.approx(expected.tolist())

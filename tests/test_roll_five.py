@@ -231,7 +231,7 @@ def test_a_parallel_step_resolves_every_players_choice_at_once():
     observations, _ = env.reset(seed=4)
     actions = {a: int(np.flatnonzero(observations[a]["action_mask"])[0]) for a in env.agents}
     observations, rewards, terminations, truncations, _ = env.step(actions)
-    state = env.state
+    state = env.game_state
     assert state.turn == 2 and state.acting_players() == (0, 1, 2)
     for seat, agent in enumerate(env.possible_agents):
         assert sum(1 for d in state.dice(seat) if d) == 1
@@ -250,7 +250,7 @@ def test_a_parallel_game_takes_six_steps_and_removes_its_agents_at_the_end():
         observations, rewards, terminations, truncations, _ = env.step(actions)
         steps += 1
     assert steps == 6 and all(terminations.values()) and not any(truncations.values())
-    assert [rewards[a] for a in env.possible_agents] == env.state.returns().tolist()
+    assert [rewards[a] for a in env.possible_agents] == env.game_state.returns().tolist()
 
 
 def test_parallel_step_checks_every_action_before_applying_any():
@@ -260,7 +260,7 @@ def test_parallel_step_checks_every_action_before_applying_any():
     illegal = int(np.flatnonzero(observations["player_1"]["action_mask"] == 0)[0])
     with pytest.raises(IllegalActionError, match=f"action {illegal} "):
         env.step({"player_0": legal, "player_1": illegal})
-    assert env.state.acting_players() == (0, 1)  # player 0's legal action was not applied
+    assert env.game_state.acting_players() == (0, 1)  # player 0's legal action was not applied
     with pytest.raises(IllegalActionError, match="player_1 is to act but has no action"):
         env.step({"player_0": legal})
     with pytest.raises(IllegalActionError, match="not in the game"):
@@ -293,7 +293,7 @@ def test_same_seed_same_game_in_the_parallel_and_aec_forms():
             assert np.array_equal(aec.observe(agent)["observation"], par_obs[agent]["observation"])
             aec.step(actions[agent])
         par_obs, *_ = par.step(actions)
-    assert aec.unwrapped.state.render() == par.state.render()
+    assert aec.unwrapped.game_state.render() == par.game_state.render()
 
 
 def test_gymnasium_opponents_commit_in_the_learners_step_seeing_only_their_own_view():
@@ -310,12 +310,12 @@ def test_gymnasium_opponents_commit_in_the_learners_step_seeing_only_their_own_v
         steps = 0
         terminated = False
         while not terminated:
-            assert env.state.acting_players() == (0, 1)  # a new round: nobody has committed yet
+            assert env.game_state.acting_players() == (0, 1)  # a new round: nobody has committed yet
             obs, reward, terminated, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
             steps += 1
         assert steps == 6 and len(seen) == 6 * (seat + 1)
         # The opponent's cards are its own, never the learner's.
-        assert read_observation(seen[-1]).cards == env.state.cards(1 - seat)
+        assert read_observation(seen[-1]).cards == env.game_state.cards(1 - seat)
 
 
 # -- bots -------------------------------------------------------------------------------------

@@ -34,22 +34,22 @@ def test_solitaire_episode_return_is_the_final_score():
         total += reward
         done = terminated or truncated
     assert terminated and not truncated
-    assert total == env.state.scores()[0]
+    assert total == env.game_state.scores()[0]
 
 
 def test_opponents_play_the_other_seats_until_the_learner_is_to_act():
     opponents = [RecordingAgent(None), RecordingAgent(None)]
     env = gymnasium.make("InvertedDice-v1", num_players=3, opponents=opponents, learner_seat=2).unwrapped
     env.reset(seed=1)
-    assert env.learner == 2 and env.state.acting_players() == (2,)
+    assert env.learner == 2 and env.game_state.acting_players() == (2,)
     assert all(o.calls >= 1 for o in opponents)  # seats 0 and 1 played their first turns
     while True:
         _, reward, terminated, _, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
         if terminated:
             break
-        assert env.state.acting_players() == (2,) and info["seat"] == 2
+        assert env.game_state.acting_players() == (2,) and info["seat"] == 2
     assert reward in (-1.0, 0.0, 1.0)  # win reward by default with several players
-    assert reward == env.state.returns()[2]
+    assert reward == env.game_state.returns()[2]
 
 
 def test_learner_seat_is_random_by_default_and_reproducible():
@@ -62,12 +62,12 @@ def test_learner_seat_is_random_by_default_and_reproducible():
 def test_score_reward_mode_with_opponents_pays_the_learners_points():
     env = gymnasium.make("InvertedDice-v1", num_players=2, reward_mode="score", learner_seat=0).unwrapped
     env.reset(seed=0)
-    before = env.state.scores()[0]
+    before = env.game_state.scores()[0]
     while not env.action_masks()[SCORE]:
         env.step(int(np.flatnonzero(env.action_masks())[0]))
-    inverted = env.state.current_inverted_sum
+    inverted = env.game_state.current_inverted_sum
     _, reward, *_ = env.step(SCORE)
-    assert reward == inverted == env.state.scores()[0] - before
+    assert reward == inverted == env.game_state.scores()[0] - before
 
 
 def test_bad_arguments_fail_clearly():

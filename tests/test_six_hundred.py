@@ -524,7 +524,7 @@ def test_score_rewards_add_up_to_the_final_score():
         obs, reward, term, trunc, _ = env.last()
         total += reward
         env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    assert total == env.unwrapped.state.scores()[0]
+    assert total == env.unwrapped.game_state.scores()[0]
 
 
 # -- dice math and the bot ----------------------------------------------------------------

@@ -10,6 +10,10 @@ rolled on that roll (in the game's documented order) takes the row's ``k``-th va
 Every die is an independent fair d6, but the values do not depend on the decisions
 taken, so the same seed deals every agent the same dice (common random numbers for
 evaluation), and the generator is touched once per game.
+
+The dice on the table are copied out of the tape when rolled, so only rows not yet read
+are the future: :meth:`DiceRoundsState.clone_resampled` gives a copy on a fresh tape,
+which is what a search must expand (``clone()`` keeps the real future dice).
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ FACES = 6
 class DiceRoundsGame(Game):
     """A :class:`Game` whose states are :class:`DiceRoundsState` built on a dice tape."""
 
+    #: The states draw a picture of the dice and the score sheet (``render_rgb``).
+    render_modes = ("ansi", "human", "rgb_array")
     num_rounds: ClassVar[int]
     max_rolls: ClassVar[int]
     num_dice: ClassVar[int]
@@ -36,7 +42,11 @@ class DiceRoundsGame(Game):
         return (self.num_players, self.num_rounds, self.max_rolls, self.num_dice)
 
     def new_initial_state(self, rng: np.random.Generator) -> DiceRoundsState:
-        return self.state_class(self, rng.integers(1, FACES + 1, size=self.tape_shape).tolist())
+        return self.state_class(self, self.draw_tape(rng))
+
+    def draw_tape(self, rng: np.random.Generator) -> list:
+        """A fresh dice tape (nested lists of ``tape_shape``) from ``rng``."""
+        return rng.integers(1, FACES + 1, size=self.tape_shape).tolist()
 
     def new_state_from_tape(self, tape) -> DiceRoundsState:
         """A game whose dice come from ``tape`` instead of a generator (tests, puzzles).
@@ -115,6 +125,12 @@ class DiceRoundsState(GameState):
     def roll(self) -> int:
         """Which roll of the turn the dice on the table are (1..max_rolls)."""
         return self._roll
+
+    def clone_resampled(self, rng: np.random.Generator) -> DiceRoundsState:
+        """A copy with the dice on the table kept and every roll to come redrawn from ``rng``."""
+        other = self.clone()
+        other._tape = self.game.draw_tape(rng)
+        return other
 
     def _clone_base(self) -> DiceRoundsState:
         """A copy sharing only immutable parts; subclasses copy their mutable fields."""

@@ -397,6 +397,10 @@ class InversState(GameState):
 
         return draw_position(self._board, self._hands, None if self._terminal else self._player)
 
+    def clone_resampled(self, rng: np.random.Generator | None = None) -> InversState:
+        """Invers has no chance: the same as :meth:`clone` (``rng`` is unused)."""
+        return self.clone()
+
     def clone(self) -> InversState:
         other = object.__new__(InversState)
         other.__dict__.update(self.__dict__)

@@ -344,6 +344,28 @@ class InvertedDiceState(DiceRoundsState):
             lines.append(f"P{p:<5} {cells}  {bonus:>5} {int(self._totals[p]):>7}")
         return "\n".join(lines)
 
+    def render_rgb(self) -> np.ndarray:
+        from envs.games.dice_picture import draw_sheet
+
+        n = self.game.num_players
+        rows = [
+            (f"Box {b + 1}", ["." if self._boxes[p][b] is None else ("x" if self._boxes[p][b] == 0 else str(self._boxes[p][b])) for p in range(n)])
+            for b in range(NUM_BOXES)
+        ]
+        for s, (name, low, high) in enumerate(SECTIONS):
+            rows.append((f"Bonus {low}-{high}", [f"+{SECTION_BONUS}" if self._bonuses[p][s] else "-" for p in range(n)]))
+        rows.append(("Total", [str(int(t)) for t in self._totals]))
+        if self._terminal:
+            status, to_act, marked = "Inverted Dice - game over", None, None
+        else:
+            status = (
+                f"Round {self._round + 1}/{NUM_ROUNDS}, player {self._player}, roll {self._roll}/{MAX_ROLLS}: "
+                f"inverted sum {self._inverted_sum}"
+            )
+            to_act, marked = self._player, self._inverted_sum - 1
+        players = [f"P{p}" for p in range(n)]
+        return draw_sheet(status, self._dice, 0, players, rows, to_act, marked, num_dice=NUM_DICE)
+
     def clone(self) -> InvertedDiceState:
         other = self._clone_base()
         other._open = self._open.copy()

@@ -403,31 +403,45 @@ class SixHundredState(DiceRoundsState):
             "zero_categories": float(zeros),
         }
 
+    def _sheet_rows(self) -> list[tuple[str, list]]:
+        """The score sheet as (label, one cell per player) rows, as printed and drawn."""
+        n = self.game.num_players
+        rows = []
+        for c, name in enumerate(CATEGORY_NAMES):
+            rows.append((name, ["." if self._sheet[p][c] is None else self._sheet[p][c] for p in range(n)]))
+            if c == NUMBERS.stop - 1:
+                rows.append(("  Numbers total", list(self._numbers_total)))
+                rows.append(("  Bonus (>= 80)", ["+35" if b else "-" for b in self._numbers_bonus]))
+            if c == RUNGS.stop - 1:
+                rows.append(("  Ladder", [self._ladder_word(p) for p in range(n)]))
+        rows.append(("Game bonus", ["+36" if b else "-" for b in self._game_bonus]))
+        rows.append(("Total", [int(t) for t in self._totals]))
+        return rows
+
+    def _status(self) -> str:
+        if self._terminal:
+            return "Six Hundred - game over"
+        return (
+            f"Six Hundred - round {self._round + 1}/{NUM_ROUNDS}, player {self._player} to act, "
+            f"roll {self._roll}/{MAX_ROLLS}"
+        )
+
     def render(self) -> str:
         n = self.game.num_players
-        if self._terminal:
-            lines = ["Six Hundred - game over"]
-        else:
-            lines = [
-                f"Six Hundred - round {self._round + 1}/{NUM_ROUNDS}, player {self._player} to act, "
-                f"roll {self._roll}/{MAX_ROLLS}",
-                f"locked: [{' '.join(map(str, self._locked))}]   rolled: {' '.join(map(str, self._free))}",
-            ]
+        lines = [self._status()]
+        if not self._terminal:
+            lines.append(f"locked: [{' '.join(map(str, self._locked))}]   rolled: {' '.join(map(str, self._free))}")
         lines.append(f"{'':<16}" + "".join(f"{f'P{p}':>6}" for p in range(n)))
-
-        def row(label: str, cells) -> None:
-            lines.append(f"{label:<16}" + "".join(f"{c:>6}" for c in cells))
-
-        for c, name in enumerate(CATEGORY_NAMES):
-            row(name, ("." if self._sheet[p][c] is None else self._sheet[p][c] for p in range(n)))
-            if c == NUMBERS.stop - 1:
-                row("  Numbers total", self._numbers_total)
-                row("  Bonus (>= 80)", ("+35" if b else "-" for b in self._numbers_bonus))
-            if c == RUNGS.stop - 1:
-                row("  Ladder", (self._ladder_word(p) for p in range(n)))
-        row("Game bonus", ("+36" if b else "-" for b in self._game_bonus))
-        row("Total", (int(t) for t in self._totals))
+        lines += [f"{label:<16}" + "".join(f"{c:>6}" for c in cells) for label, cells in self._sheet_rows()]
         return "\n".join(lines)
+
+    def render_rgb(self) -> np.ndarray:
+        from envs.games.dice_picture import draw_sheet
+
+        rows = [(label.strip(), [str(c) for c in cells]) for label, cells in self._sheet_rows()]
+        players = [f"P{p}" for p in range(self.game.num_players)]
+        to_act = None if self._terminal else self._player
+        return draw_sheet(self._status(), self.dice, len(self._locked), players, rows, to_act, num_dice=NUM_DICE)
 
     def _ladder_word(self, player: int) -> str:
         if self._rung_penalty[player]:
