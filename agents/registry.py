@@ -29,6 +29,14 @@ BOTS: dict[str, dict[str, str]] = {
         "greedy": "agents.invers:InversGreedy",
         "search": "agents.invers:InversSearch",
     },
+    "lost_dice": {
+        "heuristic": "agents.lost_dice.heuristic:LostDiceHeuristic",
+        "search": "agents.lost_dice.search:LostDiceSearch",
+    },
+    "keldice": {
+        "heuristic": "agents.lost_dice.heuristic:LostDiceHeuristic",
+        "search": "agents.lost_dice.search:LostDiceSearch",
+    },
 }
 
 

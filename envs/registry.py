@@ -44,6 +44,8 @@ ENVS: dict[str, EnvEntry] = {
         EnvEntry("inverted_dice", "envs.inverted_dice_v0", "InvertedDice-v0"),
         EnvEntry("six_hundred", "envs.six_hundred_v0", "SixHundred-v0"),
         EnvEntry("invers", "envs.invers_v0", "Invers-v0"),
+        EnvEntry("lost_dice", "envs.lost_dice_v0", "LostDice-v0"),
+        EnvEntry("keldice", "envs.keldice_v0", "Keldice-v0"),
     )
 }
 

@@ -168,7 +168,8 @@ class SingleAgentEnv(gymnasium.Env):
         return self.state.observe(self.learner)
 
     def _info(self) -> dict[str, Any]:
-        return {"action_mask": self.state.legal_mask(self.learner), "seat": self.learner}
+        # A copy: a core may return a shared read-only mask, and Gymnasium wants fresh info data.
+        return {"action_mask": self.state.legal_mask(self.learner).copy(), "seat": self.learner}
 
     def _reward(self) -> float:
         state = self.state
