@@ -342,6 +342,7 @@ class LostDiceState(GameState):
         self._totals = np.zeros(n, np.float64)
         self._stats = [dict.fromkeys(("plays", "discards", "passes", "offers_taken", "investments", "extra_rolls"), 0) for _ in range(n)]
         self._blocks = [None] * n
+        self._writable_cache: list[dict] = [{} for _ in range(n)]
         for p in range(n):
             self._settle(p)
         self._phase = TURN_START
@@ -365,8 +366,24 @@ class LostDiceState(GameState):
     def _legal_plays(self, player: int, throw: int) -> list[Play]:
         return [play for play in self.game.table.plays[throw] if self._can_write(player, play)]
 
+    def _writable(self, player: int, throw: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+        """What ``player`` can do with ``throw``, remembered until they next write:
+        (action mask with discard, without discard, OBS_PLAY_WRITABLE entries, any play)."""
+        cache = self._writable_cache[player]
+        entry = cache.get(throw)
+        if entry is None:
+            slots = [NUM_COLOURS * play.die + play.colour for play in self._legal_plays(player, throw)]
+            must_play = np.zeros(NUM_ACTIONS, np.int8)
+            must_play[[PLAY + slot for slot in slots]] = 1
+            may_discard = must_play.copy()
+            may_discard[DISCARD] = 1
+            writable = np.zeros(NUM_PLAY_ACTIONS, np.float32)
+            writable[slots] = 1.0
+            entry = cache[throw] = (_readonly(may_discard), _readonly(must_play), _readonly(writable), bool(slots))
+        return entry
+
     def _can_use(self, player: int, throw: int) -> bool:
-        return self._rolls_left[player] > 0 and any(self._can_write(player, play) for play in self.game.table.plays[throw])
+        return self._rolls_left[player] > 0 and self._writable(player, throw)[3]
 
     def _draw(self, player: int) -> int:
         k = self._drawn[player]
@@ -408,6 +425,7 @@ class LostDiceState(GameState):
             total += keldice_stone_points(self._stones[player]) + VP_POINTS * self._vp[player]
         self._totals[player] = total
         self._blocks[player] = self._player_block(player, points)
+        self._writable_cache[player] = {}
 
     def _start_turn(self, owner: int) -> None:
         """Hand the turn to the next player after ``owner`` who may roll (or end the game)."""
@@ -467,13 +485,8 @@ class LostDiceState(GameState):
             return _MASK_TURN_START_OFFER if self._offered else _MASK_TURN_START
         if self._phase == OFFER:
             return _MASK_OFFER
-        mask = np.zeros(NUM_ACTIONS, np.int8)
-        plays = self._legal_plays(player, self._throw)
-        for play in plays:
-            mask[PLAY + NUM_COLOURS * play.die + play.colour] = 1
-        if not self._must_play:
-            mask[DISCARD] = 1
-        return mask
+        may_discard, must_play, _, _ = self._writable(player, self._throw)
+        return must_play if self._must_play else may_discard
 
     def apply(self, player: int, action: int) -> None:
         if type(action) is not int:
@@ -486,9 +499,9 @@ class LostDiceState(GameState):
                 self._stats[player]["discards"] += 1
                 self._throw_done(player, None)
                 return
-            play = self._play_of(action)
-            if play is None or not self._can_write(player, play):
+            if action < PLAY or not self._writable(player, self._throw)[0][action]:
                 raise self.illegal_action_error(player, action)
+            play = self.game.table.by_slot[self._throw][action - PLAY]
             self._write(player, play)
             self._throw_done(player, play)
         elif phase == TURN_START:
@@ -520,12 +533,6 @@ class LostDiceState(GameState):
         self._stats[player]["offers_taken"] += 1
         self._phase, self._player, self._offered, self._must_play, self._discarder = PLAY_THROW, player, False, True, -1
         self._asked = []
-
-    def _play_of(self, action: int) -> Play | None:
-        """The play of the throw on the table that ``action`` names, if the throw offers it."""
-        if not PLAY <= action < NUM_ACTIONS:
-            return None
-        return self.game.table.by_slot[self._throw][action - PLAY]
 
     # -- views --------------------------------------------------------------------------
     def acting_players(self) -> tuple[int, ...]:
@@ -579,9 +586,7 @@ class LostDiceState(GameState):
         if throw >= 0:
             head[OBS_OFFERED] = self._offered
             head[OBS_THROW.start : OBS_PLAY_WRITABLE.start] = game.throw_blocks[throw]
-            for play in game.table.plays[throw]:
-                if self._can_write(player, play):
-                    head[OBS_PLAY_WRITABLE.start + NUM_COLOURS * play.die + play.colour] = 1.0
+            head[OBS_PLAY_WRITABLE] = self._writable(player, throw)[2]
         obs[GLOBAL_SIZE + (self._player - player) % n * PLAYER_SIZE + PL_TO_ACT] = 1.0
         obs[GLOBAL_SIZE + (self._turn - player) % n * PLAYER_SIZE + PL_TURN] = 1.0
         if self._discarder >= 0:
@@ -680,6 +685,7 @@ class LostDiceState(GameState):
         other._stats = [dict(s) for s in self._stats]
         other._blocks = self._blocks[:]  # blocks are replaced, never mutated
         other._asked = self._asked[:]
+        other._writable_cache = [dict(cache) for cache in self._writable_cache]  # entries are read-only
         return other
 
 

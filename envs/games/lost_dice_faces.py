@@ -46,7 +46,7 @@ class DiceFileError(ValueError):
 class Face:
     number: int | None  #: 1..6, or None for ``$``
     colour: str  #: one of ``RYBGWK``
-    bonus: str | None = None  #: Keldice's ``V``/``S``/``E``, None for none (and in Lost Dice)
+    bonus: str | None = None  #: Keldice's symbol ``V``/``S``/``E`` or ``-`` (none); None in Lost Dice
 
     @property
     def wild(self) -> bool:
@@ -122,7 +122,7 @@ def _parse_face(text, variant: str, where: str) -> Face:
         symbol = parts[2].strip().upper()
         if symbol not in BONUS_SYMBOLS + NO_BONUS or len(symbol) != 1:
             raise DiceFileError(f"{where}: unknown bonus symbol {parts[2]!r}; expected one of V, S, E, -")
-        bonus = None if symbol == NO_BONUS else symbol
+        bonus = symbol
     return Face(value, colour, bonus)
 
 
@@ -153,7 +153,7 @@ def _plays(faces: tuple[Face, Face, Face]) -> tuple[Play, ...]:
             value = INVESTMENT
         else:
             value = first.number + second.number
-        bonus = first.bonus if first.bonus is not None and first.bonus == second.bonus else None
+        bonus = first.bonus if first.bonus in tuple(BONUS_SYMBOLS) and first.bonus == second.bonus else None
         colours = range(NUM_COLOURS) if colour_face.wild else (COLOURS.index(colour_face.colour),)
         plays.extend(Play(die, c, value, bonus) for c in colours)
     return tuple(plays)
