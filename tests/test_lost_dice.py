@@ -533,3 +533,27 @@ def test_search_passes_at_the_end_when_rolling_helps_only_the_opponent():
         state._settle(p)
     agent = LostDiceSearch(game)
     assert agent.act(state.observe(0), state.legal_mask(0)) == PASS
+
+
+# -- training -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["lost_dice", "keldice"])
+def test_the_default_config_trains_by_self_play_and_evaluates(tmp_path, name):
+    import csv
+
+    import yaml
+
+    from training import train
+
+    config = yaml.safe_load(open(f"configs/{name}.yaml"))
+    assert config["env"] == name and config["self_play"]["enabled"]
+    config.update({"n_envs": 2, "ppo": {**config["ppo"], "n_steps": 64, "batch_size": 64, "n_epochs": 1}})
+    config["self_play"].update({"snapshot_every": 128})
+    config["evaluation"] = {"games": 4, "opponents": ["heuristic"]}
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(config))
+    run = tmp_path / "run"
+    assert train.main(["--config", str(path), "--run-dir", str(run), "--timesteps", "256", "--no-progress"]) == 0
+    (row,) = csv.DictReader((run / "evaluation" / "summary.csv").open())
+    assert row["agent"] == "trained" and row["opponent"] == "heuristic" and int(row["games"]) == 4
