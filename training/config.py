@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from envs.aec import REWARD_MODES
 from envs.registry import get_entry
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,6 +60,9 @@ class TrainConfig:
     vec_env: str = "dummy"  #: "dummy" (one process) or "subproc"
     torch_threads: int = 1  #: intra-op threads; one is fastest for small MLPs and on a shared machine
     normalize_reward: bool = True  #: running reward scaling (VecNormalize); observations are already in [0, 1]
+    #: the learner's reward: "score" (points as they are gained) or "win" (+1/-1/0 at the end);
+    #: empty: the env's default for the player count (evaluation always counts wins)
+    reward_mode: str = ""
     opponents: list[str] = field(default_factory=lambda: ["random"])  #: other seats, when self-play is off
     policy_kwargs: dict[str, Any] = field(default_factory=dict)
     ppo: dict[str, Any] = field(default_factory=dict)
@@ -135,6 +139,8 @@ def _check(config: TrainConfig, source: str) -> None:
     for name in ("total_timesteps", "n_envs", "checkpoint_every", "torch_threads"):
         if getattr(config, name) <= 0:
             raise ConfigError(f"{source}: '{name}' must be positive, got {getattr(config, name)}")
+    if config.reward_mode not in ("", *REWARD_MODES):
+        raise ConfigError(f"{source}: 'reward_mode' must be one of {REWARD_MODES} (or empty), got {config.reward_mode!r}")
     if config.vec_env not in ("dummy", "subproc"):
         raise ConfigError(f"{source}: 'vec_env' must be 'dummy' or 'subproc', got {config.vec_env!r}")
     if config.evaluation.games <= 0:

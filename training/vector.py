@@ -56,8 +56,10 @@ def make_training_env(config: TrainConfig, run_dir: Path) -> tuple[VecEnv, Any]:
         seed = config.seed * 1000 + index
         return [make_agent(config.env, spec, game, seed=seed) for spec in (specs * others)[:others]]
 
+    reward = {"reward_mode": config.reward_mode} if config.reward_mode else {}
+
     def env_fn(index: int):
-        return lambda: gymnasium.make(entry.gym_id, opponents=opponents_for(index), **config.env_kwargs)
+        return lambda: gymnasium.make(entry.gym_id, opponents=opponents_for(index), **reward, **config.env_kwargs)
 
     vec_cls = DummyVecEnv if config.vec_env == "dummy" else SubprocVecEnv
     venv = vec_cls([_monitored(env_fn(i)) for i in range(config.n_envs)])
