@@ -79,6 +79,7 @@ def test_evaluate_cli_runs_head_to_head_for_several_players(tmp_path):
         ({"n_envs": 0}, "'n_envs' must be positive"),
         ({"env": "yahtzee"}, "unknown env 'yahtzee'"),
         ({"vec_env": "ray"}, "'vec_env' must be"),
+        ({"reward_mode": "points"}, "'reward_mode' must be one of"),
         ({"evaluation": {"gmes": 3}}, r"evaluation: unknown key\(s\) \['gmes'\]"),
         ({"policy_kwargs": {"activation_fn": "swish"}}, "activation_fn must be one of"),
     ],
