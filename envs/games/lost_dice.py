@@ -139,7 +139,13 @@ for _mask in (_MASK_TURN_START, _MASK_TURN_START_OFFER, _MASK_OFFER):
     _mask.flags.writeable = False
 _NO_ACTIONS = np.zeros(NUM_ACTIONS, np.int8)
 _NO_ACTIONS.flags.writeable = False
-_PHASE_ONE_HOT = np.eye(3, dtype=np.float32)
+#: Observation entries 0..4 for every (phase, observer to act, throw on offer).
+_FLAGS = tuple(
+    tuple(tuple(np.array([*np.eye(3)[phase], to_act, offered], np.float32) for offered in (0, 1)) for to_act in (0, 1))
+    for phase in range(3)
+)
+_NO_THROW = np.zeros(GLOBAL_SIZE - OBS_THROW.start, np.float32)  #: entries 5..76 without a throw
+_NO_HEAD = np.zeros(GLOBAL_SIZE, np.float32)  #: the global block once the game is over
 
 
 def lost_dice_column_points(numbers_sum: int, count: int, investments: int) -> int:
@@ -150,21 +156,31 @@ def lost_dice_column_points(numbers_sum: int, count: int, investments: int) -> i
     return (numbers_sum - BREAK_EVEN) * (1 + investments) + bonus
 
 
-def writable(last: int, count: int, investments: int, direction: int, value: int, keldice: bool) -> bool:
-    """May ``value`` (a number, or ``INVESTMENT``) be written in a column in this state?
+_ALL_NUMBERS = sum(1 << v for v in range(2, MAX_VALUE + 1))
+
+
+def allowed_values(last: int, count: int, investments: int, direction: int, keldice: bool) -> int:
+    """What a column in this state accepts, as bits: bit ``v`` for the number ``v``, bit 0
+    (``INVESTMENT``) for an investment.
 
     ``last``: the last number written, ``count``: how many, ``direction``: Keldice's +1 up
     / -1 down / 0 not fixed yet. Lost Dice: numbers rise strictly; an investment needs at
     most two numbers and fewer than three investments. Keldice: strictly up or strictly
-    down, the second number fixing which.
+    down, the second number fixing which (so after one number, anything but an equal one).
     """
-    if value == INVESTMENT:
-        return count <= MAX_NUMBERS_FOR_INVESTMENT and investments < MAX_INVESTMENTS
+    bits = 1 << INVESTMENT if count <= MAX_NUMBERS_FOR_INVESTMENT and investments < MAX_INVESTMENTS else 0
     if not count:
-        return True
-    if keldice and direction == 0:  # one number so far: either way, never equal
-        return value != last
-    return value > last if direction >= 0 else value < last
+        return bits | _ALL_NUMBERS
+    above = _ALL_NUMBERS & ~((2 << last) - 1)
+    if not keldice or direction > 0:
+        return bits | above
+    below = _ALL_NUMBERS & ((1 << last) - 1)
+    return bits | (below if direction < 0 else above | below)
+
+
+def writable(last: int, count: int, investments: int, direction: int, value: int, keldice: bool) -> bool:
+    """May ``value`` (a number, or ``INVESTMENT``) be written in a column in this state?"""
+    return bool(allowed_values(last, count, investments, direction, keldice) >> value & 1)
 
 
 def keldice_column_points(count: int) -> int:
@@ -178,6 +194,44 @@ def keldice_stone_points(stones: int) -> int:
 def _readonly(array: np.ndarray) -> np.ndarray:
     array.flags.writeable = False
     return array
+
+
+_COLUMN_BLOCKS: dict[tuple, np.ndarray] = {}
+
+
+def _column_block(key: tuple) -> np.ndarray:
+    """The observation entries of one column (cached by its state; a few thousand at most)."""
+    block = _COLUMN_BLOCKS.get(key)
+    if block is None:
+        last, count, total, investments, direction, points = key
+        block = np.zeros(COLUMN_SIZE, np.float32)
+        block[COL_LAST.start + last] = 1.0
+        block[COL_COUNT] = count / _COUNT_SCALE
+        block[COL_SUM] = total / SUM_SCALE
+        block[COL_INVESTMENTS.start + investments] = 1.0
+        if direction:
+            block[COL_UP if direction > 0 else COL_DOWN] = 1.0
+        block[COL_POINTS] = points
+        block = _COLUMN_BLOCKS[key] = _readonly(block)
+    return block
+
+
+_SLOT_MASKS: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray, np.ndarray, bool]] = {}
+
+
+def _slot_masks(slots: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """For the writable play slots of a throw: (action mask with discard, without discard,
+    OBS_PLAY_WRITABLE entries, any play), shared read-only arrays."""
+    entry = _SLOT_MASKS.get(slots)
+    if entry is None:
+        must_play = np.zeros(NUM_ACTIONS, np.int8)
+        must_play[[PLAY + slot for slot in slots]] = 1
+        may_discard = must_play.copy()
+        may_discard[DISCARD] = 1
+        writable = np.zeros(NUM_PLAY_ACTIONS, np.float32)
+        writable[list(slots)] = 1.0
+        entry = _SLOT_MASKS[slots] = (_readonly(may_discard), _readonly(must_play), _readonly(writable), bool(slots))
+    return entry
 
 
 def _throw_block(table: ThrowTable, throw: int) -> np.ndarray:
@@ -237,6 +291,10 @@ class LostDice(Game):
         self.dice_file = None if dice_file is None else str(dice_file)
         self.table = throw_table(load_dice(default_dice_file(variant) if dice_file is None else dice_file, variant))
         self.throw_blocks = tuple(_throw_block(self.table, t) for t in range(NUM_THROWS))
+        #: Per throw, per play: (slot, colour, bit of its value in ``allowed_values``).
+        self.play_bits = tuple(
+            tuple((NUM_COLOURS * p.die + p.colour, p.colour, 1 << p.value) for p in plays) for plays in self.table.plays
+        )
         self.column_scale, self.score_scale = _SCALES[variant]
         #: Player-block entries PL_ROLLS_LEFT..PL_DISCARDER for every (rolls left, skips).
         self.dynamic_blocks = tuple(
@@ -341,6 +399,7 @@ class LostDiceState(GameState):
         self._vp = [0] * n
         self._totals = np.zeros(n, np.float64)
         self._stats = [dict.fromkeys(("plays", "discards", "passes", "offers_taken", "investments", "extra_rolls"), 0) for _ in range(n)]
+        self._allowed = [[allowed_values(0, 0, 0, 0, game.keldice)] * NUM_COLOURS for _ in range(n)]
         self._blocks = [None] * n
         self._writable_cache: list[dict] = [{} for _ in range(n)]
         for p in range(n):
@@ -357,11 +416,7 @@ class LostDiceState(GameState):
 
     # -- the rules ----------------------------------------------------------------------
     def _can_write(self, player: int, play: Play) -> bool:
-        c = play.colour
-        numbers = self._numbers[player][c]
-        return writable(
-            numbers[-1] if numbers else 0, len(numbers), self._investments[player][c], self._direction[player][c], play.value, self.game.keldice
-        )
+        return bool(self._allowed[player][play.colour] >> play.value & 1)
 
     def _legal_plays(self, player: int, throw: int) -> list[Play]:
         return [play for play in self.game.table.plays[throw] if self._can_write(player, play)]
@@ -372,14 +427,8 @@ class LostDiceState(GameState):
         cache = self._writable_cache[player]
         entry = cache.get(throw)
         if entry is None:
-            slots = [NUM_COLOURS * play.die + play.colour for play in self._legal_plays(player, throw)]
-            must_play = np.zeros(NUM_ACTIONS, np.int8)
-            must_play[[PLAY + slot for slot in slots]] = 1
-            may_discard = must_play.copy()
-            may_discard[DISCARD] = 1
-            writable = np.zeros(NUM_PLAY_ACTIONS, np.float32)
-            writable[slots] = 1.0
-            entry = cache[throw] = (_readonly(may_discard), _readonly(must_play), _readonly(writable), bool(slots))
+            allowed = self._allowed[player]
+            entry = cache[throw] = _slot_masks(tuple(slot for slot, c, bit in self.game.play_bits[throw] if allowed[c] & bit))
         return entry
 
     def _can_use(self, player: int, throw: int) -> bool:
@@ -404,6 +453,10 @@ class LostDiceState(GameState):
                 self._direction[player][c] = 1 if play.value > numbers[0] else -1
             numbers.append(play.value)
             self._sums[player][c] += play.value
+        numbers = self._numbers[player][c]
+        self._allowed[player][c] = allowed_values(
+            numbers[-1] if numbers else 0, len(numbers), self._investments[player][c], self._direction[player][c], self.game.keldice
+        )
         if play.bonus == "V":
             self._vp[player] += 1
         elif play.bonus == "S":
@@ -547,37 +600,42 @@ class LostDiceState(GameState):
     def _player_block(self, player: int, points: list[int]) -> np.ndarray:
         """The part of a player's observation block that changes only when they write."""
         game = self.game
-        block = np.zeros(_STATIC_SIZE, np.float32)
+        parts = []
         for c in range(NUM_COLOURS):
-            base = COLUMN_SIZE * c
             numbers = self._numbers[player][c]
-            block[base + (numbers[-1] if numbers else 0)] = 1.0
-            block[base + COL_COUNT] = len(numbers) / _COUNT_SCALE
-            block[base + COL_SUM] = self._sums[player][c] / SUM_SCALE
-            block[base + COL_INVESTMENTS.start + self._investments[player][c]] = 1.0
-            direction = self._direction[player][c]
-            if direction:
-                block[base + (COL_UP if direction > 0 else COL_DOWN)] = 1.0
-            block[base + COL_POINTS] = points[c] / game.column_scale
-        block[PL_STONES] = min(self._stones[player], _CAP) / _CAP
-        block[PL_VP] = min(self._vp[player], _CAP) / _CAP
-        block[PL_SCORE] = np.clip(self._totals[player] / game.score_scale, -1.0, 1.0)
-        block.flags.writeable = False
-        return block
+            key = (numbers[-1] if numbers else 0, len(numbers), self._sums[player][c], self._investments[player][c],
+                   self._direction[player][c], points[c] / game.column_scale)
+            parts.append(_column_block(key))
+        score = max(-1.0, min(1.0, float(self._totals[player]) / game.score_scale))
+        parts.append(np.array([min(self._stones[player], _CAP) / _CAP, min(self._vp[player], _CAP) / _CAP, score], np.float32))
+        return _readonly(np.concatenate(parts))
 
     def observe(self, player: int) -> np.ndarray:
         game = self.game
         n = game.num_players
-        head = np.zeros(GLOBAL_SIZE, np.float32)
+        throw = self._throw
+        if self._terminal:
+            parts = [_NO_HEAD]
+        elif throw < 0:
+            parts = [_FLAGS[self._phase][player == self._player][0], _NO_THROW]
+        else:
+            parts = [
+                _FLAGS[self._phase][player == self._player][self._offered],
+                game.throw_blocks[throw],
+                self._writable(player, throw)[2],
+            ]
         dynamic = game.dynamic_blocks
-        parts = [head]
         for k in range(n):
             p = (player + k) % n
             parts.append(self._blocks[p])
             parts.append(dynamic[self._rolls_left[p]][min(self._skips[p], 3)])
         obs = np.concatenate(parts)
-        if self._terminal:
-            return obs
+        if not self._terminal:
+            obs[GLOBAL_SIZE + (self._player - player) % n * PLAYER_SIZE + PL_TO_ACT] = 1.0
+            obs[GLOBAL_SIZE + (self._turn - player) % n * PLAYER_SIZE + PL_TURN] = 1.0
+            if self._discarder >= 0:
+                obs[GLOBAL_SIZE + (self._discarder - player) % n * PLAYER_SIZE + PL_DISCARDER] = 1.0
+        return obs
         head = obs  # the global block is the start of the vector
         head[OBS_PHASE.start + self._phase] = 1.0
         if player == self._player:
@@ -678,6 +736,7 @@ class LostDiceState(GameState):
         other._numbers = [[col[:] for col in cols] for cols in self._numbers]
         other._sums = [row[:] for row in self._sums]
         other._investments = [row[:] for row in self._investments]
+        other._allowed = [row[:] for row in self._allowed]
         other._direction = [row[:] for row in self._direction]
         other._stones = self._stones[:]
         other._vp = self._vp[:]
