@@ -117,10 +117,10 @@ The `optimal` bot (`agents.inverted_dice_optimal.OptimalAgent`) plays that polic
 """
 
 from envs.aec import aec_api
-from envs.games.inverted_dice import InvertedDice
+from envs.games.inverted_dice import InvertedDiceV0
 from envs.single_agent import single_agent_api
 
-GAME = InvertedDice
+GAME = InvertedDiceV0
 raw_env, env = aec_api(GAME, "inverted_dice_v0", __name__)
 gym_env = single_agent_api(GAME, __name__)
 

@@ -24,7 +24,7 @@ import pytest
 
 from agents import solution_cache
 from agents.base import RandomAgent
-from agents.dice_math import keep_tables
+from envs.games.dice_math import keep_tables
 from agents.inverted_dice_optimal import OptimalAgent, sheet_state
 from agents.inverted_dice_solver import (
     cache_path,
@@ -37,7 +37,7 @@ from agents.inverted_dice_solver import (
     states_with_open,
 )
 from agents.registry import BOTS, make_agent
-from envs import inverted_dice_v0
+from envs import inverted_dice_v1
 from envs.games import inverted_dice as rules
 
 SECTIONS = [set(range(lo, hi + 1)) for _, lo, hi in rules.SECTIONS]
@@ -253,7 +253,7 @@ def play_last_rounds(free: bool, games: int, seed: int):
     Returns the solver state at the hand-over and the points scored after it, per game.
     Every action played is checked against the mask.
     """
-    env = inverted_dice_v0.env(free_cross_out=free)
+    env = inverted_dice_v1.env(free_cross_out=free)
     game = env.unwrapped.game
     optimal = OptimalAgent(game, solution=reduced(free))
     random = RandomAgent(game, seed=seed)
