@@ -39,7 +39,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from envs.core import Game, GameState, IllegalActionError
+from envs.core import Game, GameState
 from envs.games.lost_dice_faces import (
     BONUS_SYMBOLS,
     COLOUR_NAMES,
@@ -751,7 +751,6 @@ class LostDiceState(GameState):
 __all__ = [
     "DECLINE",
     "DISCARD",
-    "IllegalActionError",
     "Keldice",
     "LostDice",
     "LostDiceState",
