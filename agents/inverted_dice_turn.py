@@ -4,7 +4,7 @@ A turn ends by writing one box: scoring the inverted sum shown, or crossing a bo
 Given, for a batch of score sheets, what each of those endings is worth (points now plus
 the optimal future), :func:`plan_turn` solves the turn's three rolls by expectimax over
 the 252 sorted rolls and the keeps between them (:mod:`envs.games.dice_math`), under the
-rules of ``RULES.md`` §1:
+rules of ``docs/rules/inverted_dice.md``:
 
 * after rolls 1 and 2: score the inverted sum if its box is open, or reroll a non-empty
   subset of the dice (``free_cross_out``: or cross out any open box);

@@ -1,4 +1,4 @@
-"""Inverted Dice rules (RULES.md §1): sums, the turn, forced scoring, crossing out, bonuses, players."""
+"""Inverted Dice rules (docs/rules/inverted_dice.md): sums, the turn, forced scoring, crossing out, bonuses, players."""
 
 from __future__ import annotations
 

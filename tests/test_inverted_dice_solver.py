@@ -1,7 +1,7 @@
 """The exact Inverted Dice solver and its optimal agent.
 
 The solver is checked against an independent brute force: a plain-Python expectimax
-written from the rules (``RULES.md`` §1) over the full score-sheet history (which boxes
+written from the rules (``docs/rules/inverted_dice.md``) over the full score-sheet history (which boxes
 were scored and which crossed out, no state reduction), with the dice enumerated die by
 die (no multiset tables). The brute force's own rules are checked against the rules core
 on random games. The agent is played through the PettingZoo env: its mean over many
@@ -60,7 +60,7 @@ def outcomes(k: int) -> tuple[tuple[tuple[int, ...], float], ...]:
 
 
 def legal_actions(open_boxes: frozenset, dice: tuple, roll: int, free: bool) -> set[int]:
-    """The actions the rules allow, written from RULES.md §1."""
+    """The actions the rules allow, written from docs/rules/inverted_dice.md."""
     inverted = 21 - sum(set(dice))
     actions = set(range(rules.NUM_REROLLS)) if roll < 3 else set()
     if inverted in open_boxes:

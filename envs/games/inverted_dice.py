@@ -1,4 +1,4 @@
-"""Rules core of Inverted Dice (``../shared/RULES.md`` §1, ``seeds/inverted_dice.txt``).
+"""Rules core of Inverted Dice (the rules: ``docs/rules/inverted_dice.md``).
 
 Five dice, twenty boxes 1..20, twenty rounds. The *inverted sum* of a roll is 21 minus
 the sum of the distinct values it shows (so always 1..20 for five dice). A turn: roll
