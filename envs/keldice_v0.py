@@ -29,7 +29,7 @@ differences from Lost Dice:
 Actions, the mask, the observation layout (the Keldice entries: column direction,
 wishing stones, VP, bonus of each play), rewards, the turn sequence with its offers and
 every ruling are those of the `lost_dice_v0` env card; rules in full:
-`docs/rules/lost_dice.md`.
+`docs/rules/keldice.md` (and `docs/rules/lost_dice.md`).
 
 ## Creation
 
