@@ -34,6 +34,14 @@ BOTS: dict[str, dict[str, str]] = {
         "heuristic": "agents.roll_five.heuristic:RollFiveHeuristic",
         "search": "agents.roll_five.search:RollFiveSearch",
     },
+    "lost_dice": {
+        "heuristic": "agents.lost_dice.heuristic:LostDiceHeuristic",
+        "search": "agents.lost_dice.search:LostDiceSearch",
+    },
+    "keldice": {
+        "heuristic": "agents.lost_dice.heuristic:LostDiceHeuristic",
+        "search": "agents.lost_dice.search:LostDiceSearch",
+    },
 }
 
 

@@ -11,8 +11,9 @@ env (opponents random) with a random legal action from ``action_masks()``. The P
 loop (simultaneous games) counts one agent-step per acting agent of each ``step``, so it
 compares with the AEC figure agent-step for agent-step. Each figure
 is the best of ``--repeats`` runs, to be robust to a busy machine. Targets (2-core
-machine): Inverted Dice ≥ 30,000 AEC steps/s; Six Hundred and Invers ≥ 20,000; Roll Five
-≥ 2× connect_four_v3 in both its AEC and Parallel forms.
+machine): Inverted Dice ≥ 30,000 AEC steps/s; Six Hundred and Invers ≥ 20,000; Lost Dice
+and Keldice ≥ 2 × connect_four_v3 in the same run; Roll Five ≥ 2× connect_four_v3 in both
+its AEC and Parallel forms.
 """
 
 from __future__ import annotations

@@ -49,6 +49,8 @@ ENVS: dict[str, EnvEntry] = {
         EnvEntry("six_hundred", "envs.six_hundred_v0", "SixHundred-v0"),
         EnvEntry("invers", "envs.invers_v0", "Invers-v0"),
         EnvEntry("roll_five", "envs.roll_five_v0", "RollFive-v0", parallel=True),
+        EnvEntry("lost_dice", "envs.lost_dice_v0", "LostDice-v0"),
+        EnvEntry("keldice", "envs.keldice_v0", "Keldice-v0"),
     )
 }
 

@@ -81,6 +81,7 @@ def test_evaluate_cli_runs_head_to_head_for_several_players(tmp_path):
         ({"n_envs": 0}, "n_envs must be an integer > 0, got 0"),
         ({"env": "yahtzee"}, "unknown env 'yahtzee'"),
         ({"vec_env": "ray"}, "vec_env must be one of"),
+        ({"reward_mode": "points"}, "reward_mode must be one of"),
         ({"evaluation": {"gmes": 3}}, r"unknown evaluation key\(s\) \['gmes'\]"),
         ({"policy_kwargs": {"activation_fn": "swish"}}, "activation_fn must be one of"),
     ],

@@ -51,8 +51,10 @@ def make_training_env(config: TrainConfig, seed: bool = True) -> tuple[VecEnv, A
         agent_seed = config.seed * 1000 + index
         return [build_agent(config.env, spec, game, seed=agent_seed) for spec in (specs * others)[:others]]
 
+    reward = {"reward_mode": config.reward_mode} if config.reward_mode else {}
+
     def env_fn(index: int):
-        return lambda: gymnasium.make(entry.gym_id, opponents=opponents_for(index), **config.env_kwargs)
+        return lambda: gymnasium.make(entry.gym_id, opponents=opponents_for(index), **reward, **config.env_kwargs)
 
     if config.vec_env == "dummy":
         venv = DummyVecEnv([_monitored(env_fn(i)) for i in range(config.n_envs)])

@@ -1,0 +1,62 @@
+"""# Keldice
+
+| Import               | `from envs import keldice_v0`                                 |
+|----------------------|---------------------------------------------------------------|
+| Gymnasium id         | `Keldice-v0` (single agent; other seats are opponents)        |
+| PettingZoo id        | `tabletop/keldice_v0` (AEC)                                   |
+| Actions              | Discrete                                                      |
+| Parallel API         | No (turn-based; offers are decided out of turn order)         |
+| Agents               | `agents= ['player_0', ...]`, 1 to 4 (default 2)               |
+| Action shape         | (1,)                                                          |
+| Action values        | Discrete(20)                                                  |
+| Observation shape    | (77 + 118 × players,)                                         |
+| Observation values   | [-1, 1]                                                       |
+
+Keldice is the designer's variant of Lost Dice, and the same env as
+`lost_dice_v0.env(variant="keldice")` under its own name, so that it trains, evaluates
+and benchmarks as a game of its own (`python training/train.py --env keldice`). Its
+differences from Lost Dice:
+
+* its own dice (`configs/dice/keldice.yaml`), each face with a bonus symbol: V (2 VP),
+  S (a wishing stone), E (an extra roll), - (none). When the two dice used for the value
+  show the same symbol, the player earns it; an extra roll is thrown at once and does
+  not count as one of the player's rolls;
+* no investments;
+* a colour's numbers run strictly up or strictly down, the second number fixing which;
+* 20 rolls each; end scoring 0, −4, −3, 2, 3, 6, 10 for 0..6+ numbers in a colour,
+  −4, −3, 2, 3, 6, 10 for 0..5+ wishing stones, +2 per VP symbol.
+
+Actions, the mask, the observation layout (the Keldice entries: column direction,
+wishing stones, VP, bonus of each play), rewards, the turn sequence with its offers and
+every ruling are those of the `lost_dice_v0` env card; rules in full:
+`docs/rules/keldice.md` (and `docs/rules/lost_dice.md`).
+
+## Creation
+
+```python
+from envs import keldice_v0
+env = keldice_v0.env(num_players=3, render_mode="ansi")        # PettingZoo AEC
+raw = keldice_v0.raw_env(rolls_per_player=15)                  # without wrappers
+
+import gymnasium, envs
+env = gymnasium.make("Keldice-v0")                             # learner vs a random opponent
+```
+
+Keyword arguments: `num_players` (1..4, default 2), `rolls_per_player` (default 20),
+`dice_file`, `reward_mode`, `render_mode`; the Gymnasium env also takes `opponents` and
+`learner_seat`.
+
+## Version history
+
+* v0: initial release.
+"""
+
+from envs.aec import aec_api
+from envs.games.lost_dice import Keldice
+from envs.single_agent import single_agent_api
+
+GAME = Keldice
+raw_env, env = aec_api(GAME, "keldice_v0", __name__)
+gym_env = single_agent_api(GAME, __name__)
+
+__all__ = ["GAME", "env", "gym_env", "raw_env"]
