@@ -28,8 +28,10 @@ Each generation (Anthony et al. 2017, "Thinking Fast and Slow"; AlphaZero's targ
 The network is sb3's MaskablePPO actor-critic, so a run's ``model.zip`` loads as the
 agent ``ppo`` (the policy alone) and ``ppo+search`` (the network in the search), and a
 PPO run can be the starting point (``init``). A run directory holds ``model.zip``,
-``config.yaml``, ``metadata.json`` (generations, positions, games, wall time, results
-against the pool per generation) and ``snapshots/``.
+``config.yaml`` and ``metadata.json`` (generations, positions, games, wall time, the
+results against the pool per generation, and the config of every session: a run may be
+resumed with changed settings in its ``config.yaml``). A resumed run keeps the network
+but starts with an empty replay buffer, a fresh optimizer and no snapshots.
 """
 
 from __future__ import annotations
@@ -305,6 +307,8 @@ class ExpertIteration:
         started = time.perf_counter()
         previous_wall = self.metadata.get("wall_time_s", 0.0)
         first = len(self.metadata["generations"])
+        session = {"first_generation": first, "started": datetime.now(timezone.utc).isoformat(timespec="seconds"), "config": config.to_dict()}
+        self.metadata.setdefault("sessions", []).append(session)
         for generation in range(first, config.generations):
             t0 = time.perf_counter()
             data, results = self.play_generation()
