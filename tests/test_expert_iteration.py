@@ -90,3 +90,15 @@ def test_config_errors_name_the_key(tmp_path):
     path.write_text(yaml.safe_dump({"env": "invers", "value_mix": 2.0}))
     with pytest.raises(ConfigError, match="value_mix"):
         expert_iteration.load_config(path)
+
+
+def test_teacher_games_keep_both_bots_positions_with_their_outcomes(tmp_path):
+    config = expert_iteration.ExpertIterationConfig(
+        env="invers", env_kwargs={"max_plies": 60}, policy_kwargs={"net_arch": [8]}, games_per_generation=2,
+        pool=["search:depth=1"], bot_game_weight=1.0,
+    )
+    trainer = expert_iteration.ExpertIteration(config, tmp_path)
+    data, results = trainer.play_generation()
+    assert data and results == {}  # no learner game was played
+    assert {value for *_, value in data} <= {-1.0, 0.0, 1.0}  # bot positions: their seat's outcome alone
+    assert all(policy.max() == 1.0 for _, _, policy, _ in data)

@@ -15,7 +15,8 @@ Each generation (Anthony et al. 2017, "Thinking Fast and Slow"; AlphaZero's targ
    uniformly random and the learner samples its first ``explore_plies`` moves from the
    softmax of its search values, so games differ. With ``imitate_pool`` the fixed bots'
    positions are kept too, their move as the policy target (a warm start from the bots'
-   play that search-made targets take over as the network outgrows them).
+   play that search-made targets take over as the network outgrows them); a share
+   ``bot_game_weight`` of the games are between two bots of the pool, both seats kept.
 2. **Targets.** Every position the learner moved in is kept with the policy target
    softmax(search values / ``policy_temperature``) and the value target
    ``value_mix`` · search value + (1 − ``value_mix``) · the game's outcome *for the seat
@@ -82,7 +83,11 @@ class ExpertIterationConfig:
     explore_temperature: float = 0.1
     pool: list[str] = field(default_factory=lambda: ["search:depth=1", "search:depth=2"])  #: fixed opponents
     imitate_pool: bool = True  #: also learn from the fixed bots' positions (their move, their seat's outcome)
-    self_play_weight: float = 0.4  #: share of games against the learner itself
+    #: share of games between two bots of the pool, without the learner (both seats imitated:
+    #: games between strong players whose outcomes say more about positions than a
+    #: beginner's losses do)
+    bot_game_weight: float = 0.0
+    self_play_weight: float = 0.4  #: share of (the other) games against the learner itself
     snapshot_weight: float = 0.2  #: share of games against a frozen earlier generation (when there is one)
     max_snapshots: int = 5
     policy_temperature: float = 0.1  #: softness of the policy target over search values
@@ -117,8 +122,8 @@ def load_config(path: str | Path, **overrides) -> ExpertIterationConfig:
     for name in ("generations", "games_per_generation", "search_depth", "buffer_size", "batch_size"):
         if getattr(config, name) <= 0:
             raise ConfigError(f"{path}: '{name}' must be positive, got {getattr(config, name)}")
-    if not 0.0 <= config.value_mix <= 1.0 or not 0.0 <= config.self_play_weight + config.snapshot_weight <= 1.0:
-        raise ConfigError(f"{path}: value_mix and self_play_weight + snapshot_weight must lie in [0, 1]")
+    if not 0.0 <= config.value_mix <= 1.0 or not 0.0 <= config.bot_game_weight <= 1.0 or not 0.0 <= config.self_play_weight + config.snapshot_weight <= 1.0:
+        raise ConfigError(f"{path}: value_mix, bot_game_weight and self_play_weight + snapshot_weight must lie in [0, 1]")
     return config
 
 
@@ -239,6 +244,10 @@ class ExpertIteration:
         self.buffer: deque = deque(maxlen=config.buffer_size)
         self.metadata = json.loads((run_dir / "metadata.json").read_text()) if resume else {"generations": []}
 
+    def bot(self) -> tuple[str, Agent]:
+        index = self.rng.integers(len(self.fixed))
+        return self.config.pool[index], self.fixed[index]
+
     def opponent(self) -> tuple[str, Learner | Agent]:
         """The opponent of one game: the learner itself, a snapshot, or a fixed bot."""
         draw = self.rng.random()
@@ -246,12 +255,17 @@ class ExpertIteration:
             return "self", self.learner
         if self.snapshots and draw < self.config.self_play_weight + self.config.snapshot_weight:
             return self.snapshots[self.rng.integers(len(self.snapshots))]
-        index = self.rng.integers(len(self.fixed))
-        return self.config.pool[index], self.fixed[index]
+        return self.bot()
 
     def play_generation(self) -> tuple[list[tuple], dict[str, list[float]]]:
         data, results = [], {}
         for g in range(self.config.games_per_generation):
+            if self.rng.random() < self.config.bot_game_weight:  # a teacher game: two bots, both seats kept
+                final, records = play_training_game(
+                    self.game, [self.bot()[1], self.bot()[1]], self.rng, self.config.random_opening_plies, {0, 1}
+                )
+                data += learner_targets(records, final, self.config.value_mix)
+                continue
             name, opponent = self.opponent()
             seat = g % 2
             seats: list = [opponent, opponent]
