@@ -318,8 +318,9 @@ class ExpertIteration:
         config = self.config
         self.run_dir.mkdir(parents=True, exist_ok=True)
         (self.run_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         previous_wall = self.metadata.get("wall_time_s", 0.0)
+        previous_cpu = self.metadata.get("cpu_time_s", 0.0)
         first = len(self.metadata["generations"])
         session = {"first_generation": first, "started": datetime.now(timezone.utc).isoformat(timespec="seconds"), "config": config.to_dict()}
         self.metadata.setdefault("sessions", []).append(session)
@@ -347,6 +348,7 @@ class ExpertIteration:
                     "positions": sum(g["positions"] for g in self.metadata["generations"]),
                     "games": config.games_per_generation * len(self.metadata["generations"]),
                     "wall_time_s": round(previous_wall + time.perf_counter() - started, 1),
+                    "cpu_time_s": round(previous_cpu + time.process_time() - cpu_started, 1),  # wall / cpu: the machine's load
                     "updated": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                 }
             )
