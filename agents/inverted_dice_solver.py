@@ -21,17 +21,19 @@ come under that policy, so the standard deviation of the final score is exact:
 open boxes: the last ``n`` rounds of every game. Their values are exactly those of the
 full solve; tests check them against a brute-force search.
 
-**Figures** (2 cores, shared): 226.1896 expected points, standard deviation 34.45;
-the solve takes about 1.5 CPU minutes (2-3 minutes wall) and peaks at 370 MiB. The
-``free_cross_out`` option gives bit-for-bit the same tables, as it must: crossing out
-box ``c`` instead of scoring an open sum ``i`` never pays (from then on, a player who
-scored ``i`` can copy every move of one who crossed out ``c``, writing ``c`` where the
-other writes ``i``, and ends at least ``i`` points ahead), and crossing out before the
-last roll never beats rolling on and crossing out after it.
+**Figures**: 226.1896 expected points, standard deviation 34.45. The solve peaks at
+370 MiB and takes 1.5-2 minutes of CPU time; its wall time depends on the load of the
+machine: 105 s in one run on a 2-core machine, 7.6 minutes (130 s of CPU time) while
+eight jobs shared those two cores. The ``free_cross_out`` option gives bit-for-bit the
+same tables, as it must: crossing out box ``c`` instead of scoring an open sum ``i``
+never pays (from then on, a player who scored ``i`` can copy every move of one who
+crossed out ``c``, writing ``c`` where the other writes ``i``, and ends at least ``i``
+points ahead), and crossing out before the last roll never beats rolling on and
+crossing out after it.
 
 **Cache.** :func:`cached_solution` stores the full solve with :mod:`agents.solution_cache`
 (``inverted_dice_v1_standard.npz`` / ``..._free-cross-out.npz``, 126 MB = 120 MiB each: the
-value and second moment of every state, float64) and reloads it in about a second. Run
+value and second moment of every state, float64) and reloads it in 1-2 s of CPU time. Run
 ``python -m agents.inverted_dice_solver --help`` for the command line.
 """
 
@@ -214,7 +216,7 @@ def load_solution(path: str | os.PathLike, free_cross_out: bool, max_open: int =
 def _cached(free_cross_out: bool, path: Path, force: bool) -> Solution:
     if path.exists() and not force:
         return load_solution(path, free_cross_out)
-    print(f"Solving Inverted Dice (free_cross_out={free_cross_out}) exactly, a few minutes; caching it in {path}", file=sys.stderr)
+    print(f"Solving Inverted Dice (free_cross_out={free_cross_out}) exactly (1.5-2 minutes of CPU time); caching it in {path}", file=sys.stderr)
     solution = solve(free_cross_out)
     save_solution(solution, path)
     return solution

@@ -3,8 +3,8 @@
 A turn ends by writing one box: scoring the inverted sum shown, or crossing a box out.
 Given, for a batch of score sheets, what each of those endings is worth (points now plus
 the optimal future), :func:`plan_turn` solves the turn's three rolls by expectimax over
-the 252 sorted rolls and the keeps between them (:mod:`agents.dice_math`), under the
-rules of ``RULES.md`` §1:
+the 252 sorted rolls and the keeps between them (:mod:`envs.games.dice_math`), under the
+rules of ``docs/rules/inverted_dice.md``:
 
 * after rolls 1 and 2: score the inverted sum if its box is open, or reroll a non-empty
   subset of the dice (``free_cross_out``: or cross out any open box);
@@ -16,7 +16,7 @@ solver gets the exact variance of the final score. It returns the decisions as w
 the solver and :class:`agents.inverted_dice_optimal.OptimalAgent` run this one function,
 so the agent plays exactly the policy whose value and variance were computed, ties
 included (ties go to ending the turn, to scoring, to the lowest box crossed out, and as
-:meth:`agents.dice_math.KeepTables.best_reroll` breaks them).
+:meth:`envs.games.dice_math.KeepTables.best_reroll` breaks them).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.base import Agent
-from agents.dice_math import keep_tables, reroll_positions_for_keep
+from envs.games.dice_math import keep_tables, reroll_positions_for_keep
 from envs.games import inverted_dice as rules
 
 TABLES = keep_tables(rules.NUM_DICE)

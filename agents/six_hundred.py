@@ -18,7 +18,7 @@ write it into, where the open part of the sheet is estimated statically:
 
 It then plays the three rolls exactly against those values: with ``L`` locked the
 candidates are every lock ``L + S`` (``S`` some of the unlocked dice), valued by
-enumeration of the dice still to come (:func:`agents.dice_math.expect_after_lock`);
+enumeration of the dice still to come (:func:`envs.games.dice_math.expect_after_lock`);
 locking everything means scoring now.
 """
 
@@ -31,7 +31,7 @@ import math
 import numpy as np
 
 from agents.base import Agent
-from agents.dice_math import expect_after_lock, keep_tables, reroll_positions_for_keep
+from envs.games.dice_math import expect_after_lock, keep_tables, reroll_positions_for_keep
 from envs.games import six_hundred as rules
 
 _TABLES = keep_tables(rules.NUM_DICE)

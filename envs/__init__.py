@@ -9,11 +9,11 @@ import gymnasium
 import pettingzoo
 
 from envs.core import Game, GameState, IllegalActionError
-from envs.registry import ENVS, get_entry, make_game
+from envs.registry import ENVS, LEGACY_ENVS, get_entry, make_game
 
 
 def _register_all() -> None:
-    for entry in ENVS.values():
+    for entry in (*ENVS.values(), *LEGACY_ENVS):
         gymnasium.register(id=entry.gym_id, entry_point=f"{entry.module}:gym_env")
         pettingzoo.register("aec", entry.pettingzoo_id, entry_point=f"{entry.module}:env")
 

@@ -16,8 +16,8 @@ Invers (Philippe Proux, 1991) is an abstract sliding-tile game for two. A 6×6 b
 filled with 18 yellow and 18 red tiles in a checkerboard, colour side up; each player
 holds one more tile of their colour, dot side up. A move pushes the tile in hand into a
 row or column; the tile pushed out at the far end is flipped dot side up and becomes the
-mover's next tile in hand. The first colour with every tile flipped wins. Rules:
-`RULES.md` §3 (rulings) and `seeds/invers.txt`.
+mover's next tile in hand. The first colour with every tile flipped wins. The complete
+rules, with every ruling and option: `docs/rules/invers.md`.
 
 ## Creation
 
@@ -27,8 +27,10 @@ env = invers_v0.env(render_mode="ansi")            # PettingZoo AEC
 raw = invers_v0.raw_env(max_plies=200)             # without wrappers
 
 import gymnasium, envs
+from agents.registry import make_agent
 env = gymnasium.make("Invers-v0")                  # learner vs a random opponent
-env = gymnasium.make("Invers-v0", opponents=my_bot, learner_seat=1)
+bot = make_agent("invers", "search:depth=2", invers_v0.GAME())
+env = gymnasium.make("Invers-v0", opponents=bot, learner_seat=1)
 ```
 
 Keyword arguments: `max_plies` (default 400), `reward_mode` (`"win"` by default,
@@ -123,7 +125,7 @@ is how the search bot plans from what it is given).
   running is a draw; `truncations` is True and the rewards are 0. A rule ending on the
   last ply wins over the limit.
 
-## Rulings and options (`RULES.md` §3)
+## Rulings and options (`docs/rules/invers.md`, "End of the game")
 
 * "Flipped tiles" for the no-move end and for `scores()` counts every tile of a
   player's colour dot side up, wherever it lies: on the board, in their hand or in the

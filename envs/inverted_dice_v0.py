@@ -14,7 +14,8 @@
 
 Inverted Dice (Simon K. Jensen, 2016) is Yahtzee with *inverted sums*: the value of a roll
 of five dice is 21 minus the sum of the distinct values it shows, always 1..20. Each
-player has boxes 1..20 and fills one per turn over twenty rounds. Rules: `RULES.md` §1.
+player has boxes 1..20 and fills one per turn over twenty rounds. The complete rules,
+with every ruling and option: `docs/rules/inverted_dice.md`.
 
 ## Creation
 
@@ -24,8 +25,10 @@ env = inverted_dice_v0.env(num_players=3, render_mode="ansi")       # PettingZoo
 raw = inverted_dice_v0.raw_env(num_players=1, free_cross_out=True)  # without wrappers
 
 import gymnasium, envs
+from agents.registry import make_agent
 env = gymnasium.make("InvertedDice-v0")                    # solitaire
-env = gymnasium.make("InvertedDice-v0", num_players=2, opponents=my_bot)
+bot = make_agent("inverted_dice", "heuristic", inverted_dice_v0.GAME(num_players=2))
+env = gymnasium.make("InvertedDice-v0", num_players=2, opponents=bot)
 ```
 
 Keyword arguments: `num_players` (1..5, default 1), `free_cross_out` (default False),
@@ -95,7 +98,7 @@ so nothing is hidden.
   (so two players with equal totals draw, and in a larger game equal top totals all
   count as wins — "equal totals share the win").
 
-## Rulings and options (`RULES.md` §1)
+## Rulings and options (`docs/rules/inverted_dice.md`, "Crossing out")
 
 * Crossing out is only possible after the third roll when the inverted sum's box is
   taken; `free_cross_out=True` allows it after any roll (Yahtzee scratching), and then a
@@ -117,10 +120,10 @@ The `optimal` bot (`agents.inverted_dice_optimal.OptimalAgent`) plays that polic
 """
 
 from envs.aec import aec_api
-from envs.games.inverted_dice import InvertedDice
+from envs.games.inverted_dice import InvertedDiceV0
 from envs.single_agent import single_agent_api
 
-GAME = InvertedDice
+GAME = InvertedDiceV0
 raw_env, env = aec_api(GAME, "inverted_dice_v0", __name__)
 gym_env = single_agent_api(GAME, __name__)
 

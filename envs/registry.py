@@ -41,11 +41,18 @@ class EnvEntry:
 ENVS: dict[str, EnvEntry] = {
     entry.name: entry
     for entry in (
-        EnvEntry("inverted_dice", "envs.inverted_dice_v0", "InvertedDice-v0"),
+        EnvEntry("inverted_dice", "envs.inverted_dice_v1", "InvertedDice-v1"),
         EnvEntry("six_hundred", "envs.six_hundred_v0", "SixHundred-v0"),
         EnvEntry("invers", "envs.invers_v0", "Invers-v0"),
     )
 }
+
+
+#: Superseded versions, still registered with Gymnasium and PettingZoo so that code and
+#: agents written for them keep working; training and evaluation use :data:`ENVS`.
+LEGACY_ENVS: tuple[EnvEntry, ...] = (
+    EnvEntry("inverted_dice", "envs.inverted_dice_v0", "InvertedDice-v0"),
+)
 
 
 def get_entry(name: str) -> EnvEntry:

@@ -14,7 +14,8 @@
 
 Six Hundred (in Reiner Knizia's *Dice Games Properly Explained*) is a six-dice poker
 game: in each of eighteen rounds a player rolls up to three times, setting dice aside for
-good, and writes the six dice into one of eighteen categories. Rules: `RULES.md` §2.
+good, and writes the six dice into one of eighteen categories. The complete rules, with
+every ruling: `docs/rules/six_hundred.md`.
 
 ## Creation
 
@@ -24,8 +25,10 @@ env = six_hundred_v0.env(num_players=3, render_mode="ansi")   # PettingZoo AEC
 raw = six_hundred_v0.raw_env()                                # without wrappers
 
 import gymnasium, envs
+from agents.registry import make_agent
 env = gymnasium.make("SixHundred-v0")                         # solitaire
-env = gymnasium.make("SixHundred-v0", num_players=2, opponents=my_bot)
+bot = make_agent("six_hundred", "heuristic", six_hundred_v0.GAME(num_players=2))
+env = gymnasium.make("SixHundred-v0", num_players=2, opponents=bot)
 ```
 
 Keyword arguments: `num_players` (1..6, default 1), `reward_mode` (`"score"` or
@@ -107,7 +110,7 @@ so nothing is hidden. Named offsets: `envs.games.six_hundred.OBS_*`.
 * `reward_mode="win"` (default with several players): 0 until the end, then +1 for every
   player with the highest total, −1 for the others; 0 for all if every total is equal.
 
-## Rulings (`RULES.md` §2)
+## Rulings (`docs/rules/six_hundred.md`)
 
 * Scoring is allowed after any roll; any open category may take the dice, for 0 when
   they do not fit it.

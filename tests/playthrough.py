@@ -16,19 +16,22 @@ from pathlib import Path
 
 import numpy as np
 
-from envs.registry import ENVS, get_entry
+from envs.registry import ENVS, LEGACY_ENVS
 
 GOLDEN_DIR = Path(__file__).parent / "playthroughs"
 SEED = 2026
+#: Every registered env version, current and superseded, by versioned name
+#: (``inverted_dice_v1``): a legacy version must keep replaying too.
+VERSIONS = {entry.versioned_name: entry for entry in (*ENVS.values(), *LEGACY_ENVS)}
 
 
-def golden_path(name: str) -> Path:
-    return GOLDEN_DIR / f"{get_entry(name).versioned_name}.txt"
+def golden_path(version: str) -> Path:
+    return GOLDEN_DIR / f"{version}.txt"
 
 
-def record(name: str, seed: int = SEED) -> str:
-    """The playthrough text of env ``name``'s default game with ``seed``."""
-    module = get_entry(name).load_module()
+def record(version: str, seed: int = SEED) -> str:
+    """The playthrough text of env version ``version``'s default game with ``seed``."""
+    module = VERSIONS[version].load_module()
     env = module.raw_env(render_mode="ansi")
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
@@ -54,9 +57,9 @@ def record(name: str, seed: int = SEED) -> str:
 
 def main() -> int:
     GOLDEN_DIR.mkdir(exist_ok=True)
-    for name in ENVS:
-        golden_path(name).write_text(record(name))
-        print(f"wrote {golden_path(name)}")
+    for version in VERSIONS:
+        golden_path(version).write_text(record(version))
+        print(f"wrote {golden_path(version)}")
     return 0
 
 

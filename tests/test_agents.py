@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from agents.base import RandomAgent
-from agents.dice_math import keep_tables, reroll_positions_for_keep, roll_probability
+from envs.games.dice_math import keep_tables, reroll_positions_for_keep, roll_probability
 from agents.inverted_dice import InvertedDiceHeuristic, turn_hit_probability
 from agents.registry import bot_names, make_agent, parse_spec
 from agents.trained import CheckpointError, TrainedAgent

@@ -1,4 +1,4 @@
-"""Invers: the rules of RULES.md §3, the observation, the env module and the bots."""
+"""Invers: the rules of docs/rules/invers.md, the observation, the env module and the bots."""
 
 from __future__ import annotations
 

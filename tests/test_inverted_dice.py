@@ -1,4 +1,4 @@
-"""Inverted Dice rules (RULES.md §1): sums, the turn, forced scoring, crossing out, bonuses, players."""
+"""Inverted Dice rules (docs/rules/inverted_dice.md): sums, the turn, forced scoring, crossing out, bonuses, players."""
 
 from __future__ import annotations
 
@@ -330,3 +330,27 @@ def test_any_seeded_game_fills_every_box_exactly_once(seed, free):
         writes += action >= SCORE
         state.apply(0, action)
     assert writes == 20 and None not in state._boxes[0]
+
+
+def test_planning_features_give_exact_hit_chances_progress_and_points_now():
+    from agents.inverted_dice import turn_hit_probability
+    from envs.games.dice_math import keep_tables
+
+    tables = keep_tables(rules.NUM_DICE)
+    first_roll = np.array([rules._HIT_CHANCES[roll][0] for roll in tables.rolls])
+    expected = [turn_hit_probability(b) for b in range(1, rules.NUM_BOXES + 1)]
+    np.testing.assert_allclose(tables.first_roll @ first_roll, expected, atol=1e-6)
+
+    game = rules.InvertedDice()
+    tape = np.full(game.tape_shape, 6)
+    tape[0, 0, 0] = [1, 2, 3, 4, 6]  # inverted sum 5, then all sixes
+    state = game.new_state_from_tape(tape)
+    obs = state.observe(0)
+    hit = obs[rules.OBS_HIT_CHANCES]
+    assert hit[4] == 1.0  # box 5 is on the table and rerolls can keep it
+    assert obs[rules.OBS_SCORE_NOW] == 5 / 20
+    state.apply(0, rules.SCORE)  # box 5 scored: low section 1/5, box 5 closed
+    obs = state.observe(0)
+    assert obs[rules.OBS_HIT_CHANCES][4] == 0.0
+    np.testing.assert_allclose(obs[rules.OBS_SECTION_PROGRESS], [1 / 5, 0, 0])
+    assert rules.InvertedDiceV0().observation_shape == (rules.OWN_SIZE_V0,)

@@ -1,7 +1,7 @@
 """The exact Inverted Dice solver and its optimal agent.
 
 The solver is checked against an independent brute force: a plain-Python expectimax
-written from the rules (``RULES.md`` §1) over the full score-sheet history (which boxes
+written from the rules (``docs/rules/inverted_dice.md``) over the full score-sheet history (which boxes
 were scored and which crossed out, no state reduction), with the dice enumerated die by
 die (no multiset tables). The brute force's own rules are checked against the rules core
 on random games. The agent is played through the PettingZoo env: its mean over many
@@ -24,7 +24,7 @@ import pytest
 
 from agents import solution_cache
 from agents.base import RandomAgent
-from agents.dice_math import keep_tables
+from envs.games.dice_math import keep_tables
 from agents.inverted_dice_optimal import OptimalAgent, sheet_state
 from agents.inverted_dice_solver import (
     cache_path,
@@ -37,7 +37,7 @@ from agents.inverted_dice_solver import (
     states_with_open,
 )
 from agents.registry import BOTS, make_agent
-from envs import inverted_dice_v0
+from envs import inverted_dice_v1
 from envs.games import inverted_dice as rules
 
 SECTIONS = [set(range(lo, hi + 1)) for _, lo, hi in rules.SECTIONS]
@@ -60,7 +60,7 @@ def outcomes(k: int) -> tuple[tuple[tuple[int, ...], float], ...]:
 
 
 def legal_actions(open_boxes: frozenset, dice: tuple, roll: int, free: bool) -> set[int]:
-    """The actions the rules allow, written from RULES.md §1."""
+    """The actions the rules allow, written from docs/rules/inverted_dice.md."""
     inverted = 21 - sum(set(dice))
     actions = set(range(rules.NUM_REROLLS)) if roll < 3 else set()
     if inverted in open_boxes:
@@ -253,7 +253,7 @@ def play_last_rounds(free: bool, games: int, seed: int):
     Returns the solver state at the hand-over and the points scored after it, per game.
     Every action played is checked against the mask.
     """
-    env = inverted_dice_v0.env(free_cross_out=free)
+    env = inverted_dice_v1.env(free_cross_out=free)
     game = env.unwrapped.game
     optimal = OptimalAgent(game, solution=reduced(free))
     random = RandomAgent(game, seed=seed)

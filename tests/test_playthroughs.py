@@ -4,11 +4,10 @@ import difflib
 
 import pytest
 
-from envs.registry import ENVS
-from tests.playthrough import golden_path, record
+from tests.playthrough import VERSIONS, golden_path, record
 
 
-@pytest.mark.parametrize("name", list(ENVS))
+@pytest.mark.parametrize("name", list(VERSIONS))
 def test_playthrough_matches_the_golden_file(name):
     path = golden_path(name)
     assert path.is_file(), f"no golden playthrough for {name}: run `python -m tests.playthrough`"

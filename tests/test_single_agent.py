@@ -25,7 +25,7 @@ class RecordingAgent(Agent):
 
 
 def test_solitaire_episode_return_is_the_final_score():
-    env = gymnasium.make("InvertedDice-v0").unwrapped
+    env = gymnasium.make("InvertedDice-v1").unwrapped
     obs, info = env.reset(seed=3)
     total, done = 0.0, False
     while not done:
@@ -39,7 +39,7 @@ def test_solitaire_episode_return_is_the_final_score():
 
 def test_opponents_play_the_other_seats_until_the_learner_is_to_act():
     opponents = [RecordingAgent(None), RecordingAgent(None)]
-    env = gymnasium.make("InvertedDice-v0", num_players=3, opponents=opponents, learner_seat=2).unwrapped
+    env = gymnasium.make("InvertedDice-v1", num_players=3, opponents=opponents, learner_seat=2).unwrapped
     env.reset(seed=1)
     assert env.learner == 2 and env.state.acting_players() == (2,)
     assert all(o.calls >= 1 for o in opponents)  # seats 0 and 1 played their first turns
@@ -53,14 +53,14 @@ def test_opponents_play_the_other_seats_until_the_learner_is_to_act():
 
 
 def test_learner_seat_is_random_by_default_and_reproducible():
-    env = gymnasium.make("InvertedDice-v0", num_players=4).unwrapped
+    env = gymnasium.make("InvertedDice-v1", num_players=4).unwrapped
     seats = [env.reset(seed=s)[1]["seat"] for s in range(40)]
     assert set(seats) == {0, 1, 2, 3}
     assert seats == [env.reset(seed=s)[1]["seat"] for s in range(40)]
 
 
 def test_score_reward_mode_with_opponents_pays_the_learners_points():
-    env = gymnasium.make("InvertedDice-v0", num_players=2, reward_mode="score", learner_seat=0).unwrapped
+    env = gymnasium.make("InvertedDice-v1", num_players=2, reward_mode="score", learner_seat=0).unwrapped
     env.reset(seed=0)
     before = env.state.scores()[0]
     while not env.action_masks()[SCORE]:
@@ -72,16 +72,16 @@ def test_score_reward_mode_with_opponents_pays_the_learners_points():
 
 def test_bad_arguments_fail_clearly():
     with pytest.raises(ValueError, match="learner_seat"):
-        gymnasium.make("InvertedDice-v0", num_players=2, learner_seat=2)
+        gymnasium.make("InvertedDice-v1", num_players=2, learner_seat=2)
     with pytest.raises(ValueError, match="expected 2 opponent"):
-        gymnasium.make("InvertedDice-v0", num_players=3, opponents=[RecordingAgent(None)])
+        gymnasium.make("InvertedDice-v1", num_players=3, opponents=[RecordingAgent(None)])
     with pytest.raises(ValueError, match="num_players must be between 1 and 5"):
-        gymnasium.make("InvertedDice-v0", num_players=6)
+        gymnasium.make("InvertedDice-v1", num_players=6)
     with pytest.raises(TypeError, match="free_cross_out"):
-        gymnasium.make("InvertedDice-v0", free_cross_out="yes")
+        gymnasium.make("InvertedDice-v1", free_cross_out="yes")
     with pytest.raises(TypeError, match="unexpected keyword"):
-        gymnasium.make("InvertedDice-v0", free_crossout=True)
-    env = gymnasium.make("InvertedDice-v0").unwrapped
+        gymnasium.make("InvertedDice-v1", free_crossout=True)
+    env = gymnasium.make("InvertedDice-v1").unwrapped
     with pytest.raises(gymnasium.error.ResetNeeded):
         env.step(0)
 
@@ -89,7 +89,7 @@ def test_bad_arguments_fail_clearly():
 def test_action_space_sample_draws_legal_actions_and_pickles_plainly():
     import pickle
 
-    env = gymnasium.make("InvertedDice-v0").unwrapped
+    env = gymnasium.make("InvertedDice-v1").unwrapped
     env.reset(seed=0)
     for _ in range(200):
         action = env.action_space.sample()

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from agents.base import RandomAgent
-from agents.dice_math import expect_after_lock, keep_tables
+from envs.games.dice_math import expect_after_lock, keep_tables
 from agents.registry import make_agent
 from agents.six_hundred import SixHundredHeuristic
 from envs import six_hundred_v0

@@ -50,6 +50,31 @@ class SelfPlayConfig:
 
 
 @dataclass
+class WarmStartConfig:
+    """Start from a bot's play before PPO (see :mod:`training.warm_start`)."""
+
+    enabled: bool = False
+    teacher: str = "heuristic"  #: agent spec of the teacher (a bot, not a solver)
+    episodes: int = 2000  #: teacher episodes recorded as demonstrations
+    epochs: int = 10  #: behaviour-cloning passes over the demonstrations
+    batch_size: int = 512
+    learning_rate: float = 0.001  #: of behaviour cloning (PPO keeps its own)
+    value_coef: float = 0.5  #: weight of the critic's loss on the teacher's returns
+    guide_coef: float = 1.0  #: initial weight of the cross-entropy towards the teacher during PPO
+    guide_decay_steps: int = 1_000_000  #: PPO steps over which that weight falls linearly to 0
+
+
+@dataclass
+class LearningCurveConfig:
+    """Periodic evaluation during training (see :mod:`training.learning_curve`)."""
+
+    every: int = 0  #: timesteps between evaluations; 0 turns the curve off
+    games: int = 200  #: games per evaluation, on the same seeds every time
+    reference: str = "heuristic"  #: the agent spec measured against (solitaire: same dice; else the opponent)
+    seed: int = 20_000  #: first seed of the fixed evaluation games
+
+
+@dataclass
 class TrainConfig:
     env: str
     env_kwargs: dict[str, Any] = field(default_factory=dict)
@@ -65,6 +90,8 @@ class TrainConfig:
     checkpoint_every: int = 100_000  #: timesteps between saves of the run's model
     evaluation: EvaluationConfig = field(default_factory=EvaluationConfig)
     self_play: SelfPlayConfig = field(default_factory=SelfPlayConfig)
+    warm_start: WarmStartConfig = field(default_factory=WarmStartConfig)
+    learning_curve: LearningCurveConfig = field(default_factory=LearningCurveConfig)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -96,6 +123,10 @@ def config_from_dict(raw: dict[str, Any], source: str = "config") -> TrainConfig
     values = _fields(TrainConfig, raw, source)
     values["evaluation"] = EvaluationConfig(**_fields(EvaluationConfig, raw.get("evaluation") or {}, f"{source}: evaluation"))
     values["self_play"] = SelfPlayConfig(**_fields(SelfPlayConfig, raw.get("self_play") or {}, f"{source}: self_play"))
+    values["warm_start"] = WarmStartConfig(**_fields(WarmStartConfig, raw.get("warm_start") or {}, f"{source}: warm_start"))
+    values["learning_curve"] = LearningCurveConfig(
+        **_fields(LearningCurveConfig, raw.get("learning_curve") or {}, f"{source}: learning_curve")
+    )
     config = TrainConfig(**values)
     _check(config, source)
     return config
@@ -110,7 +141,7 @@ def _fields(cls, raw: Any, source: str) -> dict[str, Any]:
         raise ConfigError(f"{source}: unknown key(s) {unknown}; known keys: {sorted(known)}")
     values = {}
     for name, value in raw.items():
-        if name in ("evaluation", "self_play"):
+        if name in ("evaluation", "self_play", "warm_start", "learning_curve"):
             continue
         expected = _expected_type(known[name])
         if expected is float and isinstance(value, int) and not isinstance(value, bool):
@@ -152,5 +183,13 @@ def _check(config: TrainConfig, source: str) -> None:
     activation = config.policy_kwargs.get("activation_fn")
     if activation is not None and activation not in ACTIVATIONS:
         raise ConfigError(f"{source}: policy_kwargs.activation_fn must be one of {ACTIVATIONS}, got {activation!r}")
+    for name in ("episodes", "epochs", "batch_size", "guide_decay_steps"):
+        if getattr(config.warm_start, name) <= 0:
+            raise ConfigError(f"{source}: 'warm_start.{name}' must be positive, got {getattr(config.warm_start, name)}")
+    for name in ("learning_rate", "value_coef", "guide_coef"):
+        if not getattr(config.warm_start, name) >= 0:
+            raise ConfigError(f"{source}: 'warm_start.{name}' must be 0 or more, got {getattr(config.warm_start, name)}")
+    if config.learning_curve.every < 0 or config.learning_curve.games <= 0:
+        raise ConfigError(f"{source}: 'learning_curve.every' must be 0 or more and 'learning_curve.games' positive")
     if not 0.0 <= config.self_play.snapshot_weight <= 1.0:
         raise ConfigError(f"{source}: 'self_play.snapshot_weight' must be in [0, 1]")

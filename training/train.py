@@ -105,14 +105,21 @@ def git_commit() -> str | None:
     return out.stdout.strip() or None
 
 
-def train(config: TrainConfig, run_dir: Path, resume: bool, progress_bar: bool = True) -> dict:
-    """Train (or continue training) and save the run; returns the run's metadata."""
+def train(config: TrainConfig, run_dir: Path, resume: bool, progress_bar: bool = True, on_evaluation=None) -> dict:
+    """Train (or continue training) and save the run; returns the run's metadata.
+
+    ``on_evaluation`` is called with every learning-curve evaluation (the tuner prunes on it).
+    """
     import torch
-    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import CallbackList
+    from stable_baselines3.common.utils import configure_logger
     from stable_baselines3.common.vec_env import VecNormalize
 
+    from envs.registry import make_game
+    from training import learning_curve
     from training.callbacks import SaveRunCallback
     from training.vector import make_training_env, policy_kwargs
+    from training.warm_start import TeacherGuidedPPO, warm_start
 
     torch.set_num_threads(config.torch_threads)
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -132,7 +139,7 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, progress_bar: bool =
                 f"run {run_dir} already has {done} timesteps (target {config.total_timesteps}); pass a larger --timesteps"
             )
     else:
-        model = MaskablePPO(
+        model = TeacherGuidedPPO(
             "MlpPolicy",
             venv,
             seed=config.seed,
@@ -142,8 +149,16 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, progress_bar: bool =
             policy_kwargs=policy_kwargs(config.policy_kwargs),
             **config.ppo,
         )
+    model.set_logger(configure_logger(0, str(run_dir / "tensorboard"), "ppo", reset_num_timesteps=not resume))
+    game = make_game(config.env, **config.env_kwargs)
     started = time.perf_counter()
-    callback = SaveRunCallback(run_dir, config.checkpoint_every, venv if config.normalize_reward else None, self_play)
+    if config.warm_start.enabled and not resume:
+        metadata["warm_start"] = warm_start(model, venv, config.warm_start, config.env, game, config.seed)
+        print(f"Warm start: {metadata['warm_start']}")
+    callbacks = [SaveRunCallback(run_dir, config.checkpoint_every, venv if config.normalize_reward else None, self_play)]
+    if config.learning_curve.every:
+        callbacks.append(learning_curve.LearningCurveCallback(run_dir, config.env, game, config.learning_curve, on_evaluation))
+    callback = CallbackList(callbacks)
     model.learn(
         total_timesteps=config.total_timesteps - model.num_timesteps,
         callback=callback,
@@ -152,7 +167,8 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, progress_bar: bool =
         tb_log_name="ppo",
     )
     wall = time.perf_counter() - started
-    callback.save()
+    callbacks[0].save()
+    learning_curve.draw(run_dir, config.learning_curve.reference)
 
     metadata.update(
         {
@@ -175,12 +191,12 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, progress_bar: bool =
 
 def load_model(path: Path, venv=None):
     """Load a MaskablePPO model, or raise a clear error naming the unreadable file."""
-    from sb3_contrib import MaskablePPO
+    from training.warm_start import TeacherGuidedPPO
 
     if not path.is_file():
         raise ConfigError(f"checkpoint {path} does not exist")
     try:
-        return MaskablePPO.load(str(path), env=venv, device="cpu")
+        return TeacherGuidedPPO.load(str(path), env=venv, device="cpu")
     except Exception as error:  # zip, pickle and torch errors all mean an unusable file
         raise ConfigError(f"checkpoint {path} is unreadable: {type(error).__name__}: {error}") from None
 

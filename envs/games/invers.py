@@ -1,4 +1,4 @@
-"""Rules core of Invers (``../shared/RULES.md`` §3, ``seeds/invers.txt``).
+"""Rules core of Invers (the rules: ``docs/rules/invers.md``).
 
 A 6×6 board holds 36 tiles, yellow and red, in a checkerboard (row 0, column 0 is
 yellow), all **colour side up**. Each player holds one more tile of their own colour

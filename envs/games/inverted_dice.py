@@ -1,4 +1,4 @@
-"""Rules core of Inverted Dice (``../shared/RULES.md`` §1, ``seeds/inverted_dice.txt``).
+"""Rules core of Inverted Dice (the rules: ``docs/rules/inverted_dice.md``).
 
 Five dice, twenty boxes 1..20, twenty rounds. The *inverted sum* of a roll is 21 minus
 the sum of the distinct values it shows (so always 1..20 for five dice). A turn: roll
@@ -15,10 +15,11 @@ die rerolled (counting rerolled dice from the lowest) takes the roll's k-th tape
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
+from envs.games.dice_math import keep_tables
 from envs.games.dice_rounds import DiceRoundsGame, DiceRoundsState
 
 NUM_DICE = 5
@@ -92,6 +93,28 @@ def _sorted_rolls(k: int, low: int = 1):
 _DICE_FEATURES = {dice: _dice_features(dice) for dice in _sorted_rolls(NUM_DICE)}
 _ROLL_ONE_HOT = np.eye(MAX_ROLLS, dtype=np.float32)
 
+
+def _hit_chances() -> dict[tuple[int, ...], np.ndarray]:
+    """``{roll: (MAX_ROLLS, NUM_BOXES) array}``: the chance of ending the turn on each box.
+
+    Entry ``[r, b]`` is the probability that a player who sees ``roll`` after roll
+    ``r + 1`` and aims all remaining rerolls at inverted sum ``b + 1`` (and nothing else)
+    shows it when the turn ends: 1 or 0 after the third roll, the best reroll's chance
+    before. This is the "potential score" a learner would otherwise have to work out
+    from the dice, exactly, for every box at once.
+    """
+    tables = keep_tables(NUM_DICE)
+    hit = np.array([[inverted_sum(roll) == b for b in range(1, NUM_BOXES + 1)] for roll in tables.rolls], np.float64)
+    by_rolls_left = [hit]
+    for _ in range(MAX_ROLLS - 1):
+        by_rolls_left.append(np.maximum(hit, tables.best_over_keeps(tables.partial_transition @ by_rolls_left[-1])))
+    chances = np.stack(by_rolls_left[::-1], axis=1).astype(np.float32)  # roll number 1 first
+    return {roll: chances[i] for i, roll in enumerate(tables.rolls)}
+
+
+_HIT_CHANCES = _hit_chances()
+_SECTION_SIZES = np.array([hi - lo + 1 for _, lo, hi in SECTIONS], np.float32)
+
 # Observation layout (offsets into the vector; see the env card).
 OBS_DICE = slice(0, 30)
 OBS_FACE_COUNTS = slice(30, 36)
@@ -103,7 +126,12 @@ OBS_BONUSES = slice(82, 85)
 OBS_SCORE = 85
 OBS_ROUNDS_LEFT = 86
 OBS_MY_TURN = 87
-OWN_SIZE = 88
+# Planning features (v1 onwards): what the dice on the table can still become this turn.
+OBS_HIT_CHANCES = slice(88, 108)  #: per open box: chance of ending this turn on it (0 when taken)
+OBS_SECTION_PROGRESS = slice(108, 111)  #: per section: boxes scored / section size
+OBS_SCORE_NOW = 111  #: points that scoring now would write (0 when the box is taken) / 20
+OWN_SIZE_V0 = 88
+OWN_SIZE = 112
 OPPONENT_SIZE = NUM_BOXES + 1  # open boxes, score / 360
 
 
@@ -118,6 +146,9 @@ class InvertedDice(DiceRoundsGame):
     """
 
     name = "inverted_dice"
+    #: Whether observations carry the planning features (``OBS_HIT_CHANCES`` onwards);
+    #: ``inverted_dice_v0`` plays without them.
+    planning_features: ClassVar[bool] = True
     min_players = 1
     max_players = 5
     default_players = 1
@@ -131,7 +162,8 @@ class InvertedDice(DiceRoundsGame):
             raise TypeError(f"inverted_dice: free_cross_out must be a bool, got {free_cross_out!r}")
         self.free_cross_out = bool(free_cross_out)
         self.num_actions = NUM_ACTIONS
-        self.observation_shape = (OWN_SIZE + OPPONENT_SIZE * (self.num_players - 1),)
+        own_size = OWN_SIZE if self.planning_features else OWN_SIZE_V0
+        self.observation_shape = (own_size + OPPONENT_SIZE * (self.num_players - 1),)
         self.max_game_length = NUM_ROUNDS * MAX_ROLLS * self.num_players
 
     def options(self) -> dict[str, Any]:
@@ -249,11 +281,30 @@ class InvertedDiceState(DiceRoundsState):
             self._bonuses[player],
             (self._totals[player] / MAX_SCORE, self.turns_left(player) / NUM_ROUNDS, player == self._player and not self._terminal),
         ]
+        if self.game.planning_features:
+            parts.append(self._planning_features(player))
         for k in range(1, n):
             other = (player + k) % n
             parts.append(self._open[other])
             parts.append((self._totals[other] / MAX_SCORE,))
         return np.concatenate(parts, dtype=np.float32)
+
+    def _planning_features(self, player: int) -> np.ndarray:
+        """Entries ``OBS_HIT_CHANCES`` .. ``OBS_SCORE_NOW`` as ``player`` sees them.
+
+        Hit chances and the points of scoring now describe the dice on the table, so they
+        are zero for a player who is not to act (the dice are someone else's).
+        """
+        features = np.zeros(OWN_SIZE - OWN_SIZE_V0, np.float32)
+        scored = self._scored[player]
+        features[NUM_BOXES : NUM_BOXES + len(SECTIONS)] = [
+            bin(scored & mask).count("1") / size for mask, size in zip(_SECTION_MASKS, _SECTION_SIZES)
+        ]
+        if player == self._player and not self._terminal:
+            own = self._open[player]
+            features[:NUM_BOXES] = _HIT_CHANCES[self._dice][self._roll - 1] * own
+            features[-1] = own[self._inverted_sum - 1] * self._inverted_sum / NUM_BOXES
+        return features
 
     @property
     def dice(self) -> tuple[int, ...]:
@@ -300,3 +351,9 @@ class InvertedDiceState(DiceRoundsState):
 
 
 InvertedDice.state_class = InvertedDiceState
+
+
+class InvertedDiceV0(InvertedDice):
+    """The first release's observation: no planning features (``inverted_dice_v0``)."""
+
+    planning_features = False

@@ -1,4 +1,4 @@
-"""Rules core of Six Hundred (``../shared/RULES.md`` §2, ``seeds/six_hundred.txt``).
+"""Rules core of Six Hundred (the rules: ``docs/rules/six_hundred.md``).
 
 Six dice, eighteen categories, eighteen rounds. A turn: roll the six dice; after each
 roll the player may **lock** (set aside) some of the unlocked dice and roll the rest

@@ -1,0 +1,108 @@
+"""Learner steps per second of training configs, and where the time goes.
+
+    python benchmarks/train_speed.py                          # every env's default config
+    python benchmarks/train_speed.py --env inverted_dice --timesteps 100000
+    python benchmarks/train_speed.py --config configs/inverted_dice.yaml benchmarks/baseline_configs/inverted_dice.yaml
+
+Each config trains a fresh MaskablePPO for ``--timesteps`` learner steps (no warm start,
+no checkpoints, no closing evaluation) and the time is split into:
+
+* **env**: stepping the vectorized env, the games' rules and any opponents included;
+* **opponents**: the part of *env* spent choosing the other seats' moves;
+* **forward**: the rest of collecting rollouts: the policy's forward pass on every
+  step, the action masks, the rollout buffer;
+* **update**: PPO's gradient epochs over each rollout.
+
+One untimed update comes first, so that one-time costs (imports, first calls) are not
+counted against the config measured first.
+
+Configs given together are measured one after another in the same run, so their
+ratio holds even when the machine's speed does not; the absolute figures depend on
+the machine and its load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from training.config import TrainConfig, default_config_path, load_config
+
+PARTS = ("env", "opponents", "forward", "update")
+
+
+class Stopwatch:
+    """Accumulated seconds per part, filled by wrapping the methods that do each part."""
+
+    def __init__(self):
+        self.seconds = dict.fromkeys(PARTS + ("rollout",), 0.0)
+
+    def wrap(self, obj, method: str, part: str) -> None:
+        inner = getattr(obj, method)
+
+        def timed(*args, **kwargs):
+            started = time.perf_counter()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                self.seconds[part] += time.perf_counter() - started
+
+        setattr(obj, method, timed)
+
+
+def measure(config: TrainConfig, timesteps: int) -> dict[str, float]:
+    """Train ``config`` for ``timesteps`` steps; steps/s and seconds per part."""
+    import torch
+
+    from training.vector import make_training_env, policy_kwargs
+    from training.warm_start import TeacherGuidedPPO
+
+    torch.set_num_threads(config.torch_threads)
+    venv, _ = make_training_env(config, None)
+    model = TeacherGuidedPPO("MlpPolicy", venv, seed=config.seed, device="cpu", verbose=0,
+                             policy_kwargs=policy_kwargs(config.policy_kwargs), **config.ppo)
+    rollout = model.n_steps * model.n_envs
+    model.learn(total_timesteps=rollout)  # one untimed update: imports and first-call costs are paid once per process
+    watch = Stopwatch()
+    base = venv.unwrapped if hasattr(venv, "unwrapped") else venv
+    watch.wrap(base, "step_wait", "env")
+    for env in getattr(base, "envs", []):
+        watch.wrap(env.unwrapped, "_play_opponents", "opponents")
+    watch.wrap(model, "collect_rollouts", "rollout")
+    watch.wrap(model, "train", "update")
+    started = time.perf_counter()
+    model.learn(total_timesteps=timesteps, reset_num_timesteps=False)
+    wall = time.perf_counter() - started
+    venv.close()
+    seconds = watch.seconds
+    seconds["forward"] = seconds.pop("rollout") - seconds["env"]
+    steps = model.num_timesteps - rollout
+    return {"steps": steps, "wall_s": wall, "steps_per_s": steps / wall, **seconds}
+
+
+def main(argv: list[str] | None = None) -> int:
+    from envs.registry import ENVS
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--env", nargs="+", help="envs whose default configs to measure (default: all)")
+    parser.add_argument("--config", nargs="+", help="config files to measure instead")
+    parser.add_argument("--timesteps", type=int, default=100_000, help="learner steps per config (default 100000)")
+    args = parser.parse_args(argv)
+    paths = [Path(p) for p in args.config] if args.config else [default_config_path(e) for e in (args.env or ENVS)]
+    print(f"{'config':<48} {'steps/s':>8} {'wall s':>7}  " + "  ".join(f"{p:>12}" for p in PARTS))
+    for path in paths:
+        config = load_config(path)
+        config.warm_start.enabled = False
+        result = measure(config, args.timesteps)
+        shares = "  ".join(f"{result[p]:>6.1f} s" + f" {100 * result[p] / result['wall_s']:>3.0f}%" for p in PARTS)
+        print(f"{str(path):<48} {result['steps_per_s']:>8,.0f} {result['wall_s']:>7.1f}  {shares}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

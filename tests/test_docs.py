@@ -1,0 +1,168 @@
+"""The documentation runs as printed and stands alone.
+
+* Every ```python block of the README, of each registered env's card (its module
+  docstring, found through ``envs.registry.ENVS`` and ``LEGACY_ENVS`` so a new game or
+  version is covered as soon as it is registered) and of ``docs/`` is executed in a fresh namespace from the repository
+  root, exactly as a reader would paste it.
+* Every command of a ```bash block of the README names something that exists: a
+  ``make`` target of the Makefile, a script / module of the repository whose
+  ``--help`` succeeds and lists every ``--flag`` the line mentions (its comment
+  included), or an installed program. The help is run in-process, so the check costs
+  no interpreter start.
+* No document points outside the repository (the rule texts and rulings it was built
+  from are not part of what a user clones), and every relative link resolves.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import runpy
+import shlex
+import shutil
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+from envs.registry import ENVS, LEGACY_ENVS
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+DOCS = sorted((ROOT / "docs").rglob("*.md"))
+REGISTERED = (*ENVS.values(), *LEGACY_ENVS)  #: every env module a user can make
+
+FENCE = re.compile(r"^(?P<indent>[ \t]*)```(?P<lang>\w*)[ \t]*\n(?P<body>.*?)^(?P=indent)```[ \t]*$", re.M | re.S)
+
+
+def code_blocks(text: str, lang: str) -> list[str]:
+    """The bodies of the fenced blocks of ``text`` in language ``lang``, dedented."""
+    blocks = []
+    for match in FENCE.finditer(text):
+        if match["lang"] == lang:
+            indent = len(match["indent"])
+            blocks.append("".join(line[indent:] for line in match["body"].splitlines(keepends=True)))
+    return blocks
+
+
+def documents() -> list[tuple[str, str]]:
+    """(name, text) of every document a user reads: README, env cards, docs/."""
+    docs = [("README.md", README.read_text())]
+    for entry in REGISTERED:
+        docs.append((f"{entry.module} (env card)", entry.load_module().__doc__ or ""))
+    docs += [(str(path.relative_to(ROOT)), path.read_text()) for path in DOCS]
+    return docs
+
+
+PYTHON_SNIPPETS = [
+    pytest.param(source, id=f"{name}#{k + 1}")
+    for name, text in documents()
+    for k, source in enumerate(code_blocks(text, "python"))
+]
+
+
+def test_every_env_card_has_a_python_snippet():
+    for entry in REGISTERED:
+        assert code_blocks(entry.load_module().__doc__ or "", "python"), f"{entry.module}: the env card shows no usage"
+
+
+@pytest.mark.parametrize("source", PYTHON_SNIPPETS)
+def test_python_snippet_runs_as_printed(source, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a snippet's job is to run; library warnings are not its failures
+        exec(compile(source, "<snippet>", "exec"), {"__name__": "__snippet__"})
+
+
+# -- shell blocks ----------------------------------------------------------------------
+def shell_commands() -> list[str]:
+    commands = []
+    for block in code_blocks(README.read_text(), "bash"):
+        commands += [line.strip() for line in block.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    return commands
+
+
+def make_targets() -> set[str]:
+    return set(re.findall(r"^([\w.-]+)\s*:(?!=)", (ROOT / "Makefile").read_text(), re.M))
+
+
+def run_help(argv0: str, module: str | None) -> str:
+    """``--help`` of a repository script (path) or module, run in this process."""
+    out = io.StringIO()
+    saved_argv, saved_path = sys.argv[:], sys.path[:]
+    sys.argv = [argv0, "--help"]
+    try:
+        with contextlib.redirect_stdout(out), pytest.raises(SystemExit) as exit_info, warnings.catch_warnings():
+            # runpy warns that the module is already imported (by other tests): harmless here.
+            warnings.filterwarnings("ignore", message=".*found in sys.modules", category=RuntimeWarning)
+            if module:
+                runpy.run_module(module, run_name="__main__", alter_sys=True)
+            else:
+                runpy.run_path(str(ROOT / argv0), run_name="__main__")
+    finally:
+        sys.argv, sys.path[:] = saved_argv, saved_path
+    assert exit_info.value.code in (0, None), f"{argv0} --help exited with {exit_info.value.code}"
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("command", shell_commands(), ids=lambda command: command.partition("#")[0].strip())
+def test_shell_command_names_what_exists(command, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    code, _, comment = command.partition("#")
+    words = shlex.split(code)
+    flags = set(re.findall(r"(?<![\w-])--[a-z][\w-]*", command))
+    if words[0] == "make":
+        targets = [w for w in words[1:] if "=" not in w]
+        assert set(targets) <= make_targets(), f"{command!r}: the Makefile has no target {set(targets) - make_targets()}"
+        return
+    if words[0] != "python":
+        assert shutil.which(words[0]), f"{command!r}: {words[0]} is not installed"
+        return
+    if words[1] == "-m":
+        module = words[2]
+        if not (ROOT / module.replace(".", "/")).with_suffix(".py").exists():
+            pytest.importorskip(module)  # a tool such as pytest: installed is all the README promises
+            return
+        help_text = run_help(module, module)
+    else:
+        assert (ROOT / words[1]).is_file(), f"{command!r}: no file {words[1]}"
+        help_text = run_help(words[1], None)
+    missing = sorted(flag for flag in flags if flag not in help_text)
+    assert not missing, f"{command!r} mentions {missing}, which its --help does not list"
+
+
+# -- standing alone ----------------------------------------------------------------------
+#: Paths of the spec the project was built from, outside the repository (bracketed so
+#: that this line does not match itself in a ``git grep``).
+OUTSIDE = re.compile(r"RULES\.md|share[d]/|seed[s]/")
+
+
+@pytest.mark.parametrize("name, text", documents(), ids=[name for name, _ in documents()])
+def test_no_pointer_outside_the_repository(name, text):
+    hits = [line.strip() for line in text.splitlines() if OUTSIDE.search(line)]
+    assert not hits, f"{name} points outside the repository: {hits}"
+
+
+@pytest.mark.parametrize("path", [README, *DOCS], ids=lambda p: str(p.relative_to(ROOT)))
+def test_relative_links_resolve(path):
+    for target in re.findall(r"\]\((?!https?://|mailto:|#)([^)#\s]+)", path.read_text()):
+        resolved = (path.parent / target).resolve()
+        assert resolved.is_relative_to(ROOT), f"{path.relative_to(ROOT)} links outside the repository: {target}"
+        assert resolved.exists(), f"{path.relative_to(ROOT)} links to missing {target}"
+
+
+def test_rules_index_lists_every_rules_page():
+    index = (ROOT / "docs" / "rules" / "README.md").read_text()
+    for page in sorted((ROOT / "docs" / "rules").glob("*.md")):
+        if page.name != "README.md":
+            assert f"({page.name})" in index, f"docs/rules/README.md does not list {page.name}"
+
+
+@pytest.mark.parametrize("name", list(ENVS))
+def test_every_registered_game_has_its_rules_page(name):
+    page = ROOT / "docs" / "rules" / f"{name}.md"
+    assert page.is_file(), f"{name}: no rules page {page.relative_to(ROOT)}"
+    card = ENVS[name].load_module().__doc__ or ""
+    assert f"docs/rules/{name}.md" in card, f"{ENVS[name].module}: the env card does not point to its rules page"

@@ -1,0 +1,106 @@
+"""Warm start, learning curves and the tuner, on tiny budgets."""
+
+from __future__ import annotations
+
+import csv
+
+import numpy as np
+import pytest
+import torch
+import yaml
+from sb3_contrib import MaskablePPO
+
+from envs.registry import make_game
+from training.config import config_from_dict
+from training.train import train
+from training.tune import main as tune_main
+from training.vector import make_training_env
+from training.warm_start import TeacherGuidedPPO, behaviour_clone, collect_demonstrations, teacher_agreement
+
+
+def tiny_config(**overrides) -> dict:
+    config = {
+        "env": "inverted_dice",
+        "total_timesteps": 512,
+        "n_envs": 2,
+        "policy_kwargs": {"net_arch": [32, 32]},
+        "ppo": {"n_steps": 128, "batch_size": 64, "n_epochs": 1, "gamma": 1.0},
+        "checkpoint_every": 512,
+        "evaluation": {"games": 2, "opponents": ["random"]},
+    }
+    config.update(overrides)
+    return config
+
+
+def test_demonstrations_carry_the_teachers_actions_and_returns_to_go():
+    config = config_from_dict(tiny_config(normalize_reward=False))
+    venv, _ = make_training_env(config, None)
+    game = make_game("inverted_dice")
+    demos = collect_demonstrations(venv, "inverted_dice", game, "heuristic", episodes=4, gamma=1.0, seed=0)
+    assert demos.episodes >= 4
+    assert len(demos) == len(demos.actions) == len(demos.returns) == len(demos.masks)
+    assert demos.masks[torch.arange(len(demos)), demos.actions].all()  # every action was legal
+    # With gamma 1 and raw rewards, the return-to-go of a game's first decision is its score.
+    first = demos.observations[:, 86] == 1.0  # turns left 20/20: the first turn
+    first &= demos.observations[:, 56] == 1.0  # roll 1
+    assert first.sum() >= 4
+    assert demos.returns[first].min() > 20 and np.isclose(demos.returns[first].mean(), demos.mean_episode_return, rtol=0.35)
+
+
+def test_behaviour_cloning_makes_the_policy_agree_with_the_teacher():
+    config = config_from_dict(tiny_config())
+    venv, _ = make_training_env(config, None)
+    game = make_game("inverted_dice")
+    demos = collect_demonstrations(venv, "inverted_dice", game, "heuristic", episodes=6, gamma=1.0, seed=0)
+    model = TeacherGuidedPPO("MlpPolicy", venv, seed=0, device="cpu", policy_kwargs={"net_arch": [64, 64]}, n_steps=64, batch_size=64)
+    before = teacher_agreement(model.policy, demos)
+    summary = behaviour_clone(model.policy, demos, epochs=15, batch_size=64, learning_rate=3e-3, value_coef=0.5, seed=0)
+    assert summary["accuracy"] > before + 0.25
+
+
+def test_guide_weight_decays_to_zero_and_saved_models_load_as_plain_maskable_ppo(tmp_path):
+    config = config_from_dict(tiny_config())
+    venv, _ = make_training_env(config, None)
+    demos = collect_demonstrations(venv, "inverted_dice", make_game("inverted_dice"), "heuristic", 2, 1.0, 0)
+    model = TeacherGuidedPPO("MlpPolicy", venv, seed=0, device="cpu", n_steps=64, batch_size=64)
+    model.attach_teacher(demos, guide_coef=2.0, guide_decay_steps=1000)
+    assert model.current_guide_coef() == 2.0
+    model.num_timesteps = 250
+    assert model.current_guide_coef() == pytest.approx(1.5)
+    model.num_timesteps = 5000
+    assert model.current_guide_coef() == 0.0
+    model.save(tmp_path / "model.zip")
+    loaded = MaskablePPO.load(tmp_path / "model.zip", device="cpu")
+    assert not hasattr(loaded, "demonstrations") or loaded.demonstrations is None
+
+
+def test_a_warm_started_run_records_its_warm_start_and_learning_curve(tmp_path):
+    config = config_from_dict(
+        tiny_config(
+            total_timesteps=512,
+            warm_start={"enabled": True, "episodes": 2, "epochs": 1, "guide_decay_steps": 1000},
+            learning_curve={"every": 256, "games": 3},
+        )
+    )
+    metadata = train(config, tmp_path, resume=False, progress_bar=False)
+    assert metadata["warm_start"]["teacher"] == "heuristic" and metadata["warm_start"]["episodes"] >= 2
+    with (tmp_path / "learning_curve.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+    assert [int(r["timesteps"]) for r in rows] == [0, 256, 512]
+    assert all(float(r["reference_mean"]) > 100 for r in rows)  # the heuristic on the same 3 games each time
+    assert len({r["reference_mean"] for r in rows}) == 1
+    assert (tmp_path / "learning_curve.png").stat().st_size > 1000
+
+
+def test_tuner_grid_trains_every_value_and_writes_the_best_config(tmp_path):
+    base = tmp_path / "base.yaml"
+    base.write_text(yaml.safe_dump(tiny_config(learning_curve={"games": 2})))
+    out = tmp_path / "tune"
+    code = tune_main(["--config", str(base), "--grid", "ppo.gae_lambda=0.2,0.9", "--timesteps", "256",
+                      "--evaluations", "1", "--out", str(out)])
+    assert code == 0
+    with (out / "trials.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+    assert sorted(float(r["ppo.gae_lambda"]) for r in rows) == [0.2, 0.9]
+    best = config_from_dict(yaml.safe_load((out / "best.yaml").read_text()))
+    assert best.ppo["gae_lambda"] in (0.2, 0.9)

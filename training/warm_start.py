@@ -1,0 +1,231 @@
+"""Warm start from a bot: behaviour cloning, a fitted critic, then PPO guided towards the teacher.
+
+Kickstarting (Schmitt et al. 2018) and Yahtzotron's "clone a heuristic, then improve it
+with RL" both start a learner from a teacher's play instead of from random moves. Here,
+for any game and any bot of that game (``warm_start.teacher``, an agent spec):
+
+1. **Demonstrations.** The teacher plays ``episodes`` episodes in the learner's seat of
+   the very training env PPO will use (same opponents, same reward scaling), and every
+   decision is recorded: observation, legal mask, the teacher's action, and the
+   episode's return-to-go in PPO's (scaled) reward units.
+2. **Behaviour cloning and a fitted critic.** The policy is trained by cross-entropy on
+   the teacher's actions (over legal actions only) and the value head on those
+   returns-to-go, together. The critic matters: PPO starting from a cloned actor and a
+   random critic gets garbage advantages and unlearns the clone in its first updates.
+3. **Guided PPO.** :class:`TeacherGuidedPPO` is MaskablePPO with, after each update, a
+   pass of the same cross-entropy loss on the demonstrations, weighted by
+   ``guide_coef`` decaying linearly to zero at ``guide_decay_steps``: the learner
+   leans on the teacher early and is free to surpass it later.
+
+The teacher is a bot such as the game's heuristic, never an exact solver: the point is
+an RL agent that learns to play better than what it started from.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.utils import get_action_masks
+from stable_baselines3.common.vec_env import VecEnv, VecNormalize
+
+from agents.registry import make_agent
+from envs.core import Game
+
+
+@dataclass
+class Demonstrations:
+    """A teacher's decisions in the training env, as tensors ready for minibatches."""
+
+    observations: torch.Tensor  #: (N, obs) float32
+    masks: torch.Tensor  #: (N, actions) bool
+    actions: torch.Tensor  #: (N,) int64
+    returns: torch.Tensor  #: (N,) float32: return-to-go in PPO's reward units
+    episodes: int
+    mean_episode_return: float  #: in the env's own reward units (e.g. the score)
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+    def batches(self, batch_size: int, rng: np.random.Generator):
+        """Index tensors of shuffled minibatches covering the set once."""
+        order = torch.as_tensor(rng.permutation(len(self)))
+        for start in range(0, len(self), batch_size):
+            yield order[start : start + batch_size]
+
+
+def collect_demonstrations(
+    venv: VecEnv, env_name: str, game: Game, teacher: str, episodes: int, gamma: float, seed: int
+) -> Demonstrations:
+    """Let ``teacher`` play ``episodes`` episodes in every env of ``venv`` together.
+
+    With a :class:`VecNormalize` ``venv`` its reward statistics are updated as in
+    training (they then scale PPO's first rollouts sensibly) and the returns-to-go are
+    computed from the raw rewards scaled and clipped by the final statistics, as PPO
+    will see them.
+    """
+    teachers = [make_agent(env_name, teacher, game, seed=seed * 1000 + i) for i in range(venv.num_envs)]
+    observations, masks, actions, rewards, dones = [], [], [], [], []
+    finished, raw_returns = 0, []
+    running = np.zeros(venv.num_envs)
+    obs = venv.reset()
+    while finished < episodes:
+        mask = get_action_masks(venv)
+        action = np.array([t.act(o, m) for t, o, m in zip(teachers, obs, mask)])
+        observations.append(obs)
+        masks.append(mask)
+        actions.append(action)
+        obs, reward, done, _ = venv.step(action)
+        raw = venv.get_original_reward() if isinstance(venv, VecNormalize) else reward
+        rewards.append(raw)
+        dones.append(done)
+        running += raw
+        for i in np.flatnonzero(done):
+            raw_returns.append(running[i])
+            running[i] = 0.0
+            finished += 1
+            teachers[i].reset(seed=seed * 1000 + venv.num_envs * finished + i)
+    rewards, dones = np.array(rewards), np.array(dones)
+    if isinstance(venv, VecNormalize) and venv.norm_reward:
+        rewards = np.clip(rewards / np.sqrt(venv.ret_rms.var + venv.epsilon), -venv.clip_reward, venv.clip_reward)
+    returns = _returns_to_go(rewards, dones, gamma)
+    complete = _finished_steps(dones)  # the cut-off tails of unfinished episodes have no true return
+    return Demonstrations(
+        observations=torch.as_tensor(np.array(observations)[complete], dtype=torch.float32),
+        masks=torch.as_tensor(np.array(masks)[complete], dtype=torch.bool),
+        actions=torch.as_tensor(np.array(actions)[complete], dtype=torch.int64),
+        returns=torch.as_tensor(returns[complete], dtype=torch.float32),
+        episodes=finished,
+        mean_episode_return=float(np.mean(raw_returns)),
+    )
+
+
+def _returns_to_go(rewards: np.ndarray, dones: np.ndarray, gamma: float) -> np.ndarray:
+    """``(T, envs)`` discounted returns-to-go, restarting after every ``done``."""
+    returns = np.zeros_like(rewards, dtype=np.float64)
+    running = np.zeros(rewards.shape[1])
+    for t in range(len(rewards) - 1, -1, -1):
+        running = rewards[t] + gamma * running * (1.0 - dones[t])
+        returns[t] = running
+    return returns
+
+
+def _finished_steps(dones: np.ndarray) -> np.ndarray:
+    """``(T, envs)`` bool: the step belongs to an episode that ended within the record."""
+    complete = np.zeros_like(dones, dtype=bool)
+    for i in range(dones.shape[1]):
+        ends = np.flatnonzero(dones[:, i])
+        if len(ends):
+            complete[: ends[-1] + 1, i] = True
+    return complete
+
+
+def behaviour_clone(policy, demos: Demonstrations, epochs: int, batch_size: int, learning_rate: float,
+                    value_coef: float, seed: int, logger=None) -> dict[str, float]:
+    """Fit the policy to the teacher's actions and the value head to its returns."""
+    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    rng = np.random.default_rng(seed)
+    policy.set_training_mode(True)
+    for epoch in range(epochs):
+        totals = {"policy_loss": 0.0, "value_loss": 0.0, "accuracy": 0.0}
+        for index in demos.batches(batch_size, rng):
+            values, log_prob, _ = policy.evaluate_actions(demos.observations[index], demos.actions[index], demos.masks[index])
+            policy_loss = -log_prob.mean()
+            value_loss = F.mse_loss(values.flatten(), demos.returns[index])
+            optimizer.zero_grad()
+            (policy_loss + value_coef * value_loss).backward()
+            optimizer.step()
+            totals["policy_loss"] += policy_loss.item() * len(index)
+            totals["value_loss"] += value_loss.item() * len(index)
+        with torch.no_grad():
+            totals["accuracy"] = teacher_agreement(policy, demos)
+        summary = {k: v / len(demos) if k != "accuracy" else v for k, v in totals.items()}
+        if logger is not None:
+            for key, value in summary.items():
+                logger.record(f"warm_start/{key}", value)
+            logger.record("warm_start/epoch", epoch + 1)
+            logger.dump(epoch + 1)
+    policy.set_training_mode(False)
+    return summary
+
+
+def teacher_agreement(policy, demos: Demonstrations, limit: int = 20_000) -> float:
+    """Share of (up to ``limit``) demonstrated decisions where the policy's top action is the teacher's."""
+    index = slice(0, min(limit, len(demos)))
+    distribution = policy.get_distribution(demos.observations[index], action_masks=demos.masks[index].numpy())
+    chosen = distribution.distribution.probs.argmax(dim=1)
+    return float((chosen == demos.actions[index]).float().mean())
+
+
+class TeacherGuidedPPO(MaskablePPO):
+    """MaskablePPO plus a decaying behaviour-cloning loss towards a teacher's demonstrations.
+
+    After every PPO update it takes one pass of minibatches over (a sample of) the
+    demonstrations, minimising ``guide_coef(t) * cross_entropy(policy, teacher action)``
+    with ``guide_coef(t)`` falling linearly from ``guide_coef`` at step 0 to zero at
+    ``guide_decay_steps``. Without demonstrations attached it is plain MaskablePPO, and a
+    saved model loads with ``MaskablePPO.load``.
+    """
+
+    demonstrations: Demonstrations | None = None
+    guide_coef: float = 0.0
+    guide_decay_steps: int = 1
+
+    def attach_teacher(self, demonstrations: Demonstrations, guide_coef: float, guide_decay_steps: int) -> None:
+        self.demonstrations = demonstrations
+        self.guide_coef = guide_coef
+        self.guide_decay_steps = guide_decay_steps
+        self._guide_rng = np.random.default_rng(self.seed)
+
+    def current_guide_coef(self) -> float:
+        return self.guide_coef * max(0.0, 1.0 - self.num_timesteps / self.guide_decay_steps)
+
+    def train(self) -> None:
+        super().train()
+        coef = self.current_guide_coef()
+        if self.demonstrations is None or coef <= 0.0:
+            return
+        self.policy.set_training_mode(True)
+        demos = self.demonstrations
+        steps = max(1, self.n_steps * self.n_envs // self.batch_size)
+        losses = []
+        for _ in range(steps):
+            index = torch.as_tensor(self._guide_rng.integers(len(demos), size=self.batch_size))
+            _, log_prob, _ = self.policy.evaluate_actions(demos.observations[index], demos.actions[index], demos.masks[index])
+            loss = -log_prob.mean()
+            self.policy.optimizer.zero_grad()
+            (coef * loss).backward()
+            torch.nn.utils.clip_grad_norm_(self.policy.parameters(), self.max_grad_norm)
+            self.policy.optimizer.step()
+            losses.append(loss.item())
+        self.policy.set_training_mode(False)
+        self.logger.record("warm_start/guide_coef", coef)
+        self.logger.record("warm_start/guide_loss", float(np.mean(losses)))
+
+    def _excluded_save_params(self) -> list[str]:
+        return [*super()._excluded_save_params(), "demonstrations", "_guide_rng"]
+
+
+def warm_start(model: TeacherGuidedPPO, venv: VecEnv, settings, env_name: str, game: Game, seed: int) -> dict[str, float]:
+    """Steps 1-3 of the module docstring on a fresh ``model``; returns what it measured."""
+    started = time.perf_counter()
+    demos = collect_demonstrations(venv, env_name, game, settings.teacher, settings.episodes, model.gamma, seed)
+    collected = time.perf_counter()
+    summary = behaviour_clone(
+        model.policy, demos, settings.epochs, settings.batch_size, settings.learning_rate, settings.value_coef, seed, model.logger
+    )
+    if settings.guide_coef > 0:
+        model.attach_teacher(demos, settings.guide_coef, settings.guide_decay_steps)
+    return {
+        "teacher": settings.teacher,
+        "episodes": demos.episodes,
+        "decisions": len(demos),
+        "teacher_mean_return": round(demos.mean_episode_return, 3),
+        "teacher_agreement": round(summary["accuracy"], 4),
+        "collect_s": round(collected - started, 1),
+        "clone_s": round(time.perf_counter() - collected, 1),
+    }
