@@ -192,6 +192,16 @@ def cache_path(free_cross_out: bool, cache_dir: str | os.PathLike | None = None)
     return solution_cache.cache_dir(cache_dir) / f"inverted_dice_v{CACHE_VERSION}_{rule_set}.npz"
 
 
+def solve_command(free_cross_out: bool, cache_dir: Path) -> str:
+    """The command line that solves these rules again and replaces their cache file in ``cache_dir``."""
+    command = "python -m agents.inverted_dice_solver --force"
+    if free_cross_out:
+        command += " --free-cross-out"
+    if cache_dir.resolve() != solution_cache.cache_dir().resolve():
+        command += f" --cache-dir {cache_dir}"
+    return command
+
+
 def save_solution(solution: Solution, path: str | os.PathLike) -> None:
     states = solved_states(solution.max_open)
     solution_cache.save(
@@ -206,7 +216,8 @@ def load_solution(path: str | os.PathLike, free_cross_out: bool, max_open: int =
     """The solution stored at ``path``; :class:`~agents.solution_cache.CacheError` if it is
     unreadable, corrupt or for other rules."""
     states = solved_states(max_open)
-    tables = solution_cache.load(path, _rules_key(free_cross_out, max_open), {"value": len(states), "second_moment": len(states)})
+    lengths = {"value": len(states), "second_moment": len(states)}
+    tables = solution_cache.load(path, _rules_key(free_cross_out, max_open), lengths, solve_command(free_cross_out, Path(path).parent))
     value, moment = np.zeros(NUM_STATES), np.zeros(NUM_STATES)
     value[states], moment[states] = tables["value"], tables["second_moment"]
     return Solution(bool(free_cross_out), max_open, value, moment)

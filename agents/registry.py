@@ -15,6 +15,7 @@ An agent spec, as typed on the command line, is one of
 from __future__ import annotations
 
 import importlib
+import inspect
 from pathlib import Path
 
 from agents.base import Agent, RandomAgent
@@ -73,41 +74,69 @@ def _parse_value(text: str) -> object:
 def make_agent(env_name: str, spec: str, game: Game, seed: int | None = None) -> Agent:
     """The agent named by ``spec`` for ``game`` (a game of env ``env_name``)."""
     name, options = parse_spec(spec)
-    if name == "random":
-        if options:
-            raise ValueError(f"agent 'random' takes no options, got {options}")
-        return RandomAgent(game, seed=seed)
-    bots = BOTS.get(env_name, {})
-    if name in bots:
-        module_name, class_name = bots[name].split(":")
-        cls = getattr(importlib.import_module(module_name), class_name)
-        return cls(game, seed=seed, **options)
     if name in NETWORK_AGENTS:
         return _network_agent(env_name, name, options, game, seed)
-    if Path(spec).exists():
+    cls, options = _agent_class(env_name, spec)
+    if cls is None:
         from agents.trained import TrainedAgent
 
         return TrainedAgent.load(spec, game, seed=seed)
+    return cls(game, seed=seed, **options)
+
+
+def check_spec(env_name: str, spec: str) -> None:
+    """Raise the ``ValueError`` that :func:`make_agent` would for an unknown agent or option,
+    without building the agent (no solve, no model load): a config is checked up front."""
+    name, options = parse_spec(spec)
+    if name in NETWORK_AGENTS:
+        _check_network_options(name, options)
+        return
+    cls, options = _agent_class(env_name, spec)
+    if cls is None:
+        return
+    try:
+        inspect.signature(cls).bind(None, **options)
+    except TypeError as error:
+        accepted = [p for p in inspect.signature(cls).parameters if p not in ("game", "seed")]
+        raise ValueError(f"agent spec {spec!r}: {error}; {cls.__name__} options: {accepted}") from None
+
+
+def _agent_class(env_name: str, spec: str) -> tuple[type[Agent] | None, dict[str, object]]:
+    """The class and options ``spec`` names; ``(None, {})`` for the path of a trained run."""
+    name, options = parse_spec(spec)
+    if name == "random":
+        if options:
+            raise ValueError(f"agent 'random' takes no options, got {options}")
+        return RandomAgent, {}
+    bots = BOTS.get(env_name, {})
+    if name in bots:
+        module_name, class_name = bots[name].split(":")
+        return getattr(importlib.import_module(module_name), class_name), options
+    if Path(spec).exists():
+        return None, {}
     raise ValueError(
         f"unknown agent {spec!r} for {env_name}: expected one of {bot_names(env_name)} "
         "or the path of a trained run directory or model .zip"
     )
 
 
+def _check_network_options(name: str, options: dict[str, object]) -> None:
+    accepted = {"path"} if name == "ppo" else {"path", "depth", "ms"}
+    unknown = sorted(set(options) - accepted)
+    if unknown:
+        raise ValueError(f"agent {name!r} takes {sorted(accepted)}, got {unknown}")
+
+
 def _network_agent(env_name: str, name: str, options: dict[str, object], game: Game, seed: int | None) -> Agent:
     from agents.trained import PolicyAgent, load_model
 
+    _check_network_options(name, options)
+    options = dict(options)
     path = options.pop("path", None)
-    path = Path(str(path)) if path is not None else shipped_network(env_name)
-    model = load_model(path, game)
+    model = load_model(Path(str(path)) if path is not None else shipped_network(env_name), game)
     if name == "ppo":
-        if options:
-            raise ValueError(f"agent 'ppo' takes only path=..., got {options}")
         return PolicyAgent(game, model.policy, deterministic=True, seed=seed)
     from agents.network import PolicyValueNetwork
     from agents.search import SearchAgent
 
-    unknown = set(options) - {"depth", "ms"}
-    if unknown:
-        raise ValueError(f"agent 'ppo+search' takes depth=, ms= and path=, got {sorted(unknown)}")
     return SearchAgent(game, PolicyValueNetwork(model.policy), seed=seed, **options)

@@ -45,13 +45,15 @@ def save(path: str | os.PathLike, key: dict, **tables: np.ndarray) -> None:
     os.replace(partial, path)
 
 
-def load(path: str | os.PathLike, key: dict, lengths: dict[str, int]) -> dict[str, np.ndarray]:
+def load(path: str | os.PathLike, key: dict, lengths: dict[str, int], resolve_command: str | None = None) -> dict[str, np.ndarray]:
     """The float64 tables named in ``lengths`` from the cache file at ``path``.
 
     Raises :class:`CacheError` if the file cannot be read back intact, was written for a
-    different ``key``, or lacks a table of the expected length.
+    different ``key``, or lacks a table of the expected length. Its message ends with
+    what to do: delete the file, or run ``resolve_command`` (the exact command that
+    solves again and replaces it, whatever script met the problem).
     """
-    advice = "delete it or solve again with --force"
+    advice = f"solve again with `{resolve_command}`" if resolve_command else "delete it to solve again"
     try:
         with np.load(path, allow_pickle=False) as file:
             stored = json.loads(str(file["key"]))

@@ -24,9 +24,11 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from envs.core import Game, GameState
+from envs.core import Game, GameState, IllegalActionError
 
 REWARD_MODES = ("score", "win")
+#: What stepping a finished game raises (:class:`IllegalActionError`) says, in every form.
+GAME_OVER = "the game is over; call reset() to start a new one"
 
 
 def resolve_reward_mode(reward_mode: str | None, game: Game) -> str:
@@ -121,8 +123,18 @@ class GameAECEnv(AECEnv):
         return {"observation": self.state.observe(seat), "action_mask": self.state.legal_mask(seat)}
 
     def step(self, action: int | None) -> None:
+        """Play ``action`` for ``agent_selection``.
+
+        Once the game is over, each agent's ``step(None)`` removes it (PettingZoo's
+        convention for done agents); any other action then, or any step once every agent
+        is removed, raises :class:`IllegalActionError`, as the Gymnasium form does.
+        """
+        if not self.agents:
+            raise IllegalActionError(GAME_OVER)
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise IllegalActionError(f"{GAME_OVER} ({agent} is done: step(None) removes it, PettingZoo's convention)")
             self._was_dead_step(action)
             return
         state = self.state
@@ -161,11 +173,21 @@ class GameAECEnv(AECEnv):
         pass
 
 
+class GameOrderEnforcingWrapper(OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper``, except that a step once every agent is done
+    raises :class:`IllegalActionError` (as the Gymnasium form does) instead of only warning."""
+
+    def step(self, action) -> None:
+        if self._has_reset and not self.agents:
+            raise IllegalActionError(GAME_OVER)
+        super().step(action)
+
+
 def aec_api(game_class: type[Game], name: str, module: str) -> tuple[type[GameAECEnv], Any]:
     """The PettingZoo-style ``raw_env`` class and ``env`` factory of a game's env module.
 
     ``env(**kwargs)`` is ``raw_env(**kwargs)`` wrapped in PettingZoo's
-    ``OrderEnforcingWrapper``, as in PettingZoo classic. Illegal actions raise
+    ``OrderEnforcingWrapper`` (as in PettingZoo classic; stepping a finished game raises). Illegal actions raise
     :class:`~envs.core.IllegalActionError` instead of being punished, so no
     ``TerminateIllegalWrapper`` is applied.
     """
@@ -181,7 +203,7 @@ def aec_api(game_class: type[Game], name: str, module: str) -> tuple[type[GameAE
     )
 
     def env(**kwargs) -> OrderEnforcingWrapper:
-        return OrderEnforcingWrapper(raw_env(**kwargs))
+        return GameOrderEnforcingWrapper(raw_env(**kwargs))
 
     env.__module__ = module
     env.__doc__ = f"{name} wrapped as PettingZoo classic does; keyword arguments go to raw_env."

@@ -3,7 +3,8 @@
 A game is two small classes, in the manner of OpenSpiel and pgx:
 
 * a :class:`Game` declares the facts of one game under fixed options (players, number
-  of distinct actions, observation shape, longest possible game) and creates states;
+  of distinct actions, observation shape and bounds, score range, longest possible
+  game) and creates states;
 * a :class:`GameState` is one game in progress. It knows the rules: who must act, which
   actions are legal, what an action does, what each player sees, the scores and the
   outcome. It knows nothing of Gymnasium or PettingZoo.
@@ -95,6 +96,16 @@ class Game(abc.ABC):
     def observation_bounds(self) -> tuple[float, float]:
         """Lower and upper bound of every observation entry."""
         return 0.0, 1.0
+
+    def score_bounds(self) -> tuple[float, float]:
+        """Lower and upper bound of every player's score, at every moment of every game.
+
+        A declared fact, like OpenSpiel's utility range, that every game states from its
+        rules: it bounds each entry of :meth:`GameState.scores` (the running points, not
+        only the final ones) in any game played from :meth:`new_initial_state`. The fuzz
+        tests (``tests/fuzz.py``) check every state they reach against it.
+        """
+        raise NotImplementedError(f"{self.name}: the game declares no score_bounds()")
 
     def check_action(self, action: Any) -> int:
         """``action`` as an ``int`` action id, or a clear error naming the problem."""

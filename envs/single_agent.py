@@ -22,7 +22,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from envs.aec import check_render_mode, observation_box, render_state, resolve_reward_mode
+from envs.aec import GAME_OVER, check_render_mode, observation_box, render_state, resolve_reward_mode
 from envs.core import Game, GameState, IllegalActionError
 
 
@@ -52,6 +52,9 @@ class LegalActionSpace(spaces.Discrete):
         return state
 
 
+OPPONENTS_EXPECTED = "None (random), a bot name such as \"heuristic\", an object with act(observation, action_mask), or a list of those (one per other seat)"
+
+
 class Policy(Protocol):
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int: ...
 
@@ -66,6 +69,8 @@ class SingleAgentEnv(gymnasium.Env):
             end); default ``"score"`` for one player and ``"win"`` for more.
         opponents: one policy for every other seat, or a list with one per other seat in
             seat order (skipping the learner's); ``None`` plays uniformly random legal moves.
+            A policy is an object with ``act(observation, action_mask)`` or the name of a
+            bot of the game (an agent spec such as ``"heuristic"``, see ``agents/registry.py``).
         learner_seat: the learner's seat, or ``None`` for a random seat every episode.
         **game_options: the game's own options (``num_players`` and its rulings).
     """
@@ -94,14 +99,33 @@ class SingleAgentEnv(gymnasium.Env):
         self.state: GameState | None = None
         self.learner = 0
 
-    @staticmethod
-    def _opponent_list(opponents, count: int) -> list[Policy | None]:
+    def _opponent_list(self, opponents, count: int) -> list[Policy | None]:
         if opponents is None or hasattr(opponents, "act"):
             return [opponents] * count
-        opponents = list(opponents)
+        if isinstance(opponents, str):
+            return [self._named_opponent(opponents) for _ in range(count)]
+        try:
+            opponents = list(opponents)
+        except TypeError:
+            raise TypeError(f"opponents must be {OPPONENTS_EXPECTED}, got {opponents!r}") from None
         if len(opponents) != count:
             raise ValueError(f"expected {count} opponent policies (one per other seat), got {len(opponents)}")
-        return opponents
+        return [self._named_opponent(o) if isinstance(o, str) else self._check_policy(o) for o in opponents]
+
+    def _named_opponent(self, spec: str) -> Policy:
+        """The bot named ``spec`` (an agent spec such as ``"heuristic"`` or ``"search:depth=2"``)."""
+        from agents.registry import make_agent  # agents build on envs: imported only when a name is given
+
+        try:
+            return make_agent(self.game.name, spec, self.game)
+        except ValueError as error:
+            raise ValueError(f"opponents: {error}") from None
+
+    @staticmethod
+    def _check_policy(opponent) -> Policy | None:
+        if opponent is not None and not hasattr(opponent, "act"):
+            raise TypeError(f"each opponent must be None (random), a bot name or an object with act(observation, action_mask), got {opponent!r}")
+        return opponent
 
     def set_opponents(self, opponents: Policy | Sequence[Policy] | None) -> None:
         """Replace the opponents from the next step on (self-play swaps them in here)."""
@@ -127,7 +151,7 @@ class SingleAgentEnv(gymnasium.Env):
         if state is None:
             raise gymnasium.error.ResetNeeded("call reset() before step()")
         if state.is_terminal():
-            raise IllegalActionError("the episode is over; call reset() before step()")
+            raise IllegalActionError(GAME_OVER)
         state.apply(self.learner, action)
         self._play_opponents()
         terminated = state.is_terminal()

@@ -82,7 +82,7 @@ def test_a_warm_started_run_records_its_warm_start_and_learning_curve(tmp_path):
             learning_curve={"every": 256, "games": 3},
         )
     )
-    metadata = train(config, tmp_path, resume=False, progress_bar=False)
+    metadata = train(config, tmp_path, progress_bar=False)
     assert metadata["warm_start"]["teacher"] == "heuristic" and metadata["warm_start"]["episodes"] >= 2
     with (tmp_path / "learning_curve.csv").open() as handle:
         rows = list(csv.DictReader(handle))
@@ -104,3 +104,20 @@ def test_tuner_grid_trains_every_value_and_writes_the_best_config(tmp_path):
     assert sorted(float(r["ppo.gae_lambda"]) for r in rows) == [0.2, 0.9]
     best = config_from_dict(yaml.safe_load((out / "best.yaml").read_text()))
     assert best.ppo["gae_lambda"] in (0.2, 0.9)
+
+
+def test_a_resumed_warm_started_run_keeps_its_teacher_guide(tmp_path, capsys):
+    from training.checkpoint import read_checkpoint
+    from training.run_files import DEMONSTRATIONS_FILE
+
+    settings = {"enabled": True, "episodes": 2, "epochs": 1, "guide_decay_steps": 100_000}
+    train(config_from_dict(tiny_config(total_timesteps=256, warm_start=settings)), tmp_path, progress_bar=False)
+    assert (tmp_path / DEMONSTRATIONS_FILE).is_file()
+    longer = config_from_dict(tiny_config(total_timesteps=512, warm_start=settings))
+    train(longer, tmp_path, read_checkpoint(tmp_path), progress_bar=False)
+    assert "the teacher guide resumes at weight" in capsys.readouterr().out
+    (tmp_path / DEMONSTRATIONS_FILE).unlink()
+    from training.config import ConfigError
+
+    with pytest.raises(ConfigError, match="demonstrations.pt is missing"):
+        train(config_from_dict(tiny_config(total_timesteps=768, warm_start=settings)), tmp_path, read_checkpoint(tmp_path))

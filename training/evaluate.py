@@ -1,14 +1,19 @@
 """Evaluate a trained agent against the bots of its game, with confidence intervals.
 
     python training/evaluate.py --env inverted_dice                    # latest run vs bots
-    python training/evaluate.py --env inverted_dice --checkpoint checkpoints/inverted_dice/<run> --games 2000
+    python training/evaluate.py --checkpoint checkpoints/inverted_dice/<run> --games 2000
     python training/evaluate.py --env inverted_dice --agents heuristic random   # bots only
 
 One-player games report mean score (95% CI), the paired difference to the first agent,
 per-game statistics (e.g. bonus rates) and the score distribution; games with several
-players report win / draw / loss rates (95% CI) for every pairing, seats swapped. The
-report is printed and written as Markdown and CSV (default: ``<run>/evaluation/``, or
-``results/<env>/`` without a checkpoint). See :mod:`training.evaluation` for the method.
+players report win / draw / loss rates (95% CI) for every pairing, seats swapped. See
+:mod:`training.evaluation` for the method.
+
+The report is printed and written as Markdown and CSV to a new, dated folder
+(``<run>/evaluation-<date>-<time>/``, or ``results/<env>/<date>-<time>/`` without a
+checkpoint), so no report is ever replaced; ``--out DIR`` writes to ``DIR`` and
+refuses to replace a report there unless ``--overwrite``. Progress (games done / total,
+time left) is shown on stderr.
 """
 
 from __future__ import annotations
@@ -16,6 +21,9 @@ from __future__ import annotations
 import argparse
 import csv
 import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from itertools import combinations
 from pathlib import Path
 
@@ -26,18 +34,20 @@ import numpy as np
 import yaml
 from tqdm import tqdm
 
-from agents.registry import bot_names, make_agent
+from agents.registry import bot_names
 from agents.trained import CheckpointError
-from envs.registry import get_entry, make_game
-from training.config import CHECKPOINT_DIR, ROOT
+from envs.registry import get_entry
+from training.cli import USER_ERRORS, fail, interrupted, yaml_mapping
+from training.config import CHECKPOINT_DIR, ROOT, ConfigError, build_agent, make_checked_game
 from training.evaluation import PairingResult, SolitaireResult, evaluate_pairing, evaluate_solitaire, mean_ci
+from training.run_files import CONFIG_FILE, EVALUATION_DIR, MODEL_FILE, new_report_dir
 
 PERCENTILES = (5, 25, 50, 75, 95)
 
 
 def latest_run(env: str) -> Path | None:
     """The most recently written run of ``env`` under ``checkpoints/``, if any."""
-    runs = sorted((CHECKPOINT_DIR / env).glob("*/model.zip"), key=lambda p: p.stat().st_mtime)
+    runs = sorted((CHECKPOINT_DIR / env).glob(f"*/{MODEL_FILE}"), key=lambda p: p.stat().st_mtime)
     return runs[-1].parent if runs else None
 
 
@@ -131,6 +141,26 @@ def _score_histogram(path: Path, results: list[SolitaireResult]) -> None:
     plt.close(fig)
 
 
+@contextmanager
+def progress(total: int) -> Iterator[Callable[[], None]]:
+    """Games done / total and the time left, on stderr: a bar on a terminal, else a line per 10%."""
+    if sys.stderr.isatty():
+        with tqdm(total=total, desc="games", unit="game", file=sys.stderr) as bar:
+            yield bar.update
+        return
+    started, done, step = time.perf_counter(), 0, max(1, total // 10)
+
+    def update() -> None:
+        nonlocal done
+        done += 1
+        if done % step == 0 or done == total:
+            elapsed = time.perf_counter() - started
+            left = elapsed / done * (total - done)
+            print(f"games {done}/{total}, {elapsed:.0f} s elapsed, about {left:.0f} s left", file=sys.stderr, flush=True)
+
+    yield update
+
+
 def evaluate(
     env: str,
     agent_specs: list[str],
@@ -140,20 +170,24 @@ def evaluate(
     env_kwargs: dict | None = None,
     random_opening_plies: int = 0,
 ) -> str:
-    """Run the evaluation, write the report files and return the Markdown report."""
+    """Run the evaluation, write the report files into ``out_dir`` and return the Markdown report.
+
+    Every agent is built (and any bad spec reported) before the first game.
+    """
     import torch
 
     torch.set_num_threads(1)  # one observation at a time: threads only add overhead
-    game = make_game(env, **(env_kwargs or {}))
+    game = make_checked_game(env, env_kwargs or {})
     agents = {}
     for spec in agent_specs:
         label = "trained" if Path(spec).exists() else spec
-        agents[label] = make_agent(env, spec, game, seed=seed)
-    out_dir.mkdir(parents=True, exist_ok=True)
+        agents[label] = build_agent(env, spec, game, seed=seed)
     title = f"# {env} evaluation\n\nGame: `{game!r}`; seed {seed}.\n\n"
     if game.num_players == 1:
-        with tqdm(total=games * len(agents), desc="games", leave=False, disable=None) as bar:
-            results = evaluate_solitaire(game, agents, range(seed, seed + games), progress=bar.update)
+        print(f"Evaluating {', '.join(agents)}: {len(agents)} agents x {games} games", flush=True)
+        with progress(games * len(agents)) as update:
+            results = evaluate_solitaire(game, agents, range(seed, seed + games), progress=update)
+        out_dir.mkdir(parents=True, exist_ok=True)
         table, rows = solitaire_report(results)
         _write_csv(out_dir / "summary.csv", rows)
         _write_csv(out_dir / "games.csv", [{"seed": seed + i, **{r.agent: float(r.scores[i]) for r in results}} for i in range(games)])
@@ -161,8 +195,10 @@ def evaluate(
         note = f"All agents played the same {games} seeds (same dice). Δ is the paired mean difference with its 95% CI."
     else:
         pairs = list(combinations(agents.items(), 2))
-        with tqdm(total=games * len(pairs), desc="games", leave=False, disable=None) as bar:
-            results = [evaluate_pairing(game, a, b, games, seed, random_opening_plies, bar.update) for a, b in pairs]
+        print(f"Evaluating {', '.join(agents)}: {len(pairs)} pairings x {games} games", flush=True)
+        with progress(games * len(pairs)) as update:
+            results = [evaluate_pairing(game, a, b, games, seed, random_opening_plies, update) for a, b in pairs]
+        out_dir.mkdir(parents=True, exist_ok=True)
         table, rows = pairing_report(results)
         _write_csv(out_dir / "summary.csv", rows)
         note = (
@@ -176,71 +212,106 @@ def evaluate(
 
 
 def evaluate_run(run_dir: Path, games: int | None = None, seed: int = 10_000) -> str:
-    """Evaluate a trained run against its config's opponents; prints and saves the report."""
-    config = yaml.safe_load((run_dir / "config.yaml").read_text())
+    """The closing evaluation of a trained run against its config's opponents; prints and saves the report.
+
+    It goes to ``<run>/evaluation/``, or to a new dated ``evaluation-<date>-<time>/`` when
+    an earlier session of the run (before a ``--resume``) already wrote one there.
+    """
+    config = yaml.safe_load((run_dir / CONFIG_FILE).read_text())
     evaluation = config.get("evaluation") or {}
     specs = [str(run_dir), *evaluation.get("opponents", ["random"])]
+    out = run_dir / EVALUATION_DIR
+    if out.exists():
+        out = new_report_dir(run_dir, f"{EVALUATION_DIR}-")
     report = evaluate(
         config["env"],
         specs,
         games or evaluation.get("games", 1000),
         seed,
-        run_dir / "evaluation",
+        out,
         config.get("env_kwargs"),
         evaluation.get("random_opening_plies", 0),
     )
     print(report)
-    print(f"Report written to {run_dir / 'evaluation'}")
+    print(f"Report written to {out}")
     return report
+
+
+def run_config(checkpoint: Path) -> dict:
+    """The config a checkpoint (run folder or model .zip) was trained with; {} when there is none."""
+    path = (checkpoint if checkpoint.is_dir() else checkpoint.parent) / CONFIG_FILE
+    if not path.is_file():
+        return {}
+    try:
+        config = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as error:
+        raise CheckpointError(f"{path} is not valid YAML: {error}") from None
+    return config if isinstance(config, dict) else {}
+
+
+def output_dir(out: str | None, overwrite: bool, checkpoint: Path | None, env: str) -> Path:
+    """Where the report goes: ``--out`` (never over a report unless ``--overwrite``), else a new dated folder."""
+    if out is not None:
+        out_dir = Path(out)
+        if out_dir.is_dir() and any(out_dir.iterdir()) and not overwrite:
+            raise ConfigError(f"{out_dir} already holds files (an earlier report?); choose another --out or pass --overwrite")
+        return out_dir
+    if checkpoint is not None:
+        return new_report_dir(checkpoint if checkpoint.is_dir() else checkpoint.parent, f"{EVALUATION_DIR}-")
+    return new_report_dir(ROOT / "results" / env)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--env", required=True, help="env name")
+    parser.add_argument("--env", help="env name (default: the checkpoint's)")
     parser.add_argument("--checkpoint", help="trained run directory or model .zip (default: the latest run of the env)")
     parser.add_argument("--agents", nargs="+", help="agent specs to compare (default: the checkpoint and every bot)")
     parser.add_argument("--games", type=int, help="games per agent or pairing (default: the run's config, else 1000)")
     parser.add_argument("--seed", type=int, default=10_000, help="first game seed (default 10000)")
-    parser.add_argument("--out", help="output directory")
+    parser.add_argument("--out", help="output directory (default: a new dated folder)")
+    parser.add_argument("--overwrite", action="store_true", help="allow --out to replace an earlier report")
     parser.add_argument("--random-opening", type=int, default=None, metavar="PLIES",
                         help="random plies opening every game of several players (default: the run's config, else 0)")
     parser.add_argument("--env-kwargs", default=None, help='game options as YAML, e.g. "{num_players: 2}" (default: the run\'s)')
     args = parser.parse_args(argv)
+    if not (args.env or args.checkpoint):
+        parser.error("give --env NAME or --checkpoint RUN")
     try:
-        get_entry(args.env)
         if args.games is not None and args.games <= 0:
-            raise ValueError("--games must be positive")
-        env_kwargs = yaml.safe_load(args.env_kwargs) if args.env_kwargs else None
-        if env_kwargs is not None and not isinstance(env_kwargs, dict):
-            raise ValueError(f"--env-kwargs must be a mapping, got {args.env_kwargs!r}")
-        checkpoint = Path(args.checkpoint) if args.checkpoint else None
-        if args.agents is None:
-            checkpoint = checkpoint or latest_run(args.env)
-            specs = ([str(checkpoint)] if checkpoint else []) + bot_names(args.env)
-        else:
-            specs = ([str(checkpoint)] if checkpoint else []) + args.agents
-        if checkpoint is not None:
-            if not checkpoint.exists():
-                raise CheckpointError(f"checkpoint {checkpoint} does not exist")
-            config_path = (checkpoint if checkpoint.is_dir() else checkpoint.parent) / "config.yaml"
-            if config_path.is_file():
-                run_config = yaml.safe_load(config_path.read_text()) or {}
-                if env_kwargs is None:
-                    env_kwargs = run_config.get("env_kwargs")
-                run_evaluation = run_config.get("evaluation") or {}
-                if args.random_opening is None:
-                    args.random_opening = run_evaluation.get("random_opening_plies")
-                if args.games is None:
-                    args.games = run_evaluation.get("games")
-        out = Path(args.out) if args.out else (
-            (checkpoint if checkpoint.is_dir() else checkpoint.parent) / "evaluation" if checkpoint else ROOT / "results" / args.env
-        )
+            raise ConfigError("--games must be positive")
         if args.random_opening is not None and args.random_opening < 0:
-            raise ValueError("--random-opening must be 0 or more")
-        report = evaluate(args.env, specs, args.games or 1000, args.seed, out, env_kwargs, args.random_opening or 0)
-    except (KeyError, ValueError, TypeError) as error:
-        print(f"error: {error.args[0] if error.args else error}", file=sys.stderr)
-        return 2
+            raise ConfigError("--random-opening must be 0 or more")
+        env_kwargs = yaml_mapping(args.env_kwargs, "--env-kwargs") if args.env_kwargs else None
+        checkpoint = Path(args.checkpoint) if args.checkpoint else None
+        if checkpoint is not None and not checkpoint.exists():
+            raise CheckpointError(f"checkpoint {checkpoint} does not exist")
+        trained = run_config(checkpoint) if checkpoint is not None else {}
+        env = args.env or trained.get("env")
+        if env is None:
+            raise CheckpointError(f"checkpoint {checkpoint} has no {CONFIG_FILE} naming its env: pass --env")
+        try:
+            get_entry(env)
+        except KeyError as error:
+            raise ConfigError(error.args[0]) from None
+        if trained.get("env") not in (None, env):
+            raise CheckpointError(
+                f"checkpoint {checkpoint} was trained on {trained['env']}, not {env}: use --env {trained['env']} (or leave --env out)"
+            )
+        if args.agents is None and checkpoint is None:
+            checkpoint = latest_run(env)
+        specs = ([str(checkpoint)] if checkpoint else []) + (args.agents if args.agents is not None else bot_names(env))
+        trained_evaluation = trained.get("evaluation") or {}
+        if env_kwargs is None:
+            env_kwargs = trained.get("env_kwargs")
+        random_opening = args.random_opening if args.random_opening is not None else trained_evaluation.get("random_opening_plies", 0)
+        games = args.games or trained_evaluation.get("games") or 1000
+        out = output_dir(args.out, args.overwrite, checkpoint, env)
+        report = evaluate(env, specs, games, args.seed, out, env_kwargs, random_opening)
+    except USER_ERRORS as error:
+        return fail(error)
+    except KeyboardInterrupt:
+        print("\nevaluation interrupted; no report written", file=sys.stderr)
+        return interrupted()
     print(report)
     print(f"Report written to {out}")
     return 0

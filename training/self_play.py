@@ -11,15 +11,12 @@ pays ``returns()[learner]``), never an opponent's.
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 
 from agents.base import Agent
-from agents.registry import make_agent
 from agents.trained import PolicyAgent
 from envs.core import Game
-from training.config import TrainConfig
+from training.config import TrainConfig, build_agent
 
 
 class SelfPlay:
@@ -36,16 +33,30 @@ class SelfPlay:
         """Opponents for the other seats of one env."""
         return [PoolOpponent(self) for _ in range(self.game.num_players - 1)]
 
-    def on_step(self, model, num_timesteps: int, logger) -> None:
+    def on_rollout_start(self, model, num_timesteps: int, logger) -> None:
+        """Freeze a snapshot when due (the policy only changes between rollouts)."""
         if num_timesteps - self._last_snapshot >= self.settings.snapshot_every:
             self.add_snapshot(model.policy)
             self._last_snapshot = num_timesteps
             logger.record("self_play/snapshots", len(self.snapshots))
 
     def add_snapshot(self, policy) -> None:
-        frozen = copy.deepcopy(policy).eval()
-        self.snapshots.append(PolicyAgent(self.game, frozen, deterministic=False))
+        frozen = type(policy)(**policy._get_constructor_parameters())  # a new network: deepcopy trips over
+        frozen.load_state_dict(policy.state_dict())  # the distribution cached by the last update
+        self.snapshots.append(PolicyAgent(self.game, frozen.eval(), deterministic=False))
         del self.snapshots[: -self.settings.max_snapshots]
+
+    def state(self) -> dict:
+        """What a checkpoint keeps of the pool: the snapshots' weights and the step of the last one."""
+        return {"last_snapshot": self._last_snapshot, "snapshots": [agent.policy.state_dict() for agent in self.snapshots]}
+
+    def restore(self, state: dict, policy) -> None:
+        """The pool of :meth:`state`, its snapshots rebuilt on copies of ``policy``."""
+        self.snapshots = []
+        for weights in state["snapshots"]:
+            self.add_snapshot(policy)
+            self.snapshots[-1].policy.load_state_dict(weights)
+        self._last_snapshot = state["last_snapshot"]
 
 
 class PoolOpponent(Agent):
@@ -55,7 +66,7 @@ class PoolOpponent(Agent):
 
     def __init__(self, pool: SelfPlay):
         self.pool = pool
-        self.fixed = [make_agent(pool.env_name, spec, pool.game) for spec in pool.settings.pool]
+        self.fixed = [build_agent(pool.env_name, spec, pool.game) for spec in pool.settings.pool]
         self.member: Agent | None = None
         super().__init__(pool.game)
 

@@ -81,7 +81,7 @@ def run_trial(base: dict, values: dict, timesteps: int, evaluations: int, report
         report(score, row["timesteps"])
 
     with tempfile.TemporaryDirectory() as run_dir:
-        train(config, Path(run_dir), resume=False, progress_bar=False, on_evaluation=on_evaluation)
+        train(config, Path(run_dir), progress_bar=False, on_evaluation=on_evaluation)
     return scores[-1]
 
 

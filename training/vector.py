@@ -3,7 +3,7 @@ the other seats, Monitor statistics and optional reward scaling."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import signal
 from typing import Any
 
 import gymnasium
@@ -11,9 +11,8 @@ import torch
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecNormalize
 
-from agents.registry import make_agent
 from envs.registry import get_entry, make_game
-from training.config import ACTIVATIONS, ConfigError, TrainConfig
+from training.config import ACTIVATIONS, TrainConfig, build_agent
 
 _ACTIVATION_MODULES = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU, "elu": torch.nn.ELU, "gelu": torch.nn.GELU}
 assert set(_ACTIVATION_MODULES) == set(ACTIVATIONS)
@@ -27,20 +26,18 @@ def policy_kwargs(config_kwargs: dict[str, Any]) -> dict[str, Any]:
     return kwargs
 
 
-def make_training_env(config: TrainConfig, run_dir: Path) -> tuple[VecEnv, Any]:
-    """The vectorized env to train on, and the self-play pool (or None) that feeds it."""
+def make_training_env(config: TrainConfig, seed: bool = True) -> tuple[VecEnv, Any]:
+    """The vectorized env to train on, and the self-play pool (or None) that feeds it.
+
+    ``seed``: seed the envs from ``config.seed`` (a new run); a resumed run restores the
+    envs' generators from its checkpoint instead. The config is already validated
+    (:func:`training.config.config_from_dict`), player counts included.
+    """
     entry = get_entry(config.env)
-    try:
-        game = make_game(config.env, **config.env_kwargs)
-    except (TypeError, ValueError) as error:
-        raise ConfigError(f"env_kwargs {config.env_kwargs} do not fit env {config.env!r}: {error}") from None
+    game = make_game(config.env, **config.env_kwargs)
     others = game.num_players - 1
     self_play = None
     if config.self_play.enabled:
-        if others == 0:
-            raise ConfigError(f"self_play needs a game with several players; {config.env} is set up for one")
-        if config.vec_env != "dummy":
-            raise ConfigError("self_play shares its opponent pool in one process: use vec_env: dummy")
         from training.self_play import SelfPlay
 
         self_play = SelfPlay(config, game)
@@ -51,17 +48,18 @@ def make_training_env(config: TrainConfig, run_dir: Path) -> tuple[VecEnv, Any]:
         if self_play is not None:
             return self_play.opponent()
         specs = config.opponents
-        if len(specs) not in (1, others):
-            raise ConfigError(f"'opponents' needs 1 or {others} agent specs for {game.num_players} players, got {specs}")
-        seed = config.seed * 1000 + index
-        return [make_agent(config.env, spec, game, seed=seed) for spec in (specs * others)[:others]]
+        agent_seed = config.seed * 1000 + index
+        return [build_agent(config.env, spec, game, seed=agent_seed) for spec in (specs * others)[:others]]
 
     def env_fn(index: int):
         return lambda: gymnasium.make(entry.gym_id, opponents=opponents_for(index), **config.env_kwargs)
 
-    vec_cls = DummyVecEnv if config.vec_env == "dummy" else SubprocVecEnv
-    venv = vec_cls([_monitored(env_fn(i)) for i in range(config.n_envs)])
-    venv.seed(config.seed)
+    if config.vec_env == "dummy":
+        venv = DummyVecEnv([_monitored(env_fn(i)) for i in range(config.n_envs)])
+    else:
+        venv = SubprocVecEnv([_ignoring_interrupts(_monitored(env_fn(i))) for i in range(config.n_envs)])
+    if seed:
+        venv.seed(config.seed)
     if config.normalize_reward:
         venv = VecNormalize(venv, norm_obs=False, norm_reward=True, gamma=config.ppo.get("gamma", 0.99))
     return venv, self_play
@@ -69,3 +67,13 @@ def make_training_env(config: TrainConfig, run_dir: Path) -> tuple[VecEnv, Any]:
 
 def _monitored(env_fn):
     return lambda: Monitor(env_fn())
+
+
+def _ignoring_interrupts(env_fn):
+    """Env workers ignore Ctrl-C (sent to the whole process group): the main process stops them."""
+
+    def make():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        return env_fn()
+
+    return make

@@ -24,7 +24,8 @@ an RL agent that learns to play better than what it started from.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -35,6 +36,8 @@ from stable_baselines3.common.vec_env import VecEnv, VecNormalize
 
 from agents.registry import make_agent
 from envs.core import Game
+from training.config import ConfigError
+from training.run_files import DEMONSTRATIONS_FILE, write_atomic
 
 
 @dataclass
@@ -210,10 +213,15 @@ class TeacherGuidedPPO(MaskablePPO):
         return [*super()._excluded_save_params(), "demonstrations", "_guide_rng"]
 
 
-def warm_start(model: TeacherGuidedPPO, venv: VecEnv, settings, env_name: str, game: Game, seed: int) -> dict[str, float]:
-    """Steps 1-3 of the module docstring on a fresh ``model``; returns what it measured."""
+def warm_start(model: TeacherGuidedPPO, venv: VecEnv, settings, env_name: str, game: Game, seed: int,
+               run_dir: Path) -> dict[str, float]:
+    """Steps 1-3 of the module docstring on a fresh ``model``; returns what it measured.
+
+    The demonstrations are kept in the run folder, so that a resumed run keeps its guide.
+    """
     started = time.perf_counter()
     demos = collect_demonstrations(venv, env_name, game, settings.teacher, settings.episodes, model.gamma, seed)
+    write_atomic(run_dir / DEMONSTRATIONS_FILE, lambda name: torch.save(asdict(demos), name))
     collected = time.perf_counter()
     summary = behaviour_clone(
         model.policy, demos, settings.epochs, settings.batch_size, settings.learning_rate, settings.value_coef, seed, model.logger
@@ -229,3 +237,18 @@ def warm_start(model: TeacherGuidedPPO, venv: VecEnv, settings, env_name: str, g
         "collect_s": round(collected - started, 1),
         "clone_s": round(time.perf_counter() - collected, 1),
     }
+
+
+def resume_guide(model: TeacherGuidedPPO, settings, run_dir: Path) -> bool:
+    """Re-attach a resumed run's demonstrations while its guide weight is above zero."""
+    path = run_dir / DEMONSTRATIONS_FILE
+    if settings.guide_coef <= 0 or model.num_timesteps >= settings.guide_decay_steps:
+        return False
+    if not path.is_file():
+        raise ConfigError(f"cannot resume the warm start's guide: {path} is missing")
+    try:
+        demos = Demonstrations(**torch.load(path, weights_only=True))
+    except Exception as error:  # a torn or foreign file: name it
+        raise ConfigError(f"cannot resume the warm start's guide: {path} is unreadable ({type(error).__name__}: {error})") from None
+    model.attach_teacher(demos, settings.guide_coef, settings.guide_decay_steps)
+    return True

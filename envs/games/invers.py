@@ -29,6 +29,7 @@ from envs.core import Game, GameState
 
 SIZE = 6
 CELLS = SIZE * SIZE
+TILES_PER_COLOUR = CELLS // 2 + 1  # 18 on the board and one in hand
 YELLOW, RED = 0, 1  # a colour is also the seat of the player who owns it
 DRAW = -1  # ``InversState.winner`` of a drawn game
 COLOUR_NAMES = ("yellow", "red")
@@ -158,6 +159,10 @@ class Invers(Game):
 
     def options(self) -> dict[str, Any]:
         return {"num_players": self.num_players, "max_plies": self.max_plies}
+
+    def score_bounds(self) -> tuple[float, float]:
+        """A score counts flipped tiles of one colour: 0 to all 19 (18 on the board, 1 in hand)."""
+        return 0.0, float(TILES_PER_COLOUR)
 
     def new_initial_state(self, rng: np.random.Generator | None = None) -> InversState:
         """The set-up position. Invers has no chance, so ``rng`` is accepted and unused."""

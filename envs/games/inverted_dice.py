@@ -169,6 +169,10 @@ class InvertedDice(DiceRoundsGame):
     def options(self) -> dict[str, Any]:
         return {"num_players": self.num_players, "free_cross_out": self.free_cross_out}
 
+    def score_bounds(self) -> tuple[float, float]:
+        """0 (everything crossed out) to 360 (every box scored, all three bonuses)."""
+        return 0.0, float(MAX_SCORE)
+
     def action_name(self, action: int) -> str:
         action = self.check_action(action)
         if action < NUM_REROLLS:

@@ -230,6 +230,16 @@ class SixHundred(DiceRoundsGame):
     def options(self) -> dict[str, Any]:
         return {"num_players": self.num_players}
 
+    def score_bounds(self) -> tuple[float, float]:
+        """0 to 599, the running total included.
+
+        The rung penalty only takes back rungs already counted, so the total never drops
+        below 0. Before the end rungs count at face value (at most 4 x 36, not 138), so
+        the running total stays at or below 126 + 35 + 144 + 138 + 126 = 569 until the
+        last move adds the game bonus and settles the ladder.
+        """
+        return 0.0, float(MAX_SCORE)
+
     def action_name(self, action: int) -> str:
         action = self.check_action(action)
         if action >= SCORE:

@@ -1,0 +1,350 @@
+"""Runs that survive interruption and bad input, reports that are never lost, and the same
+error for a finished game in every form (issue 8)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import gymnasium
+import numpy as np
+import pytest
+import torch
+import yaml
+
+from envs.core import IllegalActionError
+from envs.registry import ENVS
+from tests.test_training import tiny_config
+from training import evaluate, train
+from training.checkpoint import read_checkpoint
+from training.run_files import METADATA_FILE, MODEL_FILE, REWARD_STATS_FILE, TRAINING_STATE_FILE, partial_path
+
+ROOT = Path(__file__).resolve().parent.parent
+QUIET = ["--no-progress", "--no-eval"]
+ROLLOUT = 128  # tiny_config: 2 envs x 64 steps
+
+
+def _checkpoint_steps(run: Path) -> int:
+    return json.loads((run / METADATA_FILE).read_text())["timesteps"]
+
+
+@contextmanager
+def training_until_first_checkpoint(config: Path, run: Path) -> Iterator[subprocess.Popen]:
+    """train.py in a subprocess, still training once its first checkpoint is on disk."""
+    command = [sys.executable, "training/train.py", "--config", str(config), "--run-dir", str(run), *QUIET]
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 600  # generous: the machine may be busy; the test waits for an event, not a time
+        while not (run / METADATA_FILE).exists():
+            assert process.poll() is None, process.communicate()
+            assert time.monotonic() < deadline, "no checkpoint within 600 s"
+            time.sleep(0.2)
+        yield process
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+
+
+def _files(run: Path) -> dict[str, tuple[bytes, int]]:
+    return {str(p.relative_to(run)): (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(run.rglob("*")) if p.is_file()}
+
+
+def _weights(run: Path) -> dict[str, torch.Tensor]:
+    from sb3_contrib import MaskablePPO
+
+    return MaskablePPO.load(str(run / MODEL_FILE), device="cpu").policy.state_dict()
+
+
+# -- resume ------------------------------------------------------------------------------------
+
+
+def test_a_run_killed_with_sigkill_resumes_from_its_last_checkpoint(tmp_path):
+    run = tmp_path / "run"
+    with training_until_first_checkpoint(tiny_config(tmp_path, total_timesteps=100_000, checkpoint_every=ROLLOUT), run) as process:
+        process.send_signal(signal.SIGKILL)
+        process.communicate()
+    assert process.returncode == -signal.SIGKILL
+    saved = _checkpoint_steps(run)
+    assert saved >= ROLLOUT and saved % ROLLOUT == 0
+
+    target = saved + 2 * ROLLOUT
+    assert train.main(["--resume", str(run), "--timesteps", str(target), *QUIET]) == 0
+    metadata = json.loads((run / METADATA_FILE).read_text())
+    assert metadata["timesteps"] == target  # the step count continued from the checkpoint
+    first, second = metadata["sessions"]
+    assert first["ended"] == "killed after its last checkpoint" and first["timesteps"] == saved
+    assert second["resumed_from"] == saved and second["ended"] == "completed"
+    assert not list(run.glob("*.partial"))
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_sigint_and_sigterm_save_a_checkpoint_and_say_how_to_resume(tmp_path, sig):
+    run = tmp_path / "run"
+    with training_until_first_checkpoint(tiny_config(tmp_path, total_timesteps=100_000, checkpoint_every=ROLLOUT), run) as process:
+        process.send_signal(sig)
+        _, err = process.communicate(timeout=600)
+    assert process.returncode == 128 + sig
+    assert "Traceback" not in err
+    assert err.strip().splitlines()[-1] == (
+        f"{sig.name}: checkpoint saved at {_checkpoint_steps(run)} timesteps; resume with: python training/train.py --resume {run}"
+    )
+    metadata = json.loads((run / METADATA_FILE).read_text())
+    assert metadata["sessions"][0]["ended"] == f"interrupted ({sig.name})"
+    assert train.main(["--resume", str(run), "--timesteps", str(_checkpoint_steps(run) + ROLLOUT), *QUIET]) == 0
+
+
+def test_resuming_a_checkpoint_is_reproducible(tmp_path):
+    """Weights, optimizer, RNG streams and env generators all come back: two resumes of one
+    checkpoint train the same model, whatever the process's RNGs were doing before."""
+    run = tmp_path / "run"
+    assert train.main(["--config", str(tiny_config(tmp_path)), "--run-dir", str(run), "--timesteps", str(2 * ROLLOUT), *QUIET]) == 0
+    copies = [tmp_path / "a", tmp_path / "b"]
+    for copy in copies:
+        shutil.copytree(run, copy)
+    torch.manual_seed(1)
+    np.random.seed(1)
+    assert train.main(["--resume", str(copies[0]), "--timesteps", str(4 * ROLLOUT), *QUIET]) == 0
+    torch.manual_seed(2)
+    np.random.seed(2)
+    assert train.main(["--resume", str(copies[1]), "--timesteps", str(4 * ROLLOUT), *QUIET]) == 0
+    a, b = (_weights(copy) for copy in copies)
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    assert not all(torch.equal(a[k], w) for k, w in _weights(run).items())  # and they did train further
+
+
+def test_a_checkpoint_committed_but_not_yet_renamed_is_found(tmp_path):
+    """Killed between the commit (metadata.json) and the renames: the new files are still
+    under their .partial names, and the resume takes them by checksum."""
+    run = tmp_path / "run"
+    assert train.main(["--config", str(tiny_config(tmp_path)), "--run-dir", str(run), "--timesteps", str(ROLLOUT), *QUIET]) == 0
+    os.replace(run / MODEL_FILE, partial_path(run / MODEL_FILE))
+    (run / MODEL_FILE).write_bytes(b"the previous checkpoint's model")
+    assert read_checkpoint(run).files[MODEL_FILE] == partial_path(run / MODEL_FILE)
+    assert train.main(["--resume", str(run), "--timesteps", str(2 * ROLLOUT), *QUIET]) == 0
+    assert _checkpoint_steps(run) == 2 * ROLLOUT and not partial_path(run / MODEL_FILE).exists()
+
+
+@pytest.mark.parametrize("damaged", [REWARD_STATS_FILE, MODEL_FILE, TRAINING_STATE_FILE])
+def test_a_failed_resume_names_the_damaged_file_and_changes_nothing(tmp_path, capsys, damaged):
+    run = tmp_path / "run"
+    assert train.main(["--config", str(tiny_config(tmp_path)), "--run-dir", str(run), "--timesteps", str(ROLLOUT), *QUIET]) == 0
+    (run / damaged).write_bytes(b"corrupt")
+    before = _files(run)
+    capsys.readouterr()
+    assert train.main(["--resume", str(run), "--timesteps", str(4 * ROLLOUT), *QUIET]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"error: cannot resume: {run / damaged} is damaged or missing (its SHA-256 does not match the checkpoint of step "
+        f"{ROLLOUT} recorded in metadata.json)\n"
+    )
+    assert _files(run) == before  # not even config.yaml (whose total_timesteps --timesteps changes)
+
+
+def test_a_run_without_a_checkpoint_cannot_be_resumed(tmp_path, capsys):
+    (tmp_path / "config.yaml").write_text(tiny_config(tmp_path).read_text())
+    assert train.main(["--resume", str(tmp_path), *QUIET]) == 2
+    assert "holds no checkpoint" in capsys.readouterr().err
+
+
+def test_self_play_pool_snapshots_survive_a_resume(tmp_path):
+    from envs.registry import make_game
+    from training.checkpoint import restore_training_state
+    from training.config import load_config
+    from training.self_play import SelfPlay
+
+    config = yaml.safe_load(open("configs/invers.yaml"))
+    config.update({"n_envs": 2, "checkpoint_every": ROLLOUT, "ppo": {**config["ppo"], "n_steps": 64, "batch_size": 64, "n_epochs": 1}})
+    config["self_play"].update({"pool": ["random"], "snapshot_every": ROLLOUT, "max_snapshots": 2})
+    path = tmp_path / "invers.yaml"
+    path.write_text(yaml.safe_dump(config))
+    run = tmp_path / "run"
+    assert train.main(["--config", str(path), "--run-dir", str(run), "--timesteps", str(4 * ROLLOUT), *QUIET]) == 0
+
+    checkpoint = read_checkpoint(run)
+    state = checkpoint.training_state()
+    assert len(state["self_play"]["snapshots"]) == 2 and state["self_play"]["last_snapshot"] == 3 * ROLLOUT
+    resumed_config = load_config(run / "config.yaml")
+    pool = SelfPlay(resumed_config, make_game("invers"))
+    from training.vector import make_training_env
+
+    venv, _ = make_training_env(resumed_config, seed=False)
+    model = checkpoint.load_model(venv)
+    restore_training_state(state, model, pool)
+    assert len(pool.snapshots) == 2
+    for agent, saved in zip(pool.snapshots, state["self_play"]["snapshots"]):
+        assert all(torch.equal(agent.policy.state_dict()[k], saved[k]) for k in saved)
+    assert train.main(["--resume", str(run), "--timesteps", str(5 * ROLLOUT), *QUIET]) == 0
+
+
+# -- bad input: one line on stderr, exit code 2, before anything runs ---------------------------
+
+
+def _config_with(tmp_path, section: str | None, key: str, value) -> Path:
+    config = yaml.safe_load(tiny_config(tmp_path).read_text())
+    if section is None:
+        config[key] = value
+    else:
+        config.setdefault(section, {})[key] = value
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+@pytest.mark.parametrize(
+    "section, key, value, message",
+    [
+        ("ppo", "learning_rate", "fast", "ppo.learning_rate must be a number > 0, got 'fast'"),
+        ("ppo", "batch_size", "256", "ppo.batch_size must be an integer >= 2, got '256'"),
+        ("ppo", "batch_size", 0, "ppo.batch_size must be an integer >= 2, got 0"),
+        ("ppo", "batch_size", 96, "ppo.batch_size (96) must divide the rollout of ppo.n_steps x n_envs = 64 x 2 = 128 steps"),
+        ("ppo", "gamma", 1.5, "ppo.gamma must be a number in [0, 1], got 1.5"),
+        ("ppo", "clip_range", 0, "ppo.clip_range must be a number > 0, got 0"),
+        ("ppo", "n_epochs", 0, "ppo.n_epochs must be an integer > 0, got 0"),
+        ("ppo", "ent_coef", -0.1, "ppo.ent_coef must be a number >= 0, got -0.1"),
+        ("ppo", "learning_rat", 0.1, "unknown ppo key(s) ['learning_rat']; known keys: ['batch_size',"),
+        ("policy_kwargs", "net_arch", "big", "policy_kwargs.net_arch must be a list of layer sizes (integers > 0) or a mapping {pi: [...], vf: [...]}, got 'big'"),
+        ("policy_kwargs", "activation_fn", "swish", "policy_kwargs.activation_fn must be one of ['tanh', 'relu', 'elu', 'gelu'], got 'swish'"),
+        (None, "seed", -3, "seed must be an integer >= 0, got -3"),
+        (None, "n_envs", "eight", "n_envs must be an integer > 0, got 'eight'"),
+        (None, "vec_env", "ray", "vec_env must be one of ['dummy', 'subproc'], got 'ray'"),
+        (None, "env_kwargs", {"num_players": "["}, "env_kwargs {'num_players': '['}: inverted_dice: num_players must be an integer, got '['"),
+        (None, "env_kwargs", {"free_crossout": True}, "env_kwargs: inverted_dice has no option(s) ['free_crossout']; its options: ['free_cross_out', 'num_players']"),
+        ("evaluation", "opponents", ["heurstic"], "evaluation.opponents: unknown agent 'heurstic' for inverted_dice: expected one of ['random', 'heuristic', 'optimal']"),
+        ("evaluation", "games", 0, "evaluation.games must be an integer > 0, got 0"),
+        ("evaluation", "gmes", 3, "unknown evaluation key(s) ['gmes']"),
+        ("self_play", "enabled", True, "self_play needs a game with several players"),
+        ("self_play", "snapshot_weight", 2, "self_play.snapshot_weight must be a number in [0, 1], got 2"),
+    ],
+)
+def test_every_bad_config_value_is_one_line_and_exit_code_2(tmp_path, capsys, section, key, value, message):
+    path = _config_with(tmp_path, section, key, value)
+    assert train.main(["--config", str(path), "--run-dir", str(tmp_path / "run"), *QUIET]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {path}: {message}") and err.count("\n") == 1
+    assert not (tmp_path / "run").exists()  # nothing ran
+
+
+def test_agents_are_checked_before_training(tmp_path, capsys):
+    path = _config_with(tmp_path, "evaluation", "opponents", ["heuristic:depth=3"])
+    assert train.main(["--config", str(path), "--run-dir", str(tmp_path / "run"), *QUIET]) == 2
+    assert "agent spec 'heuristic:depth=3': got an unexpected keyword argument 'depth'" in capsys.readouterr().err
+    # built before training: a bot that cannot play these options is refused up front
+    path = _config_with(tmp_path, None, "env_kwargs", {"num_players": 2})
+    config = yaml.safe_load(path.read_text())
+    config["evaluation"]["opponents"] = ["optimal"]
+    path.write_text(yaml.safe_dump(config))
+    assert train.main(["--config", str(path), "--run-dir", str(tmp_path / "run"), "--no-progress"]) == 2
+    assert "agent 'optimal': OptimalAgent is solved for solitaire Inverted Dice" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+
+
+def test_ppo_settings_are_real_maskableppo_arguments():
+    import inspect
+
+    from sb3_contrib import MaskablePPO
+
+    from training.config import PPO_SETTINGS
+
+    assert set(PPO_SETTINGS) <= set(inspect.signature(MaskablePPO.__init__).parameters)
+
+
+def test_a_corrupt_solver_cache_names_the_command_that_solves_again(tmp_path, capsys, monkeypatch):
+    from agents.inverted_dice_solver import cache_path
+
+    monkeypatch.setenv("TABLETOP_DICE_RL_CACHE", str(tmp_path / "cache"))
+    path = cache_path(False)
+    path.parent.mkdir()
+    path.write_bytes(b"not a solution")
+    assert evaluate.main(["--env", "inverted_dice", "--agents", "optimal", "random", "--games", "2", "--out", str(tmp_path / "e")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: cache file {path.resolve()} is corrupt or unreadable")
+    assert err.endswith("; solve again with `python -m agents.inverted_dice_solver --force`\n")
+    config = _config_with(tmp_path, "evaluation", "opponents", ["optimal"])
+    assert train.main(["--config", str(config), "--run-dir", str(tmp_path / "run"), "--no-progress"]) == 2
+    assert "solve again with `python -m agents.inverted_dice_solver --force`" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()  # found before training
+
+
+# -- evaluation: reports never lost, wrong env named ---------------------------------------------
+
+
+def test_evaluate_writes_a_new_dated_report_and_never_replaces_one(tmp_path, capsys):
+    run = tmp_path / "run"
+    assert train.main(["--config", str(tiny_config(tmp_path)), "--run-dir", str(run), "--timesteps", str(ROLLOUT),
+                       "--eval-games", "3", "--no-progress"]) == 0
+    closing = (run / "evaluation" / "report.md").read_text()
+    assert "games 9/9" in capsys.readouterr().err  # progress of the closing evaluation (3 agents x 3 games)
+    assert evaluate.main(["--checkpoint", str(run), "--games", "2"]) == 0
+    assert (run / "evaluation" / "report.md").read_text() == closing
+    (dated,) = run.glob("evaluation-*")
+    assert "| trained | 2 |" in (dated / "report.md").read_text()
+    assert f"Report written to {dated}" in capsys.readouterr().out
+
+    out = tmp_path / "mine"
+    assert evaluate.main(["--env", "inverted_dice", "--agents", "random", "--games", "2", "--out", str(out)]) == 0
+    assert evaluate.main(["--env", "inverted_dice", "--agents", "random", "--games", "3", "--out", str(out)]) == 2
+    assert capsys.readouterr().err == f"error: {out} already holds files (an earlier report?); choose another --out or pass --overwrite\n"
+    assert evaluate.main(["--env", "inverted_dice", "--agents", "random", "--games", "3", "--out", str(out), "--overwrite"]) == 0
+
+
+def test_evaluate_names_the_env_a_checkpoint_was_trained_on(tmp_path, capsys):
+    run = tmp_path / "run"
+    assert train.main(["--config", str(tiny_config(tmp_path)), "--run-dir", str(run), "--timesteps", str(ROLLOUT), *QUIET]) == 0
+    assert evaluate.main(["--env", "six_hundred", "--checkpoint", str(run), "--games", "2"]) == 2
+    assert capsys.readouterr().err == (
+        f"error: checkpoint {run} was trained on inverted_dice, not six_hundred: use --env inverted_dice (or leave --env out)\n"
+    )
+    assert evaluate.main(["--env", "inverted_dice", "--env-kwargs", "num_players: [", "--agents", "random"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --env-kwargs is not valid YAML: ") and err.count("\n") == 1
+
+
+# -- one error for a finished game in every form -------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(ENVS))
+def test_stepping_a_finished_game_raises_illegal_action_in_every_form(name):
+    entry = ENVS[name]
+    aec = entry.load_module().env(num_players=2)
+    aec.reset(seed=0)
+    rng = np.random.default_rng(0)
+    while not (aec.terminations[aec.agent_selection] or aec.truncations[aec.agent_selection]):
+        mask = aec.observe(aec.agent_selection)["action_mask"]
+        aec.step(int(rng.choice(np.flatnonzero(mask))))
+    with pytest.raises(IllegalActionError, match="the game is over"):
+        aec.step(0)
+    while aec.agents:  # PettingZoo's convention: step(None) removes each done agent
+        aec.step(None)
+    with pytest.raises(IllegalActionError, match="the game is over"):
+        aec.step(0)
+
+    gym = gymnasium.make(entry.gym_id, num_players=2)
+    gym.reset(seed=0)
+    done = False
+    while not done:
+        _, _, terminated, truncated, _ = gym.step(gym.action_space.sample())
+        done = terminated or truncated
+    with pytest.raises(IllegalActionError, match="the game is over"):
+        gym.step(0)
+
+
+def test_opponents_may_be_given_by_bot_name():
+    env = gymnasium.make("InvertedDice-v0", num_players=3, opponents="heuristic")
+    assert [type(o).__name__ for o in env.unwrapped.opponents] == ["InvertedDiceHeuristic"] * 2
+    env.reset(seed=0)
+    env.step(env.action_space.sample())
+    mixed = gymnasium.make("InvertedDice-v0", num_players=3, opponents=["heuristic", None])
+    assert mixed.unwrapped.opponents[1] is None
+    with pytest.raises(ValueError, match=r"opponents: unknown agent 'heurstic' for inverted_dice: expected one of \['random', 'heuristic', 'optimal'\]"):
+        gymnasium.make("InvertedDice-v0", num_players=2, opponents="heurstic")
+    with pytest.raises(TypeError, match="opponents must be None"):
+        gymnasium.make("InvertedDice-v0", num_players=2, opponents=5)
