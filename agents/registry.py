@@ -5,7 +5,11 @@ An agent spec, as typed on the command line, is one of
 * ``random``;
 * a bot name of that game (``heuristic``, ...), optionally with keyword arguments:
   ``search:depth=3,time_limit=0.5``;
-* a path to a trained run directory or model ``.zip`` (see :mod:`agents.trained`).
+* a path to a trained run directory or model ``.zip`` (see :mod:`agents.trained`);
+* ``ppo``: the network the project ships for that game (``checkpoints/<env>/shipped/``)
+  playing alone, or ``ppo+search`` (two-player games): the same network inside an
+  alpha-beta search (:mod:`agents.search`), e.g. ``ppo+search:ms=8`` or ``ppo+search:depth=3``.
+  Both take ``path=RUN_DIR`` to use another trained run.
 """
 
 from __future__ import annotations
@@ -45,6 +49,15 @@ BOTS: dict[str, dict[str, str]] = {
 }
 
 
+#: Where the network shipped for an env lives (a run directory), relative to the repository.
+SHIPPED_NETWORK = "checkpoints/{env}/shipped"
+NETWORK_AGENTS = ("ppo", "ppo+search")
+
+
+def shipped_network(env_name: str) -> Path:
+    return Path(__file__).resolve().parent.parent / SHIPPED_NETWORK.format(env=env_name)
+
+
 def bot_names(env_name: str) -> list[str]:
     return ["random", *BOTS.get(env_name, {})]
 
@@ -72,6 +85,9 @@ def _parse_value(text: str) -> object:
 
 def make_agent(env_name: str, spec: str, game: Game, seed: int | None = None) -> Agent:
     """The agent named by ``spec`` for ``game`` (a game of env ``env_name``)."""
+    name, options = parse_spec(spec)
+    if name in NETWORK_AGENTS:
+        return _network_agent(env_name, name, options, game, seed)
     cls, options = _agent_class(env_name, spec)
     if cls is None:
         from agents.trained import TrainedAgent
@@ -83,6 +99,10 @@ def make_agent(env_name: str, spec: str, game: Game, seed: int | None = None) ->
 def check_spec(env_name: str, spec: str) -> None:
     """Raise the ``ValueError`` that :func:`make_agent` would for an unknown agent or option,
     without building the agent (no solve, no model load): a config is checked up front."""
+    name, options = parse_spec(spec)
+    if name in NETWORK_AGENTS:
+        _check_network_options(name, options)
+        return
     cls, options = _agent_class(env_name, spec)
     if cls is None:
         return
@@ -110,3 +130,25 @@ def _agent_class(env_name: str, spec: str) -> tuple[type[Agent] | None, dict[str
         f"unknown agent {spec!r} for {env_name}: expected one of {bot_names(env_name)} "
         "or the path of a trained run directory or model .zip"
     )
+
+
+def _check_network_options(name: str, options: dict[str, object]) -> None:
+    accepted = {"path"} if name == "ppo" else {"path", "depth", "ms"}
+    unknown = sorted(set(options) - accepted)
+    if unknown:
+        raise ValueError(f"agent {name!r} takes {sorted(accepted)}, got {unknown}")
+
+
+def _network_agent(env_name: str, name: str, options: dict[str, object], game: Game, seed: int | None) -> Agent:
+    from agents.trained import PolicyAgent, load_model
+
+    _check_network_options(name, options)
+    options = dict(options)
+    path = options.pop("path", None)
+    model = load_model(Path(str(path)) if path is not None else shipped_network(env_name), game)
+    if name == "ppo":
+        return PolicyAgent(game, model.policy, deterministic=True, seed=seed)
+    from agents.network import PolicyValueNetwork
+    from agents.search import SearchAgent
+
+    return SearchAgent(game, PolicyValueNetwork(model.policy), seed=seed, **options)

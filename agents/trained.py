@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import torch
 import yaml
 
 from agents.base import Agent
@@ -19,24 +18,28 @@ class CheckpointError(ValueError):
 class PolicyAgent(Agent):
     """Plays a MaskablePPO policy: the most likely legal action, or a sample when not deterministic.
 
+    The policy network runs bare (:class:`~agents.network.PolicyValueNetwork`), without
+    sb3's distribution objects, which cost several times the network itself per move.
     Sampling uses the agent's own generator (not torch's), so seeded games repeat.
     """
 
     name = "trained"
 
     def __init__(self, game: Game, policy, deterministic: bool = True, seed: int | None = None):
+        from agents.network import PolicyValueNetwork
+
         self.policy = policy
+        self.network = PolicyValueNetwork(policy)
         self.deterministic = deterministic
         super().__init__(game, seed)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        with torch.no_grad():
-            obs = torch.as_tensor(observation, dtype=torch.float32).unsqueeze(0)
-            distribution = self.policy.get_distribution(obs, action_masks=np.asarray(action_mask, dtype=bool)[None])
-            probs = distribution.distribution.probs[0].numpy().astype(np.float64)
-        probs *= action_mask > 0  # exact zeros for illegal actions whatever the float rounding
+        logits = self.network.logits(np.asarray(observation, np.float32)[None])[0].astype(np.float64)
+        legal = np.asarray(action_mask) > 0
+        logits[~legal] = -np.inf
         if self.deterministic:
-            return int(np.argmax(probs))
+            return int(np.argmax(logits))
+        probs = np.exp(logits - logits.max())  # exact zeros for illegal actions
         return int(self.rng.choice(len(probs), p=probs / probs.sum()))
 
 
@@ -45,32 +48,44 @@ class TrainedAgent(PolicyAgent):
 
     @classmethod
     def load(cls, path: str | Path, game: Game, seed: int | None = None, deterministic: bool = True) -> TrainedAgent:
-        """Load ``path``: a run directory (with ``model.zip``) or a model ``.zip`` file.
-
-        Checks that the model was trained for this game: same env name when the run's
-        config is at hand, and always the same observation and action spaces.
-        """
-        from sb3_contrib import MaskablePPO
-
-        path = Path(path)
-        model_path = path / "model.zip" if path.is_dir() else path
-        if not model_path.is_file():
-            raise CheckpointError(f"checkpoint {model_path} does not exist")
-        config_path = model_path.parent / "config.yaml"
-        if config_path.is_file():
-            env = (yaml.safe_load(config_path.read_text()) or {}).get("env")
-            if env != game.name:
-                raise CheckpointError(f"checkpoint {model_path} was trained on {env!r}, not {game.name!r}")
-        try:
-            model = MaskablePPO.load(str(model_path), device="cpu")
-        except Exception as error:  # zip, pickle and torch errors all mean an unusable file
-            raise CheckpointError(f"checkpoint {model_path} is unreadable: {type(error).__name__}: {error}") from None
-        obs_shape = tuple(model.observation_space.shape)
-        if obs_shape != game.observation_shape or model.action_space.n != game.num_actions:
-            raise CheckpointError(
-                f"checkpoint {model_path} expects observations {obs_shape} and {model.action_space.n} actions, "
-                f"but {game!r} has {game.observation_shape} and {game.num_actions}"
-            )
+        """Load ``path``: a run directory (with ``model.zip``) or a model ``.zip`` file."""
+        model_path = model_file(path)
+        model = load_model(model_path, game)
         agent = cls(game, model.policy, deterministic=deterministic, seed=seed)
         agent.path = model_path
         return agent
+
+
+def model_file(path: str | Path) -> Path:
+    """The model file of ``path``: a run directory (its ``model.zip``) or a ``.zip`` file."""
+    path = Path(path)
+    return path / "model.zip" if path.is_dir() else path
+
+
+def load_model(path: str | Path, game: Game):
+    """The MaskablePPO model at ``path`` (run directory or ``.zip``), checked against ``game``.
+
+    Checks that the model was trained for this game: same env name when the run's
+    config is at hand, and always the same observation and action spaces.
+    """
+    from sb3_contrib import MaskablePPO
+
+    model_path = model_file(path)
+    if not model_path.is_file():
+        raise CheckpointError(f"checkpoint {model_path} does not exist")
+    config_path = model_path.parent / "config.yaml"
+    if config_path.is_file():
+        env = (yaml.safe_load(config_path.read_text()) or {}).get("env")
+        if env != game.name:
+            raise CheckpointError(f"checkpoint {model_path} was trained on {env!r}, not {game.name!r}")
+    try:
+        model = MaskablePPO.load(str(model_path), device="cpu")
+    except Exception as error:  # zip, pickle and torch errors all mean an unusable file
+        raise CheckpointError(f"checkpoint {model_path} is unreadable: {type(error).__name__}: {error}") from None
+    obs_shape = tuple(model.observation_space.shape)
+    if obs_shape != game.observation_shape or model.action_space.n != game.num_actions:
+        raise CheckpointError(
+            f"checkpoint {model_path} expects observations {obs_shape} and {model.action_space.n} actions, "
+            f"but {game!r} has {game.observation_shape} and {game.num_actions}"
+        )
+    return model

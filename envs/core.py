@@ -104,6 +104,14 @@ class Game(abc.ABC):
     def options(self) -> dict[str, Any]:
         """The keyword arguments that recreate this game (recorded with every run)."""
 
+    def state_from_observation(self, observation: np.ndarray) -> GameState:
+        """The full state behind a player's observation, in games whose observations
+        determine it (perfect information, no pending chance): what search agents need.
+
+        The default raises; a game whose observation shows everything overrides it.
+        """
+        raise NotImplementedError(f"{self.name}: an observation does not determine the state, so search cannot rebuild it")
+
     def observation_bounds(self) -> tuple[float, float]:
         """Lower and upper bound of every observation entry."""
         return 0.0, 1.0

@@ -171,6 +171,10 @@ class Invers(Game):
     def action_name(self, action: int) -> str:
         return action_name(self.check_action(action))
 
+    def state_from_observation(self, observation: np.ndarray) -> InversState:
+        """Invers hides nothing: see :meth:`InversState.from_observation`."""
+        return InversState.from_observation(self, observation)
+
 
 class InversState(GameState):
     """A game of Invers in progress.

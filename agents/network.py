@@ -1,0 +1,62 @@
+"""A trained policy-value network as plain functions of observation batches, for search.
+
+Search asks the network about many small batches of positions (the children of one
+node), where calling sb3's modules (distributions, masks, module hooks) costs more
+than the arithmetic. So the layers of a MaskablePPO policy (two MLP towers, a policy
+head and a value head, as sb3 builds them) are read once into a list of weight tensors
+and activations, and :meth:`PolicyValueNetwork.values` / :meth:`logits` run them bare.
+The tensors are the policy's own parameters, so training that updates the policy in
+place is seen at once. Torch uses the threads set with ``torch.set_num_threads``
+(one, in this project: a small MLP gains nothing from more).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+_ACTIVATIONS = {torch.nn.ReLU: torch.relu, torch.nn.Tanh: torch.tanh, torch.nn.ELU: F.elu, torch.nn.GELU: F.gelu}
+
+
+def _layers(modules) -> list:
+    """``[(weight, bias) | activation, ...]`` of sb3 MLP modules (Linear and activation layers)."""
+    layers = []
+    for module in modules:
+        if isinstance(module, torch.nn.Linear):
+            layers.append((module.weight, module.bias))
+        elif type(module) in _ACTIVATIONS:
+            layers.append(_ACTIVATIONS[type(module)])
+        else:
+            raise TypeError(f"policy-value network: unsupported layer {module!r} (Linear, ReLU, Tanh, ELU, GELU)")
+    return layers
+
+
+def _run(layers: list, observations: np.ndarray) -> np.ndarray:
+    x = torch.from_numpy(np.asarray(observations, np.float32))
+    with torch.no_grad():
+        for layer in layers:
+            x = F.linear(x, *layer) if isinstance(layer, tuple) else layer(x)
+    return x.numpy()
+
+
+class PolicyValueNetwork:
+    """The policy logits and value of a MaskablePPO actor-critic on flat observations.
+
+    Values are the critic's estimate of the observer's return, clipped to [-1, 1] (the
+    range of a two-player game's outcome).
+    """
+
+    def __init__(self, policy):
+        self.policy = policy
+        extractor = policy.mlp_extractor
+        self._policy_layers = _layers([*extractor.policy_net, policy.action_net])
+        self._value_layers = _layers([*extractor.value_net, policy.value_net])
+
+    def values(self, observations: np.ndarray) -> np.ndarray:
+        """The observer's value of each observation (a batch), in [-1, 1]."""
+        return np.clip(_run(self._value_layers, observations)[:, 0], -1.0, 1.0)
+
+    def logits(self, observations: np.ndarray) -> np.ndarray:
+        """Unmasked policy logits of each observation (a batch)."""
+        return _run(self._policy_layers, observations)

@@ -1,0 +1,104 @@
+"""Expert iteration: every position is credited with its own seat's outcome; a tiny run end to end."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import yaml
+
+from agents.base import RandomAgent
+from agents.registry import make_agent
+from envs.games.invers import Invers
+from tests.test_search import LinearNetwork
+from training import expert_iteration
+from training.config import ConfigError
+from training.expert_iteration import Learner, learner_targets, play_training_game
+
+
+def learner(**changes):
+    config = expert_iteration.ExpertIterationConfig(env="invers", search_depth=1, explore_plies=4, **changes)
+    return Learner(LinearNetwork(151, 24), config, 24)
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_the_learner_is_credited_only_with_its_own_seats_outcome(seat):
+    game = Invers()
+    decided = 0
+    for seed in range(4):
+        seats = [RandomAgent(game, seed=seed), RandomAgent(game, seed=seed)]
+        seats[seat] = learner()
+        final, records = play_training_game(game, seats, np.random.default_rng(seed), 2, recorded={seat})
+        assert records and all(r.seat == seat for r in records)
+        targets = learner_targets(records, final, value_mix=0.0)
+        assert all(value == final.returns()[seat] for *_, value in targets)
+        decided += final.returns()[seat] != 0
+    assert decided  # some games were won or lost, so the check could fail
+
+
+def test_self_play_and_imitated_positions_each_get_their_own_seat():
+    game = Invers(max_plies=40)
+    me = learner()
+    final, records = play_training_game(game, [me, me], np.random.default_rng(1), 2, recorded={0, 1})
+    assert {r.seat for r in records} == {0, 1}
+    for record, (*_, value) in zip(records, learner_targets(records, final, value_mix=0.5)):
+        assert value == pytest.approx(0.5 * record.search_value + 0.5 * final.returns()[record.seat])
+    bot = make_agent("invers", "search:depth=1", game, seed=0)
+    final, records = play_training_game(game, [me, bot], np.random.default_rng(2), 2, recorded={0, 1})
+    imitated = [r for r in records if r.seat == 1]
+    assert imitated and all(r.search_value is None and r.policy.sum() == 1 and r.policy.max() == 1 for r in imitated)
+    for record, (*_, value) in zip(records, learner_targets(records, final, value_mix=0.5)):
+        if record.seat == 1:
+            assert value == final.returns()[1]
+
+
+def test_policy_targets_are_distributions_over_legal_moves():
+    game = Invers()
+    state = game.new_initial_state()
+    action, record = learner().move(state, ply=10, rng=np.random.default_rng(0))
+    assert record.policy.sum() == pytest.approx(1.0)
+    assert np.all(record.policy[record.mask == 0] == 0) and record.mask[action]
+    assert -1.0 <= record.search_value <= 1.0
+
+
+def test_a_tiny_run_trains_saves_resumes_and_loads_as_agents(tmp_path):
+    config = yaml.safe_load(open("configs/invers_expert_iteration.yaml"))
+    config.update(
+        env_kwargs={"max_plies": 30}, policy_kwargs={"net_arch": [16]}, games_per_generation=2, generations=1,
+        pool=["random", "search:depth=1"], batch_size=32, max_minutes=None,
+    )
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(config))
+    run = tmp_path / "run"
+    assert expert_iteration.main(["--config", str(path), "--run-dir", str(run)]) == 0
+    assert expert_iteration.main(["--resume", str(run), "--generations", "2"]) == 0
+    metadata = json.loads((run / "metadata.json").read_text())
+    assert [g["generation"] for g in metadata["generations"]] == [0, 1] and metadata["positions"] > 0
+    game = Invers(max_plies=30)
+    for spec in (f"ppo:path={run}", f"ppo+search:depth=2,path={run}"):
+        agent = make_agent("invers", spec, game, seed=0)
+        state = game.new_initial_state()
+        assert state.legal_mask(0)[agent.act(state.observe(0), state.legal_mask(0))]
+
+
+def test_config_errors_name_the_key(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump({"env": "invers", "serch_depth": 2}))
+    with pytest.raises(ConfigError, match="serch_depth"):
+        expert_iteration.load_config(path)
+    path.write_text(yaml.safe_dump({"env": "invers", "value_mix": 2.0}))
+    with pytest.raises(ConfigError, match="value_mix"):
+        expert_iteration.load_config(path)
+
+
+def test_teacher_games_keep_both_bots_positions_with_their_outcomes(tmp_path):
+    config = expert_iteration.ExpertIterationConfig(
+        env="invers", env_kwargs={"max_plies": 60}, policy_kwargs={"net_arch": [8]}, games_per_generation=2,
+        pool=["search:depth=1"], bot_game_weight=1.0,
+    )
+    trainer = expert_iteration.ExpertIteration(config, tmp_path)
+    data, results = trainer.play_generation()
+    assert data and results == {}  # no learner game was played
+    assert {value for *_, value in data} <= {-1.0, 0.0, 1.0}  # bot positions: their seat's outcome alone
+    assert all(policy.max() == 1.0 for _, _, policy, _ in data)

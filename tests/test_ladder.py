@@ -1,0 +1,34 @@
+"""The rating ladder: Bradley–Terry fits and a small round-robin end to end."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from training import ladder
+from training.ratings import fit_bradley_terry, rate
+
+
+def test_bradley_terry_recovers_a_known_rating_gap():
+    games = np.array([[0, 1000], [1000, 0]], float)
+    scores = np.array([[0, 750], [250, 0]], float)  # a scored 75% against b
+    elo = fit_bradley_terry(scores, games)
+    assert elo[0] == 0 and elo[1] == pytest.approx(-400 * math.log10(3), abs=2)  # 75% is 191 Elo
+
+
+def test_a_clean_sweep_stays_finite_and_intervals_bracket_the_fit():
+    outcomes = {(0, 1): np.ones(20), (1, 2): np.ones(20), (0, 2): np.r_[np.ones(15), -np.ones(5)]}
+    ratings = rate(["a", "b", "c"], outcomes, bootstrap=200)
+    assert np.all(np.isfinite(ratings.elo)) and ratings.elo[0] == 0 > ratings.elo[1] > ratings.elo[2]
+    assert np.all(ratings.low <= ratings.elo + 1e-9) and np.all(ratings.elo <= ratings.high + 1e-9)
+
+
+def test_ladder_writes_table_heatmap_and_chart(tmp_path):
+    report = ladder.run_ladder("invers", ["random", "greedy", "search:depth=1"], games=4, seed=0, out=tmp_path, random_opening_plies=2)
+    assert report.count("| `") >= 3 + 3  # three ratings and three pairings
+    for name in ("ladder.md", "pairings.csv", "heatmap.png", "ratings.png"):
+        assert (tmp_path / name).stat().st_size > 0
+    with pytest.raises(ValueError, match="distinct"):
+        ladder.run_ladder("invers", ["random", "random"], games=2, seed=0, out=tmp_path, random_opening_plies=0)

@@ -1,0 +1,219 @@
+"""A rating ladder for any game of two or more players: a round-robin among agent specs.
+
+    python training/ladder.py --env invers --agents random greedy search:depth=2 search:depth=4 ppo ppo+search:ms=15
+    python training/ladder.py --env invers --agents ... --games 100 --out results/invers/ladder
+
+Every pair of agents plays ``--games`` games, each agent in every seat equally often (in
+games of more than two players the other seats are all the opponent), from random
+openings (``--random-opening`` plies, default the env config's) so that games between
+deterministic players are still independent. The ratings are a Bradley–Terry fit on
+the Elo scale over all games, with 95% bootstrap intervals (:mod:`training.ratings`),
+anchored at the first agent (0). Each agent's thinking time per move is measured over
+the whole tournament (under whatever load the machine carries: compare agents within
+one ladder, not across machines).
+
+Written to ``--out``: ``ladder.md`` (the rating table and every pairing),
+``pairings.csv``, ``heatmap.png`` (score of each row agent against each column agent)
+and ``ratings.png`` (ratings with their intervals).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+import time
+from itertools import combinations
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np
+import yaml
+
+from agents.base import Agent
+from agents.registry import make_agent
+from envs.registry import make_game
+from training.config import CONFIG_DIR, ROOT
+from training.evaluation import PairingResult, evaluate_pairing, wilson_interval
+from training.ratings import Ratings, rate
+
+BOOTSTRAP = 1000  #: bootstrap resamples behind the rating intervals
+
+
+class TimedAgent(Agent):
+    """An agent whose thinking time is added up over every move it plays."""
+
+    def __init__(self, agent: Agent):
+        self.agent = agent
+        self.name = agent.name
+        self.seconds = 0.0
+        self.moves = 0
+        super().__init__(agent.game)
+
+    def reset(self, seed: int | None = None) -> None:
+        self.agent.reset(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        started = time.perf_counter()
+        action = self.agent.act(observation, action_mask)
+        self.seconds += time.perf_counter() - started
+        self.moves += 1
+        return action
+
+    @property
+    def ms_per_move(self) -> float:
+        return 1000.0 * self.seconds / max(self.moves, 1)
+
+
+def round_robin(game, agents: dict[str, TimedAgent], games: int, seed: int, random_opening_plies: int, progress=None) -> list[PairingResult]:
+    """Every pairing of ``agents`` (insertion order), ``games`` games each, seats swapped."""
+    return [
+        evaluate_pairing(game, a, b, games, seed, random_opening_plies, progress)
+        for a, b in combinations(agents.items(), 2)
+    ]
+
+
+def ladder_ratings(labels: list[str], results: list[PairingResult], bootstrap: int = BOOTSTRAP) -> Ratings:
+    index = {label: i for i, label in enumerate(labels)}
+    outcomes = {(index[r.candidate], index[r.opponent]): r.outcomes.astype(float) for r in results}
+    return rate(labels, outcomes, anchor=0, bootstrap=bootstrap)
+
+
+def score_matrix(labels: list[str], results: list[PairingResult]) -> np.ndarray:
+    """``m[i, j]``: the score (wins + half the draws, per game) of agent ``i`` against ``j``."""
+    index = {label: i for i, label in enumerate(labels)}
+    matrix = np.full((len(labels), len(labels)), np.nan)
+    for r in results:
+        score = float(((r.outcomes + 1) / 2).mean())
+        matrix[index[r.candidate], index[r.opponent]] = score
+        matrix[index[r.opponent], index[r.candidate]] = 1.0 - score
+    return matrix
+
+
+def ladder_report(ratings: Ratings, results: list[PairingResult], agents: dict[str, TimedAgent], games: int, random_opening_plies: int) -> str:
+    order = np.argsort(-ratings.elo)
+    lines = [
+        "| rank | agent | Elo | 95% CI | games | score | ms / move |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for rank, i in enumerate(order, 1):
+        label = ratings.agents[i]
+        played = [r for r in results if label in (r.candidate, r.opponent)]
+        points = sum(float(((r.outcomes + 1) / 2).sum()) if r.candidate == label else float(((1 - r.outcomes) / 2).sum()) for r in played)
+        total = sum(r.games for r in played)
+        lines.append(
+            f"| {rank} | `{label}` | {ratings.elo[i]:+.0f} | [{ratings.low[i]:+.0f}, {ratings.high[i]:+.0f}] | {total} | "
+            f"{points / total:.3f} | {agents[label].ms_per_move:.2f} |"
+        )
+    lines += ["", "| agent | opponent | games | distinct | win | draw | loss | win rate 95% CI |", "|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        wins = int((r.outcomes == 1).sum())
+        low, high = wilson_interval(wins, r.games)
+        lines.append(
+            f"| `{r.candidate}` | `{r.opponent}` | {r.games} | {r.distinct_games} | {wins} | {int((r.outcomes == 0).sum())} | "
+            f"{int((r.outcomes == -1).sum())} | [{low:.3f}, {high:.3f}] |"
+        )
+    note = (
+        f"\nBradley–Terry ratings (Elo scale) fitted over all games, anchored at `{ratings.agents[0]}` = 0; "
+        f"95% intervals from {BOOTSTRAP} bootstrap resamples of each pairing's games. {games} games per pairing, "
+        f"seats swapped, the first {random_opening_plies} plies of every game uniformly random. "
+        "Time per move is the mean over the tournament on this machine, under its load at the time.\n"
+    )
+    return "\n".join(lines) + "\n" + note
+
+
+def _plot(out: Path, ratings: Ratings, matrix: np.ndarray) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    order = np.argsort(-ratings.elo)
+    labels = [ratings.agents[i] for i in order]
+    fig, ax = plt.subplots(figsize=(1.0 + 0.8 * len(labels), 0.8 + 0.7 * len(labels)))
+    shown = matrix[np.ix_(order, order)]
+    image = ax.imshow(shown, cmap="RdYlGn", vmin=0, vmax=1)
+    for i in range(len(labels)):
+        for j in range(len(labels)):
+            if not np.isnan(shown[i, j]):
+                ax.text(j, i, f"{shown[i, j]:.2f}", ha="center", va="center", fontsize=8)
+    ax.set_xticks(range(len(labels)), labels, rotation=45, ha="right")
+    ax.set_yticks(range(len(labels)), labels)
+    ax.set_xlabel("opponent")
+    ax.set_title("score of the row agent against the column agent")
+    fig.colorbar(image, ax=ax, shrink=0.8)
+    fig.tight_layout()
+    fig.savefig(out / "heatmap.png", dpi=100)
+    plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=(7, 0.8 + 0.45 * len(labels)))
+    y = np.arange(len(labels))[::-1]
+    elo = ratings.elo[order]
+    errors = np.vstack([elo - ratings.low[order], ratings.high[order] - elo])
+    ax.errorbar(elo, y, xerr=errors, fmt="o", capsize=4)
+    ax.set_yticks(y, labels)
+    ax.set_xlabel(f"Elo (Bradley–Terry, {ratings.agents[0]} = 0), 95% bootstrap interval")
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(out / "ratings.png", dpi=100)
+    plt.close(fig)
+
+
+def run_ladder(env: str, specs: list[str], games: int, seed: int, out: Path, random_opening_plies: int, env_kwargs: dict | None = None) -> str:
+    import torch
+    from tqdm import tqdm
+
+    torch.set_num_threads(1)
+    game = make_game(env, **(env_kwargs or {}))
+    if game.num_players < 2:
+        raise ValueError(f"a ladder needs a game of several players; {env} is set up for {game.num_players}")
+    if len(set(specs)) != len(specs) or len(specs) < 2:
+        raise ValueError(f"a ladder needs two or more distinct agent specs, got {specs}")
+    agents = {spec: TimedAgent(make_agent(env, spec, game, seed=seed)) for spec in specs}
+    pairs = len(specs) * (len(specs) - 1) // 2
+    with tqdm(total=games * pairs, desc="ladder games", leave=False, disable=None) as bar:
+        results = round_robin(game, agents, games, seed, random_opening_plies, bar.update)
+    ratings = ladder_ratings(specs, results)
+    out.mkdir(parents=True, exist_ok=True)
+    report = f"# {env} rating ladder\n\nGame: `{game!r}`; seed {seed}.\n\n" + ladder_report(ratings, results, agents, games, random_opening_plies)
+    (out / "ladder.md").write_text(report)
+    with (out / "pairings.csv").open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["agent", "opponent", "games", "distinct_games", "wins", "draws", "losses"])
+        for r in results:
+            writer.writerow([r.candidate, r.opponent, r.games, r.distinct_games, *(int((r.outcomes == o).sum()) for o in (1, 0, -1))])
+    _plot(out, ratings, score_matrix(specs, results))
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--env", required=True, help="env name")
+    parser.add_argument("--agents", nargs="+", required=True, help="agent specs; the first is the rating anchor (0)")
+    parser.add_argument("--games", type=int, default=40, help="games per pairing (default 40)")
+    parser.add_argument("--seed", type=int, default=20_000, help="first game seed (default 20000)")
+    parser.add_argument("--random-opening", type=int, default=None, metavar="PLIES", help="random opening plies (default: configs/<env>.yaml's)")
+    parser.add_argument("--out", help="output directory (default results/<env>/ladder)")
+    args = parser.parse_args(argv)
+    try:
+        if args.games <= 0:
+            raise ValueError("--games must be positive")
+        plies = args.random_opening
+        if plies is None:
+            config_path = CONFIG_DIR / f"{args.env}.yaml"
+            config = yaml.safe_load(config_path.read_text()) if config_path.is_file() else {}
+            plies = ((config or {}).get("evaluation") or {}).get("random_opening_plies", 0)
+        out = Path(args.out) if args.out else ROOT / "results" / args.env / "ladder"
+        report = run_ladder(args.env, args.agents, args.games, args.seed, out, plies)
+    except (KeyError, ValueError, TypeError) as error:
+        print(f"error: {error.args[0] if error.args else error}", file=sys.stderr)
+        return 2
+    print(report)
+    print(f"Ladder written to {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

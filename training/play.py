@@ -1,0 +1,124 @@
+"""Play a game in the terminal against any agent.
+
+    python training/play.py --env invers --opponent ppo+search
+    python training/play.py --env invers --opponent search:depth=4 --seat 1 --seed 7
+
+The board is drawn as text (the game's ansi rendering). Type a move by its id or its
+name (``3``, or ``row 1 ←``; case and spaces do not matter, and a unique beginning of a
+name is enough); ``?`` lists the legal moves, ``q`` quits. A move that is not legal is
+refused with the legal ones listed, and asked for again. In games of more than two
+players the opponent agent plays every other seat.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np
+
+from agents.registry import make_agent
+from envs.core import Game, GameState
+from envs.registry import make_game
+
+
+class Quit(Exception):
+    """The player typed ``q``."""
+
+
+def _normalise(text: str) -> str:
+    return "".join(text.lower().split())
+
+
+def legal_moves_text(game: Game, legal: np.ndarray) -> str:
+    return "legal moves: " + ", ".join(f"{a} ({game.action_name(int(a))})" for a in legal)
+
+
+def parse_move(game: Game, text: str, legal: np.ndarray) -> tuple[int | None, str]:
+    """The legal action ``text`` names (by id, name or unique beginning of a name), or None and why not."""
+    text = text.strip()
+    if text.lstrip("-").isdigit():
+        action = int(text)
+        if action in legal:
+            return action, ""
+        if 0 <= action < game.num_actions:
+            return None, f"move {action} ({game.action_name(action)}) is not legal now"
+        return None, f"there is no move {action} (ids run 0..{game.num_actions - 1})"
+    key = _normalise(text)
+    names = {int(a): _normalise(game.action_name(int(a))) for a in legal}
+    exact = [a for a, name in names.items() if name == key]
+    matches = exact or [a for a, name in names.items() if key and name.startswith(key)]
+    if len(matches) == 1:
+        return matches[0], ""
+    if len(matches) > 1:
+        return None, f"{text!r} could be any of " + ", ".join(game.action_name(a) for a in matches)
+    return None, f"{text!r} is not a legal move"
+
+
+def read_move(game: Game, state: GameState, player: int, ask: Callable[[str], str], say: Callable[[str], None]) -> int:
+    """Ask until the player types a legal move; ``q`` raises :class:`Quit`."""
+    legal = np.flatnonzero(state.legal_mask(player))
+    while True:
+        text = ask(f"Your move (player {player}; id or name, ? for the list, q to quit): ")
+        if text.strip().lower() in ("q", "quit", "exit"):
+            raise Quit
+        if text.strip() in ("?", "help", ""):
+            say(legal_moves_text(game, legal))
+            continue
+        action, problem = parse_move(game, text, legal)
+        if action is not None:
+            return action
+        say(f"{problem}; {legal_moves_text(game, legal)}")
+
+
+def play(game: Game, opponent, human_seat: int, seed: int, ask: Callable[[str], str] = input, say: Callable[[str], None] = print) -> GameState:
+    """One game: the person in ``human_seat``, ``opponent`` everywhere else. Returns the final state."""
+    opponent.reset(seed)
+    state = game.new_initial_state(np.random.default_rng(seed))
+    while not state.is_terminal():
+        for player in state.acting_players():
+            if player == human_seat:
+                say(state.render())
+                action = read_move(game, state, player, ask, say)
+            else:
+                action = opponent.act(state.observe(player), state.legal_mask(player))
+                say(f"Player {player} ({opponent.name}) plays {action} ({game.action_name(action)}).")
+            state.apply(player, action)
+    say(state.render())
+    outcome = state.returns()[human_seat]
+    say({1: "You win.", 0: "A draw.", -1: "You lose."}[int(np.sign(outcome))])
+    return state
+
+
+def main(argv: list[str] | None = None, ask: Callable[[str], str] = input, say: Callable[[str], None] = print) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--env", required=True, help="env name")
+    parser.add_argument("--opponent", default="random", help="agent spec of the opponent (default random)")
+    parser.add_argument("--seat", type=int, default=0, help="your seat (default 0: you move first)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the game's chance and the opponent")
+    args = parser.parse_args(argv)
+    import torch
+
+    torch.set_num_threads(1)
+    try:
+        game = make_game(args.env)
+        if not 0 <= args.seat < game.num_players:
+            raise ValueError(f"--seat must be in 0..{game.num_players - 1}")
+        opponent = make_agent(args.env, args.opponent, game, seed=args.seed)
+    except (KeyError, ValueError, TypeError) as error:
+        print(f"error: {error.args[0] if error.args else error}", file=sys.stderr)
+        return 2
+    try:
+        play(game, opponent, args.seat, args.seed, ask, say)
+    except (Quit, EOFError, KeyboardInterrupt):
+        say("Game abandoned.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
