@@ -291,6 +291,7 @@ def test_evaluate_writes_a_new_dated_report_and_never_replaces_one(tmp_path, cap
 
     out = tmp_path / "mine"
     assert evaluate.main(["--env", "inverted_dice", "--agents", "random", "--games", "2", "--out", str(out)]) == 0
+    capsys.readouterr()  # the first report's progress lines
     assert evaluate.main(["--env", "inverted_dice", "--agents", "random", "--games", "3", "--out", str(out)]) == 2
     assert capsys.readouterr().err == f"error: {out} already holds files (an earlier report?); choose another --out or pass --overwrite\n"
     assert evaluate.main(["--env", "inverted_dice", "--agents", "random", "--games", "3", "--out", str(out), "--overwrite"]) == 0
