@@ -46,6 +46,13 @@ Keyword arguments: `num_players` (1..4, default 2), `rolls_per_player` (default 
 `dice_file`, `reward_mode`, `render_mode`; the Gymnasium env also takes `opponents` and
 `learner_seat`.
 
+## Search
+
+* **For search use `state.clone_resampled(rng)`** (the sheets and the throw on the
+  table stay, every throw to come is drawn from `rng`); `state.clone()` keeps the real
+  future throws, for replays and tests only. `game.score_bounds()`: −24 to 90 with the
+  default dice and 20 rolls.
+
 ## Version history
 
 * v0: initial release.

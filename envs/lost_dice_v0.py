@@ -198,6 +198,16 @@ with a roll left. Highest total wins; equal totals draw.
 * Chance is a per-player throw tape drawn at reset: a player's k-th throw of the game
   is the same for a given seed whatever anyone decides (common random numbers).
 
+## Search
+
+* The rules-core state is `env.unwrapped.game_state`. **For search use
+  `state.clone_resampled(rng)`**: the sheets and the throw on the table stay and every
+  throw to come is drawn from `rng`. `state.clone()` keeps the game's real future
+  throws (the throw tape) and is for replays and tests only.
+* `game.score_bounds()` gives the exact range of the running score for the game's dice
+  and `rolls_per_player` (Lost Dice defaults: −400 to 408 / 320 / 272 for 30 / 25 / 20
+  rolls).
+
 ## Version history
 
 * v0: initial release.

@@ -137,6 +137,14 @@ the end shows in `render()` and the scores, not in the observations.
 * Chance: the shuffle and a decision-independent roll tape are drawn from the env's
   generator at `reset`, so the same seed gives every agent the same cards and dice.
 
+## Search
+
+* The rules-core state is `env.unwrapped.game_state`. **For search use
+  `state.clone_resampled(rng)`**: the cards, the placed dice and this turn's rolls stay
+  and the rolls of the turns to come are drawn from `rng`. It keeps the deal: a search
+  for one player should also resample the cards that player cannot see. `state.clone()`
+  keeps the real future rolls and is for replays and tests only.
+
 ## Version history
 
 * v0: initial release.

@@ -83,7 +83,7 @@ def action_for(game, state, description: str) -> int:
 def test_lost_dice_worked_examples(faces, expected):
     env, game = env_with_tape(lost_dice_v0, [[faces], [faces]])
     env.step(ROLL)
-    state = env.unwrapped.state
+    state = env.unwrapped.game_state
     assert state.phase == PLAY_THROW and described_plays(game, state, 0) == expected
     observation = env.observe("player_0")["observation"]
     values = observation[rules.OBS_PLAY_VALUES] * rules.MAX_VALUE
@@ -100,7 +100,7 @@ def test_keldice_worked_example_with_the_wishing_stone():
     faces = ("2/K/S", "4/R/S", "5/B/V")
     env, game = env_with_tape(keldice_v0, [[faces], [faces]])
     env.step(ROLL)
-    state = env.unwrapped.state
+    state = env.unwrapped.game_state
     nines = {f"{c} 9" for c in ("Red", "Yellow", "Blue", "Green", "White")}
     assert described_plays(game, state, 0) == {"Red 7", "Blue 6 + wishing stone"} | nines
     before = state.scores()[0]
@@ -557,3 +557,71 @@ def test_the_default_config_trains_by_self_play_and_evaluates(tmp_path, name):
     assert train.main(["--config", str(path), "--run-dir", str(run), "--timesteps", "256", "--no-progress"]) == 0
     (row,) = csv.DictReader((run / "evaluation" / "summary.csv").open())
     assert row["agent"] == "trained" and row["opponent"] == "heuristic" and int(row["games"]) == 4
+
+
+@pytest.mark.parametrize(
+    "game, bounds",
+    [
+        (LostDice(1), (-400.0, 408.0)),
+        (LostDice(2), (-400.0, 320.0)),
+        (LostDice(3), (-400.0, 272.0)),
+        (LostDice(2, rolls_per_player=1), (-40.0, 0.0)),
+        (Keldice(2), (-24.0, 90.0)),
+    ],
+    ids=["lost-30", "lost-25", "lost-20", "lost-1", "keldice-20"],
+)
+def test_score_bounds_are_the_least_and_most_a_sheet_can_score(game, bounds):
+    assert game.score_bounds() == bounds
+
+
+@pytest.mark.parametrize("target", [-400, 320])
+def test_the_lost_dice_score_bounds_are_reached(target):
+    """Three investments in every colour; or 100 + 100 + 120 (three investments and
+    6..10 in two colours, 5..10 in a third), player 0 rolling all 25 rolls."""
+    game = LostDice(2)
+    if target < 0:
+        entries = [(c, rules.INVESTMENT) for c in range(5) for _ in range(3)]
+    else:
+        entries = [(c, rules.INVESTMENT) for c in (R, Y, B) for _ in range(3)]
+        entries += [(c, v) for c in (R, Y) for v in range(6, 11)] + [(B, v) for v in range(5, 11)]
+    throws, actions = [], []
+    for colour, value in entries:
+        throw, play = next((t, p) for t, plays in enumerate(game.table.plays) for p in plays if (p.colour, p.value) == (colour, value))
+        throws.append(throw)
+        actions.append(play_action(play.die, play.colour))
+    state = game.new_state_from_tape([throws, []])
+    for action in actions:
+        state.apply(0, ROLL)
+        state.apply(0, action)
+        if not state.is_terminal() and state.acting_players() == (1,):
+            state.apply(1, PASS)
+    assert state.scores()[0] == target
+    assert target in game.score_bounds()
+
+
+@pytest.mark.parametrize("game_class", [LostDice, Keldice])
+def test_a_resampled_game_cannot_peek_at_the_real_throws(game_class):
+    """Two games that differ only in throws not yet thrown resample to the same futures."""
+    game = game_class(2)
+    tapes = np.random.default_rng(0).integers(216, size=(2, 2, game.tape_length))
+    tapes[1, :, 0] = tapes[0, :, 0]  # the same first throws, different ones after them
+    states = [game.new_state_from_tape(tape.tolist()) for tape in tapes]
+    for state in states:
+        state.apply(0, ROLL)
+    assert states[0] == states[1]
+
+    def play_out(state, seed):
+        rng = np.random.default_rng(seed)
+        trace = []
+        while not state.is_terminal():
+            player = state.acting_players()[0]
+            moves = np.flatnonzero(state.legal_mask(player))
+            state.apply(player, int(moves[rng.integers(moves.size)]))
+            trace.append(state.state_tensor())
+        return trace
+
+    real = [play_out(s.clone(), seed=4) for s in states]
+    assert len(real[0]) != len(real[1]) or not all(np.array_equal(a, b) for a, b in zip(*real))
+    resampled = [play_out(s.clone_resampled(np.random.default_rng(9)), seed=4) for s in states]
+    assert len(resampled[0]) == len(resampled[1])
+    assert all(np.array_equal(a, b) for a, b in zip(*resampled))

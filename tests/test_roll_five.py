@@ -373,3 +373,22 @@ def test_a_tiny_self_play_run_is_evaluated_at_two_and_four_players(tmp_path):
         (row,) = csv.DictReader((folder / "summary.csv").open())
         assert row["agent"] == "trained" and row["opponent"] == "heuristic" and int(row["games"]) == 8
         assert f"num_players={players}" in (folder / "report.md").read_text()
+
+
+def test_a_resampled_game_keeps_the_deal_and_this_turn_but_not_the_later_rolls():
+    game = RollFive(2)
+    hands = [[1, 2, 3, 4, 5], [6, 5, 4, 3, 2]]
+    rolls = np.random.default_rng(0).integers(1, 7, size=(2, 2, 5, 5))
+    rolls[1, :, 0] = rolls[0, :, 0]  # the same first roll, different ones after it
+    states = [game.new_state_from_deal(hands, r.tolist()) for r in rolls]
+    assert states[0] == states[1]
+    copies = [s.clone_resampled(np.random.default_rng(5)) for s in states]
+    for state, copy in zip(states, copies):
+        assert copy == state and [copy.cards(p) for p in range(2)] == [state.cards(p) for p in range(2)]
+        assert [copy.current_roll(p) for p in range(2)] == [state.current_roll(p) for p in range(2)]
+    for turn in range(5):  # both copies roll the same dice from here on
+        assert [copies[0].current_roll(p) for p in range(2)] == [copies[1].current_roll(p) for p in range(2)], turn
+        for copy in copies:
+            for player in range(2):
+                copy.apply(player, int(np.flatnonzero(copy.legal_mask(player))[0]))
+    assert copies[0] == copies[1]

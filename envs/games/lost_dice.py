@@ -30,10 +30,13 @@ counted as one of the player's rolls); end scoring by tables.
 Chance: a per-player **throw tape** drawn once per game from the env's generator; a
 player's k-th throw of the game (roll or extra roll) is ``tape[player][k]``, so the same
 seed gives every seat the same throws whatever the decisions (common random numbers).
+A search expands :meth:`LostDiceState.clone_resampled`, which redraws the throws not yet
+thrown (``clone()`` keeps the real ones).
 """
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -183,6 +186,88 @@ def writable(last: int, count: int, investments: int, direction: int, value: int
     return bool(allowed_values(last, count, investments, direction, keldice) >> value & 1)
 
 
+def _column_options(table: ThrowTable) -> tuple[dict[int, frozenset], ...]:
+    """Per colour: every number the dice can write in it, with the bonuses it can carry
+    (``INVESTMENT`` included where a throw offers one)."""
+    options: tuple[dict[int, set], ...] = tuple({} for _ in range(NUM_COLOURS))
+    for plays in table.plays:
+        for play in plays:
+            options[play.colour].setdefault(play.value, set()).add(play.bonus)
+    return tuple({v: frozenset(b) for v, b in column.items()} for column in options)
+
+
+@functools.lru_cache(maxsize=64)
+def _score_bounds(table: ThrowTable, keldice: bool, rolls: int) -> tuple[float, float]:
+    """:meth:`LostDice.score_bounds`, once per dice set, variant and rolls."""
+    low, high = _keldice_score_bounds(table, rolls) if keldice else _lost_dice_score_bounds(table, rolls)
+    return float(low), float(high)
+
+
+def _lost_dice_score_bounds(table: ThrowTable, writes: int) -> tuple[int, int]:
+    """Exact bounds of a Lost Dice running score with at most ``writes`` entries."""
+    columns = []
+    for options in _column_options(table):
+        numbers = sorted(v for v in options if v != INVESTMENT)
+        most_investments = MAX_INVESTMENTS if INVESTMENT in options else 0
+        low, high = [0], [0]  # by entries k in the column
+        for k in range(1, min(writes, most_investments + len(numbers)) + 1):
+            points = [
+                (lost_dice_column_points(sum(numbers[: k - i]), k - i, i), lost_dice_column_points(sum(numbers[len(numbers) - k + i :]), k - i, i))
+                for i in range(min(k, most_investments) + 1)
+                if k - i <= len(numbers)
+            ]
+            low.append(min(p[0] for p in points))
+            high.append(max(p[1] for p in points))
+        columns.append((low, high))
+    return _spread(columns, writes)
+
+
+def _spread(columns: list[tuple[list[int], list[int]]], writes: int) -> tuple[int, int]:
+    """Least and most total points of columns given by points per entries, sharing ``writes``."""
+    low, high = [0] * (writes + 1), [0] * (writes + 1)  # by entries used so far
+    for column_low, column_high in columns:
+        low = [min(low[w - k] + column_low[k] for k in range(min(w, len(column_low) - 1) + 1)) for w in range(writes + 1)]
+        high = [max(high[w - k] + column_high[k] for k in range(min(w, len(column_high) - 1) + 1)) for w in range(writes + 1)]
+    return min(low), max(high)
+
+
+def _keldice_score_bounds(table: ThrowTable, rolls: int) -> tuple[int, int]:
+    """Exact bounds of a Keldice running score for a player with ``rolls`` rolls."""
+    stones_cap = len(KELDICE_STONE_POINTS) - 1
+    count_cap = len(KELDICE_COLUMN_POINTS) - 1
+    # Every entry but an extra-roll one ends a chain that one roll (or take) started.
+    rolls = min(rolls, MAX_PLAYS)
+    total = {(0, 0): (0, 0)}  # (rolls used, stones capped) -> (least, most) points of columns and VP
+    for options in _column_options(table):
+        column = {(0, 0, 0): (0, 0)}  # (numbers capped, rolls used, stones capped) -> (least, most) VP points
+        for bonuses in options.values():  # each number at most once: the column is strictly monotone
+            grown = dict(column)
+            for (count, used, stones), (low, high) in column.items():
+                for bonus in bonuses:
+                    key = (min(count + 1, count_cap), used + (bonus != "E"), min(stones + (bonus == "S"), stones_cap))
+                    if key[1] > rolls:
+                        continue
+                    gain = VP_POINTS * (bonus == "V")
+                    old = grown.get(key)
+                    grown[key] = (low + gain, high + gain) if old is None else (min(old[0], low + gain), max(old[1], high + gain))
+            column = grown
+        merged: dict[tuple[int, int], tuple[int, int]] = {}
+        for (used, stones), (low, high) in total.items():
+            for (count, c_used, c_stones), (c_low, c_high) in column.items():
+                key = (used + c_used, min(stones + c_stones, stones_cap))
+                if key[0] > rolls:
+                    continue
+                points = keldice_column_points(count)
+                low_new, high_new = low + c_low + points, high + c_high + points
+                old = merged.get(key)
+                merged[key] = (low_new, high_new) if old is None else (min(old[0], low_new), max(old[1], high_new))
+        total = merged
+    return (
+        min(low + keldice_stone_points(stones) for (_, stones), (low, _) in total.items()),
+        max(high + keldice_stone_points(stones) for (_, stones), (_, high) in total.items()),
+    )
+
+
 def keldice_column_points(count: int) -> int:
     return KELDICE_COLUMN_POINTS[min(count, len(KELDICE_COLUMN_POINTS) - 1)]
 
@@ -318,6 +403,36 @@ class LostDice(Game):
 
     def observation_bounds(self) -> tuple[float, float]:
         return -1.0, 1.0
+
+    def score_bounds(self) -> tuple[float, float]:
+        """The least and most a running score can be, exactly, for these dice and rolls.
+
+        A running score is what the sheet would score if the game ended now, and every
+        sheet a player can have filled with at most as many entries as they may write is
+        one they can reach: any throw may come next, and roll, pass and take are theirs
+        to choose. So the bounds are the least and most any such sheet scores, computed
+        from the dice's throw table (which numbers, investments and bonuses each colour
+        can get) when first asked:
+
+        * Lost Dice: at most ``rolls_per_player`` entries (a roll or a take each). A
+          column with ``k`` entries, ``i`` of them investments (at most 3, and only if
+          the dice give ``$`` in that colour; they may come first, so any ``i`` goes with
+          any rising numbers), scores at most with its ``k − i`` highest numbers and at
+          least with its ``k − i`` lowest, (sum − 20) × (1 + i), +20 for ``k ≥ 8``. The
+          entries are then shared among the five columns (a small knapsack). With the
+          default dice (numbers 2..10 in every colour, investments everywhere): −400
+          (three investments in every colour) to 320 with 25 rolls (three investments
+          and 10, 9, 8, 7, 6 in two colours, and 5 too in a third: 100 + 100 + 120),
+          408 with 30 and 272 with 20.
+        * Keldice: each number at most once per colour (strictly monotone), with one of
+          the bonuses the dice can give it in that colour; every entry but an extra-roll
+          one uses a roll, extra-roll entries are free. The columns (0, −4, −3, 2, 3, 6,
+          10 by count), the stones (−4 for none up to 10 for five) and 2 per VP are then
+          minimised and maximised together over the rolls. With the default dice and 20
+          rolls: −24 (one number in each colour, no stone) to 90 (six numbers in every
+          colour, five stones and 15 VP: 50 + 10 + 30).
+        """
+        return _score_bounds(self.table, self.keldice, self.rolls_per_player)
 
     def action_name(self, action: int) -> str:
         action = self.check_action(action)
@@ -726,6 +841,18 @@ class LostDiceState(GameState):
         lines.append(f"score {int(self._totals[player])}{extra}")
         lines.append(f"rolls left {self._rolls_left[player]}" + (f", skips {self._skips[player]}" if self._skips[player] else ""))
         return lines
+
+    def clone_resampled(self, rng: np.random.Generator) -> LostDiceState:
+        """A copy with every throw not yet thrown redrawn from ``rng``.
+
+        The sheets, the throw on the table (to play or on offer) and the throws already
+        thrown stay; each player's tape from their next throw on is replaced by a fresh
+        draw of the whole tape from ``rng``, so the future depends on ``rng`` alone.
+        """
+        other = self.clone()
+        fresh = rng.integers(NUM_THROWS, size=(self.game.num_players, self.game.tape_length)).tolist()
+        other._tape = [row[:k] + new[k:] for row, new, k in zip(self._tape, fresh, self._drawn)]
+        return other
 
     def clone(self) -> LostDiceState:
         other = LostDiceState(self.game, None)

@@ -21,7 +21,8 @@ row stays in dealt order, which is random: where a die lands says nothing about 
 under it. Chance is drawn from the env's generator once per game: the shuffle, then a
 **roll tape** ``rolls[player][turn]`` of five values, of which turn ``t`` (0-based) uses
 the first ``5 − t``. The rolls do not depend on decisions, so the same seed deals every
-agent the same cards and dice.
+agent the same cards and dice. A search expands :meth:`RollFiveState.clone_resampled`,
+which redraws the rolls of the turns to come (and keeps the deal).
 """
 
 from __future__ import annotations
@@ -475,6 +476,23 @@ class RollFiveState(GameState):
                 "draw: everyone shares the win" if len(winners) == n else f"winner(s): {', '.join(f'player {w}' for w in winners)}"
             )
         return "\n".join(lines)
+
+    def clone_resampled(self, rng: np.random.Generator) -> RollFiveState:
+        """A copy with every roll of the turns to come redrawn from ``rng``.
+
+        The dealt cards, the dice placed, this turn's rolls and any committed choices stay;
+        the roll tape of the later turns is replaced by a fresh draw from ``rng``. The deal
+        is kept as it is: this is the full-information copy of the contract. A search for
+        one player must also resample the cards that player cannot see (the other rows,
+        drawn from what the deck holds beyond the player's own cards); that is left to
+        the search, as it depends on whose view it takes.
+        """
+        other = self.clone()
+        n = self.game.num_players
+        fresh = rng.integers(1, FACES + 1, size=(n, NUM_TURNS, CARDS_PER_PLAYER)).tolist()
+        kept = self._turn + 1  # turns already rolled (all of them once at the bid)
+        other._rolls = [self._rolls[p][:kept] + fresh[p][kept:] for p in range(n)]
+        return other
 
     def clone(self) -> RollFiveState:
         other = object.__new__(RollFiveState)
