@@ -91,6 +91,22 @@ def observation_box(game: Game) -> spaces.Box:
     return spaces.Box(low=low, high=high, shape=game.observation_shape, dtype=np.float32)
 
 
+def agent_observation_space(game: Game) -> spaces.Dict:
+    """PettingZoo classic's per-agent space: ``{"observation", "action_mask"}``."""
+    return spaces.Dict(
+        {
+            "observation": observation_box(game),
+            "action_mask": spaces.Box(0, 1, shape=(game.num_actions,), dtype=np.int8),
+        }
+    )
+
+
+def state_box(game: Game) -> spaces.Box:
+    """The ``state_space`` of PettingZoo's ``state()``: :meth:`GameState.state_tensor`'s range."""
+    low, high = game.state_bounds()
+    return spaces.Box(low=low, high=high, shape=game.state_shape, dtype=np.float32)
+
+
 class GameAECEnv(AECEnv):
     """PettingZoo AEC environment over a :class:`~envs.core.Game`.
 
@@ -108,17 +124,11 @@ class GameAECEnv(AECEnv):
         self.reward_mode = resolve_reward_mode(reward_mode, self.game)
         self.possible_agents = [f"player_{i}" for i in range(self.game.num_players)]
         self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
-        observation_space = spaces.Dict(
-            {
-                "observation": observation_box(self.game),
-                "action_mask": spaces.Box(0, 1, shape=(self.game.num_actions,), dtype=np.int8),
-            }
-        )
+        observation_space = agent_observation_space(self.game)
         self.observation_spaces = {a: observation_space for a in self.possible_agents}
         self.action_spaces = {a: LegalActionSpace(self.game.num_actions) for a in self.possible_agents}
         self._link_action_spaces()
-        low, high = self.game.state_bounds()
-        self.state_space = spaces.Box(low=low, high=high, shape=self.game.state_shape, dtype=np.float32)
+        self.state_space = state_box(self.game)
         self.np_random, self.np_random_seed = seeding.np_random(None)
         self.game_state: GameState | None = None
 

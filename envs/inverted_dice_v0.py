@@ -1,137 +1,33 @@
-"""# Inverted Dice
+"""# Inverted Dice, v0 (superseded by `inverted_dice_v1`)
 
 | Import               | `from envs import inverted_dice_v0`                          |
 |----------------------|--------------------------------------------------------------|
 | Gymnasium id         | `InvertedDice-v0` (single agent; other seats are opponents)   |
 | PettingZoo id        | `tabletop/inverted_dice_v0` (AEC)                            |
-| Actions              | Discrete                                                     |
-| Parallel API         | No (turn-based)                                              |
 | Agents               | `agents= ['player_0', ...]`, 1 to 5 (default 1)              |
-| Action shape         | (1,)                                                         |
 | Action values        | Discrete(52)                                                 |
 | Observation shape    | (88 + 21 × (players − 1),)                                   |
 | Observation values   | [0, 1]                                                       |
 
-Inverted Dice (Simon K. Jensen, 2016) is Yahtzee with *inverted sums*: the value of a roll
-of five dice is 21 minus the sum of the distinct values it shows, always 1..20. Each
-player has boxes 1..20 and fills one per turn over twenty rounds. The complete rules,
-with every ruling and option: `docs/rules/inverted_dice.md`.
-
-## Creation
+The first release of Inverted Dice, kept registered so that code and agents written for
+it keep working. The game, its options (`num_players`, `free_cross_out`), the actions,
+the mask, the rewards and the rulings are those of `inverted_dice_v1`, whose env card is
+the manual (`python -c "import envs.inverted_dice_v1 as m; print(m.__doc__)"`); the rules
+are in `docs/rules/inverted_dice.md`. The one difference is the observation: v0 has
+entries 0..87 of v1's table (dice, face counts, inverted sum, roll, open boxes, live and
+earned bonuses, score, turns left, whose dice) without v1's planning features (88..111),
+so the other players' blocks start at 88 instead of 112.
 
 ```python
 from envs import inverted_dice_v0
-env = inverted_dice_v0.env(num_players=3, render_mode="ansi")       # PettingZoo AEC
-raw = inverted_dice_v0.raw_env(num_players=1, free_cross_out=True)  # without wrappers
-
+env = inverted_dice_v0.env(num_players=2)
 import gymnasium, envs
-from agents.registry import make_agent
-env = gymnasium.make("InvertedDice-v0")                    # solitaire
-bot = make_agent("inverted_dice", "heuristic", inverted_dice_v0.GAME(num_players=2))
-env = gymnasium.make("InvertedDice-v0", num_players=2, opponents=bot)
+env = gymnasium.make("InvertedDice-v0")   # Gymnasium warns that v1 is the current version
 ```
-
-Keyword arguments: `num_players` (1..5, default 1), `free_cross_out` (default False),
-`reward_mode` (`"score"` or `"win"`, default by player count), `render_mode`
-(`"ansi"`, `"human"`, `"rgb_array"`). The Gymnasium env also takes `opponents` and
-`learner_seat` (see `envs.single_agent`).
-
-## Turn and the dice
-
-A turn: the five dice are rolled; after each roll the player scores the inverted sum or
-rerolls any non-empty subset (kept dice may be rerolled later), at most two rerolls.
-The dice are always shown in ascending order: *die 1* is the lowest die on the table.
-
-## Action space
-
-| id     | action                                                                   |
-|--------|--------------------------------------------------------------------------|
-| 0..30  | reroll a subset of the dice: action `a` rerolls die `i` (1-based, in     |
-|        | ascending order) when bit `i−1` of `a + 1` is set; e.g. 0 = die 1,       |
-|        | 1 = die 2, 2 = dice 1,2, 30 = all five                                   |
-| 31     | score the current inverted sum in its box                                |
-| 32..51 | cross out box 1..20 (write 0): action `31 + b` crosses out box `b`       |
-
-`envs.games.inverted_dice.reroll_action(positions)` and `cross_out_action(box)` build
-ids; `env.unwrapped.game.action_name(a)` names any id.
-
-## Legal actions mask
-
-`observation["action_mask"]` (int8; Gymnasium: `action_masks()` and
-`info["action_mask"]`) is 1 for:
-* rerolls: on the first and second roll;
-* score: whenever the box of the current inverted sum is open;
-* cross out box `b`: `b` is open and either (third roll and the inverted sum's box is
-  taken) or `free_cross_out=True` (after any roll). So after the third roll scoring is
-  forced when possible, exactly as the official rule "an available result is registered".
-
-The acting player's mask is never empty. A non-acting player's mask is all zeros.
-
-## Observation space
-
-A float32 vector from the observing player's point of view:
-
-| index     | meaning                                                               |
-|-----------|-----------------------------------------------------------------------|
-| 0..29     | the dice: five one-hots of the face (1..6), die 1 first               |
-| 30..35    | count of each face 1..6, divided by 5                                 |
-| 36..55    | one-hot of the current inverted sum 1..20                             |
-| 56..58    | one-hot of the roll number 1..3                                       |
-| 59..78    | own boxes 1..20: 1 while open                                         |
-| 79..81    | own low / middle / high bonus still achievable (no box of it crossed out, not yet earned) |
-| 82..84    | own low / middle / high bonus earned                                  |
-| 85        | own score / 360                                                       |
-| 86        | own turns left (this one included) / 20                               |
-| 87        | 1 if the dice on the table are this player's (this player is to act)  |
-| 88..      | for each other player in seat order after this one: 20 open-box flags and score / 360 |
-
-The dice are those of the player to act; score sheets are public in the physical game,
-so nothing is hidden.
-
-## Rewards
-
-* `reward_mode="score"` (default with one player): each write pays its points, and a
-  section bonus pays +50 on the write that completes it. A solitaire episode's return is
-  the final score (0..360).
-* `reward_mode="win"` (default with several players): 0 until the end, then +1 for every
-  player with the highest total, −1 for the others; if all totals are equal, 0 for all
-  (so two players with equal totals draw, and in a larger game equal top totals all
-  count as wins — "equal totals share the win").
-
-## Rulings and options (`docs/rules/inverted_dice.md`, "Crossing out")
-
-* Crossing out is only possible after the third roll when the inverted sum's box is
-  taken; `free_cross_out=True` allows it after any roll (Yahtzee scratching), and then a
-  player may also cross out instead of scoring after the third roll.
-* Bonuses need every box of the section *scored*; a crossed-out box loses the bonus.
-* Chance uses a decision-independent dice tape (see `envs.games.dice_rounds`): the
-  same seed gives every agent the same dice sequence.
-
-## Reference scores (solitaire)
-
-Optimal play (exact solver, `python -m agents.inverted_dice_solver`) scores 226.19 on
-average (standard deviation 34.45). `free_cross_out=True` leaves the optimum unchanged:
-crossing out instead of scoring, or before the third roll, never gains in expectation.
-The `optimal` bot (`agents.inverted_dice_optimal.OptimalAgent`) plays that policy.
-
-## Global state, search and action names
-
-* `env.state()` (PettingZoo; `env.state_space` is `Box(0, 1)`) is every seat's
-  observation side by side, seat 0 first: shape (players × observation size,),
-  e.g. (88,) solitaire and (218,) for two. Together it holds the whole position
-  (every sheet, the dice, whose turn), for centralised critics.
-* The rules-core state is `env.unwrapped.game_state`. **For search use
-  `state.clone_resampled(rng)`**: the dice on the table stay and every roll to come is
-  drawn from `rng`, so an expectimax or MCTS look-ahead samples futures. `state.clone()`
-  keeps the game's real future dice (the dice tape) and is for replays and tests only.
-  States compare with `==` and hash by position (`state.key()`), never by future dice,
-  for transposition tables.
-* `game.action_from_name("reroll dice 1,3")` is the exact inverse of `game.action_name`.
-* `render_mode="rgb_array"` draws the dice and the score sheet; `python -m envs.record
-  --env inverted_dice --agent heuristic out.gif` records a whole game.
 
 ## Version history
 
+* v1: planning features added (see `inverted_dice_v1`).
 * v0: initial release.
 """
 

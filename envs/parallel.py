@@ -28,7 +28,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
-from envs.aec import check_render_mode, observation_box, render_state, resolve_reward_mode, step_rewards
+from envs.aec import agent_observation_space, check_render_mode, render_state, resolve_reward_mode, state_box, step_rewards
 from envs.core import Game, GameState, IllegalActionError
 from envs.spaces import LegalActionSpace
 
@@ -50,17 +50,11 @@ class GameParallelEnv(ParallelEnv):
         self.possible_agents = [f"player_{i}" for i in range(self.game.num_players)]
         self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
         self.agents: list[str] = []
-        observation_space = spaces.Dict(
-            {
-                "observation": observation_box(self.game),
-                "action_mask": spaces.Box(0, 1, shape=(self.game.num_actions,), dtype=np.int8),
-            }
-        )
+        observation_space = agent_observation_space(self.game)
         self.observation_spaces = {a: observation_space for a in self.possible_agents}
         self.action_spaces = {agent: LegalActionSpace(self.game.num_actions) for agent in self.possible_agents}
         self._link_action_spaces()
-        low, high = self.game.state_bounds()
-        self.state_space = spaces.Box(low=low, high=high, shape=self.game.state_shape, dtype=np.float32)
+        self.state_space = state_box(self.game)
         self.np_random, self.np_random_seed = seeding.np_random(None)
         self.game_state: GameState | None = None
 
