@@ -60,6 +60,7 @@ from envs.games.lost_dice_faces import (
     load_dice,
     throw_table,
 )
+from envs.text_picture import text_picture
 
 # -- rules constants -----------------------------------------------------------------
 BREAK_EVEN = 20  #: a started Lost Dice column costs 20 before its numbers count
@@ -353,6 +354,7 @@ class LostDice(Game):
     min_players = 1
     max_players = 4
     default_players = 2
+    render_modes = ("ansi", "human", "rgb_array")
     default_variant: ClassVar[str] = "lost_dice"
 
     def __init__(
@@ -806,6 +808,10 @@ class LostDiceState(GameState):
         else:
             stats.pop("investments")
         return stats
+
+    def render_rgb(self) -> np.ndarray:
+        """The ``render()`` score sheet and throw as a picture (:mod:`envs.text_picture`)."""
+        return text_picture(self.render(), columns=max(64, 31 * self.game.num_players), lines=13)
 
     def render(self) -> str:
         game = self.game

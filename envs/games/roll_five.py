@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from envs.core import Game, GameState
+from envs.text_picture import text_picture
 
 FACES = 6
 CARDS_PER_PLAYER = 5  # = dice per player = turns before the bid
@@ -232,6 +233,7 @@ class RollFive(Game):
     min_players = 2
     max_players = 4
     default_players = 2
+    render_modes = ("ansi", "human", "rgb_array")
     simultaneous = True
 
     def __init__(self, num_players: int | None = None, mode: str = "casual"):
@@ -451,6 +453,10 @@ class RollFiveState(GameState):
     def committed(self, player: int) -> bool:
         """True while ``player`` has committed this turn and waits for the others."""
         return not self._terminal and player not in self._acting
+
+    def render_rgb(self) -> np.ndarray:
+        """The ``render()`` rows of cards and dice as a picture (:mod:`envs.text_picture`)."""
+        return text_picture(self.render(), columns=64, lines=self.game.num_players + 3)
 
     def render(self) -> str:
         n = self.game.num_players
