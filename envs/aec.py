@@ -107,30 +107,12 @@ def state_box(game: Game) -> spaces.Box:
     return spaces.Box(low=low, high=high, shape=game.state_shape, dtype=np.float32)
 
 
-class GameAECEnv(AECEnv):
-    """PettingZoo AEC environment over a :class:`~envs.core.Game`.
+class GameAgentsMixin:
+    """What the AEC and the Parallel adapter share once they hold ``game_state``.
 
-    Subclasses only name the game (``game_class``) and the metadata ``name``; keyword
-    arguments other than ``render_mode`` and ``reward_mode`` are the game's options.
+    Per-agent spaces whose ``sample()`` draws the agent's legal moves (and keep doing so
+    in pickled or deep-copied envs), and PettingZoo's global ``state()``.
     """
-
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "is_parallelizable": False, "render_fps": 1}
-    game_class: ClassVar[type[Game]]
-
-    def __init__(self, render_mode: str | None = None, reward_mode: str | None = None, **game_options):
-        super().__init__()
-        self.game = self.game_class(**game_options)
-        self.render_mode = check_render_mode(render_mode, self.game)
-        self.reward_mode = resolve_reward_mode(reward_mode, self.game)
-        self.possible_agents = [f"player_{i}" for i in range(self.game.num_players)]
-        self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
-        observation_space = agent_observation_space(self.game)
-        self.observation_spaces = {a: observation_space for a in self.possible_agents}
-        self.action_spaces = {a: LegalActionSpace(self.game.num_actions) for a in self.possible_agents}
-        self._link_action_spaces()
-        self.state_space = state_box(self.game)
-        self.np_random, self.np_random_seed = seeding.np_random(None)
-        self.game_state: GameState | None = None
 
     def _link_action_spaces(self) -> None:
         """Let each agent's ``action_space(agent).sample()`` draw from that agent's legal moves."""
@@ -160,6 +142,32 @@ class GameAECEnv(AECEnv):
 
     def action_space(self, agent: str) -> spaces.Space:
         return self.action_spaces[agent]
+
+
+class GameAECEnv(GameAgentsMixin, AECEnv):
+    """PettingZoo AEC environment over a :class:`~envs.core.Game`.
+
+    Subclasses only name the game (``game_class``) and the metadata ``name``; keyword
+    arguments other than ``render_mode`` and ``reward_mode`` are the game's options.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "is_parallelizable": False, "render_fps": 1}
+    game_class: ClassVar[type[Game]]
+
+    def __init__(self, render_mode: str | None = None, reward_mode: str | None = None, **game_options):
+        super().__init__()
+        self.game = self.game_class(**game_options)
+        self.render_mode = check_render_mode(render_mode, self.game)
+        self.reward_mode = resolve_reward_mode(reward_mode, self.game)
+        self.possible_agents = [f"player_{i}" for i in range(self.game.num_players)]
+        self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
+        observation_space = agent_observation_space(self.game)
+        self.observation_spaces = {a: observation_space for a in self.possible_agents}
+        self.action_spaces = {a: LegalActionSpace(self.game.num_actions) for a in self.possible_agents}
+        self._link_action_spaces()
+        self.state_space = state_box(self.game)
+        self.np_random, self.np_random_seed = seeding.np_random(None)
+        self.game_state: GameState | None = None
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:

@@ -24,16 +24,15 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
-from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
-from envs.aec import agent_observation_space, check_render_mode, render_state, resolve_reward_mode, state_box, step_rewards
+from envs.aec import GameAgentsMixin, agent_observation_space, check_render_mode, render_state, resolve_reward_mode, state_box, step_rewards
 from envs.core import Game, GameState, IllegalActionError
 from envs.spaces import LegalActionSpace
 
 
-class GameParallelEnv(ParallelEnv):
+class GameParallelEnv(GameAgentsMixin, ParallelEnv):
     """PettingZoo Parallel environment over a simultaneous :class:`~envs.core.Game`.
 
     Subclasses only name the game (``game_class``) and the metadata ``name``; keyword
@@ -57,36 +56,6 @@ class GameParallelEnv(ParallelEnv):
         self.state_space = state_box(self.game)
         self.np_random, self.np_random_seed = seeding.np_random(None)
         self.game_state: GameState | None = None
-
-    def _link_action_spaces(self) -> None:
-        for seat, agent in enumerate(self.possible_agents):
-            self.action_spaces[agent].link(self._legal_mask_of(seat))
-
-    def __setstate__(self, state: dict) -> None:
-        # A pickled or deep-copied space lost its link to the env (see LegalActionSpace).
-        self.__dict__.update(state)
-        self._link_action_spaces()
-
-    def state(self) -> np.ndarray:
-        """The global state (PettingZoo API), as in the AEC form."""
-        if self.game_state is None:
-            raise RuntimeError("call reset() before state()")
-        return self.game_state.state_tensor()
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
-
-    def _legal_mask_of(self, seat: int):
-        def legal_mask() -> np.ndarray | None:
-            state = self.game_state
-            if state is None or seat not in state.acting_players():
-                return None
-            return state.legal_mask(seat)
-
-        return legal_mask
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         if seed is not None:
