@@ -62,6 +62,22 @@ def placement_key(card: int, die: int, plan: int) -> tuple:
     return (0, fits_high, -card)
 
 
+def best_placement(view, key, rng: np.random.Generator, bot: str) -> int:
+    """The placement (a die value of the roll on an uncovered card) with the highest
+    ``key(die, slot)``; equal keys are broken by ``rng``."""
+    best_key, best = None, []
+    for die in sorted(set(view.roll)):
+        for slot in view.uncovered:
+            value = key(die, slot)
+            if best_key is None or value > best_key:
+                best_key, best = value, [place_action(die, slot)]
+            elif value == best_key:
+                best.append(place_action(die, slot))
+    if not best:
+        raise ValueError(f"roll_five {bot}: asked to act with nothing to place or bid")
+    return best[rng.integers(len(best))]
+
+
 class RollFiveHeuristic(Agent):
     """The rules of thumb of the module docstring; ties broken by the bot's generator."""
 
@@ -72,14 +88,4 @@ class RollFiveHeuristic(Agent):
         if action_mask[BID_HIGH] or action_mask[BID_LOW]:
             return bid_action(view.cards, view.dice)
         plan = planned_bid(view.cards, view.dice)
-        best_key, best = None, []
-        for die in sorted(set(view.roll)):
-            for slot in view.uncovered:
-                key = placement_key(view.cards[slot], die, plan)
-                if best_key is None or key > best_key:
-                    best_key, best = key, [place_action(die, slot)]
-                elif key == best_key:
-                    best.append(place_action(die, slot))
-        if not best:
-            raise ValueError("roll_five heuristic: asked to act with nothing to place or bid")
-        return best[self.rng.integers(len(best))]
+        return best_placement(view, lambda die, slot: placement_key(view.cards[slot], die, plan), self.rng, self.name)

@@ -30,7 +30,7 @@ from collections import Counter
 import numpy as np
 
 from agents.base import Agent
-from agents.roll_five.heuristic import RollFiveHeuristic, bid_action, placement_key, planned_bid
+from agents.roll_five.heuristic import RollFiveHeuristic, best_placement, bid_action, placement_key, planned_bid
 from envs.core import Game
 from envs.games.roll_five import (
     BID_HIGH,
@@ -41,7 +41,6 @@ from envs.games.roll_five import (
     HIGH_LIMIT,
     keeps_high,
     keeps_low,
-    place_action,
     read_observation,
 )
 
@@ -164,18 +163,12 @@ class RollFiveSearch(Agent):
             return self._bid(cards, dice, high, high_gap, low, low_gap)
         uncovered = tuple(sorted(cards[slot] for slot in view.uncovered))
         plan = planned_bid(cards, dice)
-        best_key, best = None, []
-        for die in sorted(set(view.roll)):
-            for slot in view.uncovered:
-                value = self.model.child_value(uncovered, cards[slot], die, high, high_gap, low, low_gap)
-                key = (round(value, 12), placement_key(cards[slot], die, plan))
-                if best_key is None or key > best_key:
-                    best_key, best = key, [place_action(die, slot)]
-                elif key == best_key:
-                    best.append(place_action(die, slot))
-        if not best:
-            raise ValueError("roll_five search: asked to act with nothing to place or bid")
-        return best[self.rng.integers(len(best))]
+
+        def key(die: int, slot: int) -> tuple:
+            value = self.model.child_value(uncovered, cards[slot], die, high, high_gap, low, low_gap)
+            return round(value, 12), placement_key(cards[slot], die, plan)
+
+        return best_placement(view, key, self.rng, self.name)
 
     def _bid(self, cards, dice, high, high_gap, low, low_gap) -> int:
         utility = self.model.utility
