@@ -17,6 +17,10 @@ Rewards (``reward_mode``):
   earned, end-of-game adjustments at the end). The default for one player.
 * ``"win"``: 0 until the end, then +1 / -1 / 0 from :meth:`GameState.returns`. The
   default for several players.
+* ``"margin"``: every step pays each player the change of their lead, their points
+  minus the best of the other players' (solo: the points). A game's rewards add up to
+  the final lead, so this is a dense signal aligned with winning: points that the
+  opponents gain count against the player.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 from envs.core import Game, GameState, IllegalActionError
 from envs.spaces import LegalActionSpace
 
-REWARD_MODES = ("score", "win")
+REWARD_MODES = ("score", "win", "margin")
 #: What stepping a finished game raises (:class:`IllegalActionError`) says, in every form.
 GAME_OVER = "the game is over; call reset() to start a new one"
 
@@ -72,18 +76,37 @@ def render_state(state: GameState, render_mode: str | None):
     return text
 
 
-def step_rewards(state: GameState, reward_mode: str, last_scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Every seat's reward for the step just played, and the scores the next step compares with.
+def leads(scores: np.ndarray) -> np.ndarray:
+    """Each player's points minus the best of the others' (one player: the points)."""
+    if len(scores) == 1:
+        return scores.copy()
+    order = np.argsort(scores)
+    best, second = scores[order[-1]], scores[order[-2]]
+    others_best = np.where(np.arange(len(scores)) == order[-1], second, best)
+    return scores - others_best
 
-    ``"score"``: the points gained since ``last_scores``; ``"win"``: the outcome at the
-    end, else 0.
+
+def reward_basis(state: GameState, reward_mode: str) -> np.ndarray:
+    """What a step's rewards are the change of: scores (``"score"``) or leads (``"margin"``).
+
+    ``"win"`` pays no increments; its basis is unused and is the scores.
     """
-    if reward_mode == "score":
-        scores = state.scores()
-        return scores - last_scores, scores
+    scores = state.scores()
+    return leads(scores) if reward_mode == "margin" else scores
+
+
+def step_rewards(state: GameState, reward_mode: str, last_basis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every seat's reward for the step just played, and the basis the next step compares with.
+
+    ``"score"`` / ``"margin"``: the change of :func:`reward_basis` since ``last_basis``;
+    ``"win"``: the outcome at the end, else 0.
+    """
+    if reward_mode != "win":
+        basis = reward_basis(state, reward_mode)
+        return basis - last_basis, basis
     if state.is_terminal():
-        return state.returns(), last_scores
-    return np.zeros(state.game.num_players), last_scores
+        return state.returns(), last_basis
+    return np.zeros(state.game.num_players), last_basis
 
 
 def observation_box(game: Game) -> spaces.Box:
@@ -179,7 +202,7 @@ class GameAECEnv(GameAgentsMixin, AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
-        self._last_scores = self.game_state.scores()
+        self._last_basis = reward_basis(self.game_state, self.reward_mode)
         self.agent_selection = self.possible_agents[self.game_state.acting_players()[0]]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -219,7 +242,7 @@ class GameAECEnv(GameAgentsMixin, AECEnv):
             self.render()
 
     def _step_rewards(self) -> dict[str, float]:
-        rewards, self._last_scores = step_rewards(self.game_state, self.reward_mode, self._last_scores)
+        rewards, self._last_basis = step_rewards(self.game_state, self.reward_mode, self._last_basis)
         return {a: float(rewards[i]) for i, a in enumerate(self.possible_agents)}
 
     def render(self):

@@ -34,7 +34,7 @@ env = gymnasium.make("Invers-v0", opponents=bot, learner_seat=1)
 ```
 
 Keyword arguments: `max_plies` (default 400), `reward_mode` (`"win"` by default,
-or `"score"`), `render_mode` (`"ansi"`, `"human"`, `"rgb_array"`). The Gymnasium env
+`"score"` or `"margin"`), `render_mode` (`"ansi"`, `"human"`, `"rgb_array"`). The Gymnasium env
 also takes `opponents` and `learner_seat` (see `envs.single_agent`).
 
 ## Agents
@@ -112,6 +112,9 @@ is how the search bot plans from what it is given).
   loser, 0 for both on a draw (equal flipped tiles, or truncation at `max_plies`).
 * `reward_mode="score"`: each push pays each player the change in their count of
   flipped tiles of their own colour (so flipping an opponent's tile pays *them* +1).
+* `reward_mode="margin"`: each step pays each player the change of their lead, their
+  total minus the best other player's (solo: the score); an episode's return is the
+  final lead, so points an opponent gains count against the player.
 
 ## Episode end
 

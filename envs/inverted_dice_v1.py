@@ -32,7 +32,7 @@ env = gymnasium.make("InvertedDice-v1", num_players=2, opponents=bot)
 ```
 
 Keyword arguments: `num_players` (1..5, default 1), `free_cross_out` (default False),
-`reward_mode` (`"score"` or `"win"`, default by player count), `render_mode`
+`reward_mode` (`"score"`, `"win"` or `"margin"`, default by player count), `render_mode`
 (`"ansi"`, `"human"`, `"rgb_array"`). The Gymnasium env also takes `opponents` and
 `learner_seat` (see `envs.single_agent`).
 
@@ -100,6 +100,9 @@ so nothing is hidden.
   player with the highest total, −1 for the others; if all totals are equal, 0 for all
   (so two players with equal totals draw, and in a larger game equal top totals all
   count as wins — "equal totals share the win").
+* `reward_mode="margin"`: each step pays each player the change of their lead, their
+  total minus the best other player's (solo: the score); an episode's return is the
+  final lead, so points an opponent gains count against the player.
 
 ## Rulings and options (`docs/rules/inverted_dice.md`)
 

@@ -41,7 +41,7 @@ Keyword arguments: `num_players` (1..4, default 2), `variant` (`"lost_dice"` def
 or `"keldice"`; the `keldice_v0` env has no such argument), `rolls_per_player` (default
 25 for two players, 30 solo, 20 for three or four; Keldice 20), `dice_file` (a YAML file
 of the dice faces, default `configs/dice/<variant>.yaml`; see *Dice* below),
-`reward_mode` (`"win"` by default with several players, `"score"` solo),
+`reward_mode` (`"win"` by default with several players, `"score"` solo, or `"margin"`),
 `render_mode` (`"ansi"`, `"human"`, `"rgb_array"`: the ansi sheet drawn as a picture). The Gymnasium env also takes `opponents` and
 `learner_seat` (see `envs.single_agent`).
 
@@ -168,6 +168,9 @@ Player block (offset `77 + 118 k`):
   running score, the score the sheet would have if the game ended now (starting a
   column pays −20; Keldice starts at −4 for zero wishing stones). An episode's return
   is the final score.
+* `reward_mode="margin"`: each step pays each player the change of their lead, their
+  total minus the best other player's (solo: the score); an episode's return is the
+  final lead, so points an opponent gains count against the player.
 
 ## Scoring
 

@@ -39,7 +39,7 @@ env = gymnasium.make("RollFive-v0")                          # learner vs a rand
 ```
 
 Keyword arguments: `num_players` (2..4, default 2), `mode` (`"casual"`, default, or
-`"tournament"`), `reward_mode` (`"win"`, the default, or `"score"`), `render_mode`
+`"tournament"`), `reward_mode` (`"win"`, the default, `"score"` or `"margin"`), `render_mode`
 (`"ansi"`, `"human"`, `"rgb_array"`: the ansi rows drawn as a picture). The Gymnasium env also takes `opponents` and `learner_seat` (see
 `envs.single_agent`): the opponents commit for the other seats inside the learner's
 `step`, each seeing only its own observation.
@@ -125,6 +125,9 @@ the end shows in `render()` and the scores, not in the observations.
   the win and −1 for the others; 0 for everyone when all share it (a two-player tie is
   a draw).
 * `reward_mode="score"`: the pairs a player keeps under their bid, paid at the end.
+* `reward_mode="margin"`: each step pays each player the change of their lead, their
+  total minus the best other player's (solo: the score); an episode's return is the
+  final lead, so points an opponent gains count against the player.
 
 ## Rulings and options
 

@@ -23,7 +23,7 @@ from typing import Any, ClassVar, Protocol
 import gymnasium
 import numpy as np
 
-from envs.aec import GAME_OVER, check_render_mode, observation_box, render_state, resolve_reward_mode
+from envs.aec import GAME_OVER, check_render_mode, observation_box, render_state, resolve_reward_mode, reward_basis
 from envs.core import Game, GameState, IllegalActionError
 from envs.spaces import LegalActionSpace
 
@@ -41,7 +41,8 @@ class SingleAgentEnv(gymnasium.Env):
     Args:
         render_mode: ``"ansi"`` (``render()`` returns text), ``"human"`` (prints it), or
             ``"rgb_array"`` (an image) for games that draw one.
-        reward_mode: ``"score"`` (points gained each step) or ``"win"`` (+1/-1/0 at the
+        reward_mode: ``"score"`` (points gained each step), ``"margin"`` (the change of
+            the lead over the best other player each step) or ``"win"`` (+1/-1/0 at the
             end); default ``"score"`` for one player and ``"win"`` for more.
         opponents: one policy for every other seat, or a list with one per other seat in
             seat order (skipping the learner's); ``None`` plays uniformly random legal moves.
@@ -123,7 +124,7 @@ class SingleAgentEnv(gymnasium.Env):
             if opponent is not None and hasattr(opponent, "reset"):
                 opponent.reset(seed=int(self._opponent_rng.integers(2**63)))
         self.game_state = self.game.new_initial_state(rng)
-        self._last_score = self.game_state.scores()[self.learner]
+        self._last_basis = reward_basis(self.game_state, self.reward_mode)[self.learner]
         self._play_opponents()
         return self._observation(), self._info()
 
@@ -179,10 +180,10 @@ class SingleAgentEnv(gymnasium.Env):
 
     def _reward(self) -> float:
         state = self.game_state
-        if self.reward_mode == "score":
-            score = state.scores()[self.learner]
-            gained = score - self._last_score
-            self._last_score = score
+        if self.reward_mode != "win":
+            basis = reward_basis(state, self.reward_mode)[self.learner]
+            gained = basis - self._last_basis
+            self._last_basis = basis
             return float(gained)
         if state.is_terminal():
             return float(state.returns()[self.learner])

@@ -31,8 +31,8 @@ bot = make_agent("six_hundred", "heuristic", six_hundred_v0.GAME(num_players=2))
 env = gymnasium.make("SixHundred-v0", num_players=2, opponents=bot)
 ```
 
-Keyword arguments: `num_players` (1..6, default 1), `reward_mode` (`"score"` or
-`"win"`, default by player count), `render_mode` (`"ansi"`, `"human"`, `"rgb_array"`).
+Keyword arguments: `num_players` (1..6, default 1), `reward_mode` (`"score"`,
+`"win"` or `"margin"`, default by player count), `render_mode` (`"ansi"`, `"human"`, `"rgb_array"`).
 The Gymnasium env also takes `opponents` and `learner_seat` (see `envs.single_agent`).
 
 ## Turn and the dice
@@ -109,6 +109,9 @@ so nothing is hidden. Named offsets: `envs.games.six_hundred.OBS_*`.
   solitaire episode's return is the final score (0..599).
 * `reward_mode="win"` (default with several players): 0 until the end, then +1 for every
   player with the highest total, −1 for the others; 0 for all if every total is equal.
+* `reward_mode="margin"`: each step pays each player the change of their lead, their
+  total minus the best other player's (solo: the score); an episode's return is the
+  final lead, so points an opponent gains count against the player.
 
 ## Rulings (`docs/rules/six_hundred.md`)
 

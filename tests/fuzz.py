@@ -54,10 +54,11 @@ from types import ModuleType
 
 import numpy as np
 
+from envs.aec import reward_basis
 from envs.core import GameState, IllegalActionError
 from envs.registry import ENVS, EnvEntry
 
-REWARD_MODES = ("score", "win")  # the game with seed s plays REWARD_MODES[s % 2]
+REWARD_MODES = ("score", "win", "margin")  # the game with seed s plays REWARD_MODES[s % 3]
 PROGRESS_SECONDS = 30.0
 INT8, FLOAT32 = np.dtype(np.int8), np.dtype(np.float32)
 
@@ -255,7 +256,7 @@ def play_checked(module: ModuleType, kwargs: dict, seed: int, checks: Counter) -
     seats = {agent: i for i, agent in enumerate(env.possible_agents)}
     action_rng, probe_rng = random.Random(seed), random.Random(f"probe {seed}")
     digest = hashlib.blake2b(digest_size=16)
-    initial_scores = state.scores()
+    initial_basis = reward_basis(state, env.reward_mode)
     stepped = np.zeros(game.num_players)  # rewards as stepped (env.rewards after each step)
     collected = np.zeros(game.num_players)  # rewards as an agent collects them via last()
     told_done = set()
@@ -307,8 +308,8 @@ def play_checked(module: ModuleType, kwargs: dict, seed: int, checks: Counter) -
         check(told_done == set(env.possible_agents), f"only {sorted(told_done)} were told the game is over")
         expect_refused(state.clone(), 0, 0, "an action after the end of the game")
         checks["finished game refuses"] += 1
-        if env.reward_mode == "score":
-            expected, what = state.scores() - initial_scores, "score gained"
+        if env.reward_mode != "win":
+            expected, what = reward_basis(state, env.reward_mode) - initial_basis, f"{env.reward_mode} gained"
         else:
             expected, what = state.returns(), "outcome"
             check(np.isin(expected, (-1.0, 0.0, 1.0)).all(), f"outcome {expected.tolist()} is not +1/-1/0 per player")

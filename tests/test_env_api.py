@@ -19,6 +19,7 @@ from pettingzoo.test import api_test, seed_test
 
 import envs
 from envs import ENVS, IllegalActionError
+from envs.aec import reward_basis
 
 
 def player_counts(entry) -> list[int]:
@@ -92,12 +93,12 @@ def test_unknown_env_names_fail_clearly():
 def test_random_play_invariants_through_the_aec_env(entry, num_players):
     """Masks never empty for the acting agent, games end in time, rewards add up."""
     module = entry.load_module()
-    for reward_mode in ("score", "win"):
+    for reward_mode in ("score", "margin", "win"):
         env = module.env(num_players=num_players, reward_mode=reward_mode)
         rng = np.random.default_rng(num_players)
         for seed in range(8):
             env.reset(seed=seed)
-            initial_scores = env.unwrapped.game_state.scores()
+            initial_basis = reward_basis(env.unwrapped.game_state, reward_mode)
             returns = dict.fromkeys(env.possible_agents, 0.0)
             steps = 0
             for agent in env.agent_iter():
@@ -113,7 +114,7 @@ def test_random_play_invariants_through_the_aec_env(entry, num_players):
                 steps += 1
             state = env.unwrapped.game_state
             assert state.is_terminal() and steps <= env.unwrapped.game.max_game_length
-            expected = state.scores() - initial_scores if reward_mode == "score" else state.returns()
+            expected = state.returns() if reward_mode == "win" else reward_basis(state, reward_mode) - initial_basis
             assert [returns[a] for a in env.possible_agents] == pytest.approx(expected.tolist())
 
 

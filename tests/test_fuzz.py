@@ -24,7 +24,7 @@ CASES = [
     for n in fuzz.player_counts(entry.game_class())
 ]
 #: Four games reach both reward modes and both settings of a boolean option.
-SHORT_RUN = range(4)
+SHORT_RUN = range(6)  # every reward mode with every value of a boolean option
 
 
 @pytest.mark.parametrize("entry, num_players", CASES)
@@ -41,11 +41,11 @@ def test_random_games_keep_every_invariant(entry, num_players):
     assert tally.checks["same seed same game"] == len(SHORT_RUN)
 
 
-def test_games_cover_both_reward_modes_and_every_boolean_option():
+def test_games_cover_every_reward_mode_and_every_boolean_option():
     entry = ENVS["inverted_dice"]
     kwargs = [fuzz.game_kwargs(entry, 2, seed) for seed in SHORT_RUN]
     assert {(k["reward_mode"], k["free_cross_out"]) for k in kwargs} == {
-        (mode, free) for mode in ("score", "win") for free in (False, True)
+        (mode, free) for mode in ("score", "win", "margin") for free in (False, True)
     }
 
 

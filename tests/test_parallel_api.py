@@ -16,6 +16,7 @@ from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test
 from pettingzoo.utils.conversions import aec_to_parallel, parallel_to_aec
 
 import envs  # noqa: F401  (registers the envs)
+from envs.aec import reward_basis
 from envs.parallel import parallel_api
 from envs.registry import ENVS
 
@@ -79,7 +80,7 @@ def test_round_trips_through_pettingzoos_conversions(entry, num_players):
 def test_random_play_fuzz_through_the_parallel_env(entry, num_players):
     """Every live agent acts each step with a non-empty mask; rewards add up to the outcome."""
     module = entry.load_module()
-    for reward_mode in ("win", "score"):
+    for reward_mode in ("win", "score", "margin"):
         env = module.parallel_env(num_players=num_players, reward_mode=reward_mode)
         rng = np.random.default_rng(num_players)
         for seed in range(25):
@@ -99,7 +100,7 @@ def test_random_play_fuzz_through_the_parallel_env(entry, num_players):
                 steps += len(actions)
             state = env.game_state
             assert state.is_terminal() and steps <= env.game.max_game_length
-            expected = state.scores() if reward_mode == "score" else state.returns()
+            expected = state.returns() if reward_mode == "win" else reward_basis(state, reward_mode)
             assert [returns[a] for a in env.possible_agents] == pytest.approx(expected.tolist())
 
 

@@ -8,6 +8,7 @@ import pytest
 
 import envs  # noqa: F401  (registers the ids)
 from agents.base import Agent
+from envs.aec import leads
 from envs.games.inverted_dice import SCORE
 
 
@@ -68,6 +69,25 @@ def test_score_reward_mode_with_opponents_pays_the_learners_points():
     inverted = env.game_state.current_inverted_sum
     _, reward, *_ = env.step(SCORE)
     assert reward == inverted == env.game_state.scores()[0] - before
+
+
+def test_leads_are_points_over_the_best_other_player():
+    assert leads(np.array([10.0, 4.0, 7.0])).tolist() == [3.0, -6.0, -3.0]
+    assert leads(np.array([5.0, 5.0, 1.0])).tolist() == [0.0, 0.0, -4.0]
+    assert leads(np.array([12.0])).tolist() == [12.0]
+
+
+def test_margin_rewards_add_up_to_the_learners_final_lead():
+    env = gymnasium.make("LostDice-v0", num_players=2, reward_mode="margin", opponents="heuristic", learner_seat=1).unwrapped
+    for seed in range(3):
+        env.reset(seed=seed)
+        total, done = 0.0, False
+        while not done:
+            _, reward, terminated, truncated, _ = env.step(int(np.flatnonzero(env.action_masks())[-1]))
+            total += reward
+            done = terminated or truncated
+        scores = env.game_state.scores()
+        assert total == pytest.approx(scores[1] - scores[0])
 
 
 def test_bad_arguments_fail_clearly():

@@ -235,9 +235,10 @@ class TrainConfig:
     vec_env: str = setting("dummy", one_of("dummy", "subproc"))  #: one process, or one per env
     torch_threads: int = setting(1, integer(1))  #: intra-op threads; one is fastest for small MLPs and on a shared machine
     normalize_reward: bool = setting(True, BOOL)  #: running reward scaling (VecNormalize); observations are already in [0, 1]
-    #: the learner's reward: "score" (points as they are gained) or "win" (+1/-1/0 at the end);
+    #: the learner's reward: "score" (points as they are gained), "margin" (the change of its
+    #: lead over the best other player) or "win" (+1/-1/0 at the end);
     #: empty: the env's default for the player count (evaluation always counts wins)
-    reward_mode: str = setting("", one_of("", "score", "win"))
+    reward_mode: str = setting("", one_of("", "score", "margin", "win"))
     opponents: list[str] = setting(["random"], AGENT_SPECS)  #: other seats, when self-play is off
     policy_kwargs: dict[str, Any] = setting({}, table(POLICY_SETTINGS, "policy_kwargs"))
     ppo: dict[str, Any] = setting({}, table(PPO_SETTINGS, "ppo"))
