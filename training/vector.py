@@ -1,5 +1,9 @@
 """The vectorized training env of a config: the Gymnasium env of its game, opponents in
-the other seats, Monitor statistics and optional reward scaling."""
+the other seats, episode statistics and optional reward scaling.
+
+``vec_env``: ``game`` (:class:`training.game_vec_env.GameVecEnv`, one process, no
+wrappers), ``dummy`` (SB3's DummyVecEnv over ``gymnasium.make`` and Monitor, one
+process) or ``subproc`` (one process per env)."""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv,
 
 from envs.registry import get_entry, make_game
 from training.config import ACTIVATIONS, TrainConfig, build_agent
+from training.game_vec_env import GameVecEnv
 
 _ACTIVATION_MODULES = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU, "elu": torch.nn.ELU, "gelu": torch.nn.GELU}
 assert set(_ACTIVATION_MODULES) == set(ACTIVATIONS)
@@ -56,7 +61,9 @@ def make_training_env(config: TrainConfig, seed: bool = True) -> tuple[VecEnv, A
     def env_fn(index: int):
         return lambda: gymnasium.make(entry.gym_id, opponents=opponents_for(index), **reward, **config.env_kwargs)
 
-    if config.vec_env == "dummy":
+    if config.vec_env == "game":
+        venv = GameVecEnv([_unwrapped(env_fn(i)) for i in range(config.n_envs)])
+    elif config.vec_env == "dummy":
         venv = DummyVecEnv([_monitored(env_fn(i)) for i in range(config.n_envs)])
     else:
         venv = SubprocVecEnv([_ignoring_interrupts(_monitored(env_fn(i))) for i in range(config.n_envs)])
@@ -65,6 +72,10 @@ def make_training_env(config: TrainConfig, seed: bool = True) -> tuple[VecEnv, A
     if config.normalize_reward:
         venv = VecNormalize(venv, norm_obs=False, norm_reward=True, gamma=config.ppo.get("gamma", 0.99))
     return venv, self_play
+
+
+def _unwrapped(env_fn):
+    return lambda: env_fn().unwrapped
 
 
 def _monitored(env_fn):
