@@ -103,12 +103,12 @@ def solved_states(max_open: int) -> np.ndarray:
     return np.concatenate([states_with_open(n) for n in range(max_open + 1)])
 
 
-def ending_values(states: np.ndarray, value: np.ndarray, moment: np.ndarray):
-    """What writing each box is worth in each state: ``(score, cross, score_moment, cross_moment)``.
+def ending_states(states: np.ndarray):
+    """Where writing each box leads from each state: ``(is_open, points, scored, crossed)``.
 
-    Each is ``(boxes, len(states))``; scoring box ``b`` pays ``b`` points plus 50 if it
-    completes a live section, then the rest of the game from the next state (``value``,
-    ``moment``: tables over states, already solved for one box fewer). Not open: ``-inf``.
+    Each is ``(boxes, len(states))``: whether box ``b`` is open, the points scoring it
+    pays (``b``, plus 50 if it completes a live section), and the next state after
+    scoring it or crossing it out.
     """
     open_mask, alive = states >> NUM_SECTIONS, states & ALL_ALIVE
     is_open = (open_mask >> _BOX & 1).astype(bool)
@@ -117,6 +117,17 @@ def ending_values(states: np.ndarray, value: np.ndarray, moment: np.ndarray):
     points = _BOX + 1 + rules.SECTION_BONUS * (section_alive & (rest & _BOX_SECTION_MASK == 0))
     scored = rest << NUM_SECTIONS | canonical_flags(rest, alive)
     crossed = rest << NUM_SECTIONS | canonical_flags(rest, alive & ~(1 << _BOX_SECTION))
+    return is_open, points, scored, crossed
+
+
+def ending_values(states: np.ndarray, value: np.ndarray, moment: np.ndarray):
+    """What writing each box is worth in each state: ``(score, cross, score_moment, cross_moment)``.
+
+    Each is ``(boxes, len(states))``; scoring box ``b`` pays ``b`` points plus 50 if it
+    completes a live section, then the rest of the game from the next state (``value``,
+    ``moment``: tables over states, already solved for one box fewer). Not open: ``-inf``.
+    """
+    is_open, points, scored, crossed = ending_states(states)
     after_score = value[scored]
     return (
         np.where(is_open, points + after_score, -np.inf),

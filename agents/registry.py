@@ -26,9 +26,11 @@ BOTS: dict[str, dict[str, str]] = {
     "inverted_dice": {
         "heuristic": "agents.inverted_dice:InvertedDiceHeuristic",
         "optimal": "agents.inverted_dice_optimal:OptimalAgent",
+        "td": "agents.inverted_dice_td:InvertedDiceTD",
     },
     "six_hundred": {
         "heuristic": "agents.six_hundred:SixHundredHeuristic",
+        "td": "agents.six_hundred_td:SixHundredTD",
     },
     "invers": {
         "greedy": "agents.invers:InversGreedy",

@@ -164,6 +164,13 @@ def sheet_value(sheet: list[int | None], numbers_bonus: bool) -> float:
     return written + open_par + ladder_points + bonus + game_bonus
 
 
+def read_sheet(observation: np.ndarray) -> list[int | None]:
+    """The points written per category (None while open), off an observation."""
+    is_open = observation[rules.OBS_OPEN] > 0.5
+    points = np.rint(observation[rules.OBS_SHEET] * rules.MAX_CATEGORY_POINTS).astype(int)
+    return [None if o else int(v) for o, v in zip(is_open, points)]
+
+
 class SixHundredHeuristic(Agent):
     """Expected-value play within the turn, against a static value of the score sheet."""
 
@@ -190,22 +197,27 @@ class SixHundredHeuristic(Agent):
 
     def _plan_turn(self, observation: np.ndarray) -> None:
         """Value of writing every roll in every open category, and of every lock, for this sheet."""
-        is_open = observation[rules.OBS_OPEN] > 0.5
-        points = np.rint(observation[rules.OBS_SHEET] * rules.MAX_CATEGORY_POINTS).astype(int)
-        sheet = [None if o else int(v) for o, v in zip(is_open, points)]
-        numbers_bonus = bool(observation[rules.OBS_NUMBERS_BONUS] > 0.5)
+        write_values = self.write_values(read_sheet(observation), bool(observation[rules.OBS_NUMBERS_BONUS] > 0.5))
+        self._best_category = write_values.argmax(axis=1)
+        roll_values = write_values.max(axis=1)
+        one_left = _TABLES.transition @ roll_values
+        self._lock_values = {2: one_left, 1: expect_after_lock(rules.NUM_DICE, one_left)}
+
+    def write_values(self, sheet: list[int | None], numbers_bonus: bool) -> np.ndarray:
+        """``(462, 18)``: what writing each sorted roll into each category is worth (-inf: closed).
+
+        Here the estimated final score of the sheet it makes (:func:`sheet_value`); any
+        other valuation that ranks the writes plays through the same turn planner.
+        """
         write_values = np.full(_POINTS.shape, -np.inf)
         value_of_points = np.empty(rules.MAX_CATEGORY_POINTS + 1)
-        for c in np.flatnonzero(is_open):
+        for c in (c for c, v in enumerate(sheet) if v is None):
             for p in np.unique(_POINTS[:, c]):
                 sheet[c] = int(p)
                 value_of_points[p] = sheet_value(sheet, numbers_bonus)
             sheet[c] = None
             write_values[:, c] = value_of_points[_POINTS[:, c]]
-        self._best_category = write_values.argmax(axis=1)
-        roll_values = write_values.max(axis=1)
-        one_left = _TABLES.transition @ roll_values
-        self._lock_values = {2: one_left, 1: expect_after_lock(rules.NUM_DICE, one_left)}
+        return write_values
 
     def _choose(self, locked: tuple[int, ...], free: tuple[int, ...], roll: int) -> int:
         """Score now, or the lock (a real roll) with the best value."""

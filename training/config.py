@@ -232,7 +232,9 @@ class TrainConfig:
     seed: int = setting(0, integer(0))
     total_timesteps: int = setting(100_000, integer(1))
     n_envs: int = setting(8, integer(1))
-    vec_env: str = setting("dummy", one_of("dummy", "subproc"))  #: one process, or one per env
+    #: "game": one process, the games' own envs stepped without wrappers (training/game_vec_env.py);
+    #: "dummy": SB3's DummyVecEnv over gymnasium.make and Monitor; "subproc": one process per env
+    vec_env: str = setting("game", one_of("game", "dummy", "subproc"))
     torch_threads: int = setting(1, integer(1))  #: intra-op threads; one is fastest for small MLPs and on a shared machine
     normalize_reward: bool = setting(True, BOOL)  #: running reward scaling (VecNormalize); observations are already in [0, 1]
     #: the learner's reward: "score" (points as they are gained), "margin" (the change of its
@@ -295,6 +297,11 @@ def config_from_dict(raw: dict[str, Any], source: str = "config") -> TrainConfig
     return config
 
 
+def parse_sections(cls: type, raw: dict[str, Any]):
+    """Validate a plain dict into the config dataclass ``cls`` (``setting`` and ``section`` fields)."""
+    return _section(cls, raw, "")
+
+
 def _section(cls: type, raw: Any, prefix: str):
     name = prefix.rstrip(".") or "config"
     raw = MAPPING(raw if raw is not None else {}, name)
@@ -320,8 +327,8 @@ def _check_together(config: TrainConfig) -> None:
     if config.self_play.enabled:
         if others == 0:
             raise ConfigError(f"self_play needs a game with several players; env_kwargs set {config.env} up for one")
-        if config.vec_env != "dummy":
-            raise ConfigError("self_play shares its opponent pool in one process: use vec_env: dummy")
+        if config.vec_env == "subproc":
+            raise ConfigError("self_play shares its opponent pool in one process: use vec_env: game or dummy")
     if others and not config.self_play.enabled and len(config.opponents) not in (1, others):
         raise ConfigError(f"opponents needs 1 or {others} agent specs for {game.num_players} players, got {config.opponents}")
     agent_specs = {

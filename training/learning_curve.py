@@ -99,7 +99,8 @@ def draw(run_dir: Path, reference: str) -> Path | None:
 
     with path.open() as handle:
         rows = list(csv.DictReader(handle))
-    steps = np.array([float(r["timesteps"]) for r in rows]) / 1e6
+    unit = "games" if "games" in rows[0] else "timesteps"  # train_td.py counts games, PPO timesteps
+    steps = np.array([float(r[unit]) for r in rows]) / (1e3 if unit == "games" else 1e6)
     fig, ax = plt.subplots(figsize=(7, 4))
     if "mean_score" in rows[0]:
         mean = np.array([float(r["mean_score"]) for r in rows])
@@ -114,7 +115,7 @@ def draw(run_dir: Path, reference: str) -> Path | None:
         ax.fill_between(steps, [float(r["win_ci95_low"]) for r in rows], [float(r["win_ci95_high"]) for r in rows], alpha=0.2)
         ax.axhline(0.5, color="grey", linestyle="--")
         ax.set_ylabel("win rate")
-    ax.set_xlabel("timesteps (millions)")
+    ax.set_xlabel("training games (thousands)" if unit == "games" else "timesteps (millions)")
     ax.legend()
     ax.grid(alpha=0.3)
     fig.tight_layout()

@@ -1,0 +1,126 @@
+"""The Six Hundred turn-value agent: the heuristic's exact turn planner against a learned ``V(sheet)``.
+
+:class:`agents.six_hundred.SixHundredHeuristic` plays the three rolls of a turn exactly
+against what writing each roll into each category is worth; there, the estimated final
+score of the sheet it makes. Here writing ``p`` points into category ``c`` is worth
+
+    p  (+35 when it takes the Numbers total to 80)  +  V(the sheet after the write),
+
+``V`` being the network's estimate of the points still to come, the end-of-game rung
+penalty and game bonus included. After the last write ``V`` is that settlement, exactly.
+
+Features of a sheet (49): per category its open flag (18) and points written / 36 (18);
+the four rungs' windows (lowest and highest value each may still hold with the ladder
+strictly ascending, / 36; 0 once the ladder is broken) (8); the Numbers total towards
+80 (min(total, 80) / 80); the Numbers bonus earned; the ladder still able to ascend; the
+game bonus still possible; the categories still open / 18.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from agents.six_hundred import _POINTS, _TABLES, SixHundredHeuristic, read_sheet
+from agents.turn_value import TurnValueAgent
+from envs.games import six_hundred as rules
+
+N = rules.NUM_CATEGORIES
+F_OPEN, F_POINTS, F_WINDOWS = slice(0, N), slice(N, 2 * N), slice(2 * N, 2 * N + 8)
+F_NUMBERS, F_BONUS, F_LADDER, F_GAME_BONUS, F_OPEN_COUNT = range(2 * N + 8, 2 * N + 13)
+NUM_FEATURES = 2 * N + 13
+#: The distinct points each category can be written with (one turn's six dice).
+_CATEGORY_POINTS = tuple(np.unique(_POINTS[:, c]) for c in range(N))
+_MUST_SCORE = [c for c in range(N) if c not in rules.RUNGS and c != rules.SEXTET]
+
+
+def sheet_features(sheet: list[int | None], numbers_bonus: bool) -> np.ndarray:
+    """The feature row (float32) of a sheet: points per category, None while open."""
+    row = np.zeros(NUM_FEATURES, np.float32)
+    row[F_OPEN] = [v is None for v in sheet]
+    row[F_POINTS] = [(v or 0) / rules.MAX_CATEGORY_POINTS for v in sheet]
+    windows = rules.rung_windows(sheet[rules.RUNGS.start : rules.RUNGS.stop])
+    if windows is not None:
+        row[F_WINDOWS] = [w / rules.MAX_CATEGORY_POINTS for window in windows for w in window]
+    total = sum(v or 0 for v in sheet[: len(rules.NUMBERS)])
+    row[F_NUMBERS] = min(total, rules.NUMBERS_BONUS_THRESHOLD) / rules.NUMBERS_BONUS_THRESHOLD
+    row[F_BONUS] = numbers_bonus
+    row[F_LADDER] = windows is not None
+    row[F_GAME_BONUS] = windows is not None and not any(sheet[c] == 0 for c in _MUST_SCORE)
+    row[F_OPEN_COUNT] = sum(v is None for v in sheet) / N
+    return row
+
+
+def settlement(sheet: list[int]) -> float:
+    """What the end of the game adds to a full sheet: minus the rungs if the ladder fails, +36 game bonus."""
+    rungs = sheet[rules.RUNGS.start : rules.RUNGS.stop]
+    broken = any(low >= high for low, high in itertools.pairwise(rungs))
+    zeros = {c for c, v in enumerate(sheet) if v == 0 or (broken and c in rules.RUNGS)}
+    return (-sum(rungs) if broken else 0.0) + (rules.GAME_BONUS if zeros <= {rules.SEXTET} else 0.0)
+
+
+class SixHundredTD(TurnValueAgent, SixHundredHeuristic):
+    """Solitaire Six Hundred: each turn planned exactly against the learned sheet value."""
+
+    env = rules.SixHundred.name
+    num_features = NUM_FEATURES
+
+    @staticmethod
+    def sheet_key(observation: np.ndarray) -> bytes:
+        return observation[rules.OBS_OPEN.start : rules.OBS_SHEET.stop].tobytes()
+
+    @staticmethod
+    def sheet_features(observation: np.ndarray) -> np.ndarray:
+        return sheet_features(read_sheet(observation), bool(observation[rules.OBS_NUMBERS_BONUS] > 0.5))
+
+    def write_values(self, sheet: list[int | None], numbers_bonus: bool) -> np.ndarray:
+        """Points now + V(sheet after), for every roll and open category; -inf where closed."""
+        open_categories = [c for c, v in enumerate(sheet) if v is None]
+        numbers_total = sum(v or 0 for v in sheet[: len(rules.NUMBERS)])
+        writes = [(c, int(p)) for c in open_categories for p in _CATEGORY_POINTS[c]]
+        now = np.array([p + (rules.NUMBERS_BONUS if c in rules.NUMBERS and not numbers_bonus
+                             and numbers_total + p >= rules.NUMBERS_BONUS_THRESHOLD else 0) for c, p in writes], float)
+        if len(open_categories) == 1:  # the last write: the game's settlement, exactly
+            after = np.array([settlement([p if i == c else v for i, v in enumerate(sheet)]) for c, p in writes])
+        else:
+            after = self.values(self._after_features(sheet, numbers_bonus, numbers_total, writes))
+        value_of = {write: v for write, v in zip(writes, now + after)}
+        write_values = np.full(_POINTS.shape, -np.inf)
+        for c in open_categories:
+            table = np.array([value_of.get((c, p), -np.inf) for p in range(rules.MAX_CATEGORY_POINTS + 1)])
+            write_values[:, c] = table[_POINTS[:, c]]
+        return write_values
+
+    @staticmethod
+    def _after_features(sheet, numbers_bonus: bool, numbers_total: int, writes) -> np.ndarray:
+        """Feature rows of the sheets the ``writes`` ((category, points) pairs) would make."""
+        base = sheet_features(sheet, numbers_bonus)
+        rows = np.repeat(base[None], len(writes), axis=0)
+        categories = np.array([c for c, _ in writes])
+        points = np.array([p for _, p in writes])
+        index = np.arange(len(writes))
+        rows[index, F_OPEN.start + categories] = 0.0
+        rows[index, F_POINTS.start + categories] = points / rules.MAX_CATEGORY_POINTS
+        rows[:, F_OPEN_COUNT] -= 1.0 / N
+        numbers = categories < len(rules.NUMBERS)
+        total = numbers_total + points
+        rows[numbers, F_NUMBERS] = np.minimum(total[numbers], rules.NUMBERS_BONUS_THRESHOLD) / rules.NUMBERS_BONUS_THRESHOLD
+        rows[numbers, F_BONUS] = np.maximum(rows[numbers, F_BONUS], total[numbers] >= rules.NUMBERS_BONUS_THRESHOLD)
+        rungs = sheet[rules.RUNGS.start : rules.RUNGS.stop]
+        for k in np.flatnonzero((categories >= rules.RUNGS.start) & (categories < rules.RUNGS.stop)):
+            new = list(rungs)
+            new[categories[k] - rules.RUNGS.start] = int(points[k])
+            windows = rules.rung_windows(new)
+            rows[k, F_WINDOWS] = [w / rules.MAX_CATEGORY_POINTS for window in windows for w in window] if windows else 0.0
+            rows[k, F_LADDER] = windows is not None
+            if windows is None:
+                rows[k, F_GAME_BONUS] = 0.0
+        zero = (points == 0) & np.isin(categories, _MUST_SCORE)
+        rows[zero, F_GAME_BONUS] = 0.0
+        return rows
+
+    def _plan_turn(self, observation: np.ndarray) -> None:
+        super()._plan_turn(observation)
+        first = _TABLES.best_over_keeps(self._lock_values[1], include_full_keep=True)
+        self.last_turn_value = float(_TABLES.first_roll @ first)

@@ -1,0 +1,153 @@
+"""Turn-value agents: each turn played exactly against a *learned* value of the sheet it leaves.
+
+In the solitaire dice games a turn is a few rolls that end by writing one box or
+category; between turns, the score sheet is all that matters for the rest of the game.
+The heuristic bots already play the rolls of a turn exactly, by expectimax over the
+dice, against a hand-written estimate of what each possible sheet is worth; the optimal
+Inverted Dice agent plays the same turn against the solved values. A turn-value agent
+plays it against ``V(sheet)``, a small network that estimates the points still to come
+from a between-turn sheet and is trained from the agent's own games
+(:mod:`training.train_td`): the planner is the search, the network is what is learned,
+as in TD-Gammon or AlphaZero.
+
+This module holds what every game's turn-value agent shares:
+
+* :class:`TurnValueNet`, the MLP ``features -> points to come``, and its file format
+  (:func:`save_turn_value`, :func:`load_turn_value`);
+* :class:`TurnValueAgent`, the bookkeeping that training reads: for each planned turn,
+  the sheet's features and the planner's *backed-up value* of the turn (the expectation
+  over the dice of this turn's points plus ``V`` of the sheet it leaves). A game's agent
+  says how to read a sheet off an observation (:meth:`~TurnValueAgent.sheet_key`,
+  :meth:`~TurnValueAgent.sheet_features`) and plans with :meth:`~TurnValueAgent.values`.
+"""
+
+from __future__ import annotations
+
+import abc
+from pathlib import Path
+from typing import ClassVar
+
+import numpy as np
+import torch
+from torch import nn
+
+from agents.base import Agent
+
+#: The file of a trained value network inside its run directory.
+VALUE_FILE = "value.pt"
+#: Where the value network shipped for an env lives, relative to the repository.
+SHIPPED_TURN_VALUE = "checkpoints/{env}/shipped_td"
+#: Bumped when a file's layout changes; older files are refused with a clear error.
+FORMAT_VERSION = 1
+
+
+class TurnValueNet(nn.Module):
+    """``features -> expected points still to come`` (the output layer works in units of ``scale``)."""
+
+    def __init__(self, num_features: int, hidden: tuple[int, ...] = (256, 256), scale: float = 100.0):
+        super().__init__()
+        layers, width = [], num_features
+        for size in hidden:
+            layers += [nn.Linear(width, size), nn.ReLU()]
+            width = size
+        layers.append(nn.Linear(width, 1))
+        self.body = nn.Sequential(*layers)
+        self.num_features, self.hidden, self.scale = num_features, tuple(hidden), float(scale)
+
+    def forward(self, features: torch.Tensor) -> torch.Tensor:
+        return self.body(features).squeeze(-1) * self.scale
+
+    @torch.no_grad()
+    def values(self, features: np.ndarray) -> np.ndarray:
+        """Values (float64 points) of a batch of feature rows."""
+        return self.forward(torch.as_tensor(features, dtype=torch.float32)).double().numpy()
+
+
+def save_turn_value(path: Path, net: TurnValueNet, env: str, feature_version: int) -> None:
+    torch.save(
+        {
+            "format": FORMAT_VERSION,
+            "env": env,
+            "feature_version": feature_version,
+            "num_features": net.num_features,
+            "hidden": list(net.hidden),
+            "scale": net.scale,
+            "state_dict": net.state_dict(),
+        },
+        path,
+    )
+
+
+def load_turn_value(path: Path, env: str, num_features: int, feature_version: int) -> TurnValueNet:
+    """The network in ``path`` (a ``value.pt`` or the run directory holding one), checked against the game."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / VALUE_FILE
+    if not path.is_file():
+        raise ValueError(f"no turn-value network at {path} (train one with: python training/train_td.py --env {env})")
+    try:
+        saved = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as error:  # torch raises several types for a damaged file
+        raise ValueError(f"{path} is not a readable turn-value network ({type(error).__name__}: {error})") from None
+    if not isinstance(saved, dict) or saved.get("format") != FORMAT_VERSION:
+        raise ValueError(f"{path}: not a turn-value network of format {FORMAT_VERSION}")
+    if saved["env"] != env:
+        raise ValueError(f"{path} was trained on {saved['env']}, not {env}")
+    if saved["feature_version"] != feature_version or saved["num_features"] != num_features:
+        raise ValueError(
+            f"{path} reads {saved['num_features']} features (version {saved['feature_version']}); "
+            f"this agent gives {num_features} (version {feature_version}): retrain it"
+        )
+    net = TurnValueNet(num_features, tuple(saved["hidden"]), saved["scale"])
+    net.load_state_dict(saved["state_dict"])
+    net.eval()
+    return net
+
+
+def shipped_turn_value(env: str) -> Path:
+    return Path(__file__).resolve().parent.parent / SHIPPED_TURN_VALUE.format(env=env)
+
+
+class TurnValueAgent(Agent):
+    """A game's turn planner playing against a learned ``V(sheet)``.
+
+    Args:
+        game: the game (solitaire).
+        seed: unused (the play is deterministic); accepted like every agent's.
+        path: a run directory of :mod:`training.train_td` or its ``value.pt``; default
+            the network shipped for the env (``checkpoints/<env>/shipped_td``).
+        net: a :class:`TurnValueNet` to play with instead (training passes its own).
+    """
+
+    name = "td"
+    #: The env whose sheets the features describe, their count and layout version.
+    env: ClassVar[str]
+    num_features: ClassVar[int]
+    feature_version: ClassVar[int] = 1
+
+    def __init__(self, game, seed: int | None = None, path: str | None = None, net: TurnValueNet | None = None):
+        if game.num_players != 1:
+            raise ValueError(
+                f"the {self.env} turn-value agent plays solitaire (its value is the points still to come); "
+                f"this game has {game.num_players} players"
+            )
+        super().__init__(game, seed)
+        if net is None:
+            net = load_turn_value(Path(path) if path is not None else shipped_turn_value(self.env), self.env, self.num_features, self.feature_version)
+        self.net = net
+        #: The backed-up value of the turn planned last: E[this turn's points + V(next sheet)].
+        self.last_turn_value = float("nan")
+
+    @staticmethod
+    @abc.abstractmethod
+    def sheet_key(observation: np.ndarray) -> bytes:
+        """What identifies the between-turn sheet of an observation (it changes once per turn)."""
+
+    @staticmethod
+    @abc.abstractmethod
+    def sheet_features(observation: np.ndarray) -> np.ndarray:
+        """The network's input for the sheet the observation shows (float32)."""
+
+    def values(self, features: np.ndarray) -> np.ndarray:
+        """``V`` of a batch of sheets (their feature rows), in points."""
+        return self.net.values(features)

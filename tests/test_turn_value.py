@@ -1,0 +1,140 @@
+"""Turn-value agents (agents/turn_value.py and the games' TD agents) and their trainer."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import yaml
+
+from agents.inverted_dice_td import InvertedDiceTD, state_features
+from agents.inverted_dice_optimal import sheet_state
+from agents.registry import make_agent
+from agents.six_hundred_td import SixHundredTD, settlement
+from agents.turn_value import TurnValueNet, load_turn_value, save_turn_value
+from envs.games import inverted_dice as dice_rules
+from envs.games import six_hundred as sh_rules
+from training import train_td
+from training.train_td import lambda_targets
+
+
+def test_lambda_targets_blend_the_backup_and_the_turns_points():
+    backups, points = np.array([10.0, 6.0, 2.0]), np.array([3.0, 4.0, 5.0])
+    assert lambda_targets(backups, points, 1.0).tolist() == [12.0, 9.0, 5.0]  # returns-to-go
+    assert lambda_targets(backups, points, 0.0).tolist() == [10.0, 6.0, 2.0]  # the backups
+    half = lambda_targets(backups, points, 0.5)
+    assert half[2] == 0.5 * 2 + 0.5 * 5 and half[1] == 0.5 * 6 + 0.5 * (4 + half[2])
+    assert lambda_targets(np.full(3, np.nan), points, 0.0).tolist() == [12.0, 9.0, 5.0]  # a teacher's game
+
+
+@pytest.mark.parametrize("agent_class, game_class", [(InvertedDiceTD, dice_rules.InvertedDice), (SixHundredTD, sh_rules.SixHundred)])
+def test_the_sheet_a_write_leaves_is_the_sheet_the_next_turn_shows(agent_class, game_class, monkeypatch):
+    """The features the planner valued for the write it made are those the next observation gives."""
+    agent = agent_class(game_class(), net=TurnValueNet(agent_class.num_features, (16,)))
+    rows = {}
+    original = agent.values
+
+    def remember(features):
+        rows["last"] = features.copy()
+        return original(features)
+
+    monkeypatch.setattr(agent, "values", remember)
+    game = game_class()
+    for seed in range(3):
+        state = game.new_initial_state(np.random.default_rng(seed))
+        while not state.is_terminal():
+            observation = state.observe(0)
+            key = agent.sheet_key(observation)
+            state.apply(0, agent.act(observation, state.legal_mask(0)))
+            if state.is_terminal() or agent.sheet_key(state.observe(0)) == key:
+                continue
+            candidates = rows.pop("last", None)
+            if candidates is None:  # Six Hundred's last write is valued exactly, not by the net
+                continue
+            shown = agent.sheet_features(state.observe(0))
+            assert np.isclose(candidates, shown, atol=1e-6).all(axis=1).any(), "no candidate sheet matches the next one"
+
+
+def test_inverted_dice_td_values_finished_sheets_at_zero_and_reads_the_solver_state():
+    agent = InvertedDiceTD(dice_rules.InvertedDice(), net=TurnValueNet(InvertedDiceTD.num_features, (8,)))
+    assert agent.state_values(np.array([0b101])).tolist() == [0.0]  # no open box: the game is over
+    features = state_features(np.array([sheet_state(np.ones(20, bool), np.ones(3, bool))]))[0]
+    assert features[:23].tolist() == [1.0] * 23 and features[23:].tolist() == [1.0] * 3
+
+
+def test_six_hundred_settlement_is_what_the_game_adds_at_the_end():
+    game = sh_rules.SixHundred()
+    bot = make_agent("six_hundred", "heuristic", game)
+    for seed in range(4):
+        state = game.new_initial_state(np.random.default_rng(seed))
+        while not state.is_terminal():
+            before = float(state.scores()[0])
+            sheet_before = state.sheet(0)
+            state.apply(0, bot.act(state.observe(0), state.legal_mask(0)))
+        written = [v for v in state.sheet(0)]
+        last = next(c for c, v in enumerate(sheet_before) if v is None)
+        numbers_before = sum(v or 0 for v in sheet_before[:6])
+        bonus = 35 if last < 6 and numbers_before < 80 <= numbers_before + written[last] else 0
+        assert state.scores()[0] - before == pytest.approx(written[last] + bonus + settlement(written))
+    assert settlement([1] * 6 + [10, 10, 20, 30] + [0] * 8) == -70  # broken ladder, zeros: no bonus
+    assert settlement([1] * 6 + [10, 11, 20, 30] + [5] * 7 + [0]) == 36  # only the Sextet is 0
+
+
+def test_network_files_are_checked_against_the_game(tmp_path):
+    net = TurnValueNet(InvertedDiceTD.num_features, (8,))
+    save_turn_value(tmp_path / "value.pt", net, "inverted_dice", InvertedDiceTD.feature_version)
+    loaded = load_turn_value(tmp_path, "inverted_dice", InvertedDiceTD.num_features, 1)
+    x = np.random.default_rng(0).random((4, InvertedDiceTD.num_features)).astype(np.float32)
+    assert np.allclose(loaded.values(x), net.values(x))
+    with pytest.raises(ValueError, match="trained on inverted_dice, not six_hundred"):
+        load_turn_value(tmp_path, "six_hundred", SixHundredTD.num_features, 1)
+    with pytest.raises(ValueError, match="reads 26 features"):
+        load_turn_value(tmp_path, "inverted_dice", 30, 1)
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "value.pt").write_bytes(b"not a network")
+    with pytest.raises(ValueError, match="not a readable turn-value network"):
+        load_turn_value(tmp_path / "bad", "inverted_dice", 26, 1)
+    with pytest.raises(ValueError, match="no turn-value network"):
+        make_agent("inverted_dice", f"td:path={tmp_path / 'missing'}", dice_rules.InvertedDice())
+    with pytest.raises(ValueError, match="plays solitaire"):
+        InvertedDiceTD(dice_rules.InvertedDice(num_players=2), net=net)
+
+
+def _tiny_config(tmp_path, env="inverted_dice", **changes):
+    config = yaml.safe_load(open(f"configs/{env}_td.yaml"))
+    config.update({"games": 20, "games_per_iteration": 10, "updates_per_iteration": 5, "replay_size": 2000,
+                   "hidden": [16], "checkpoint_every": 10,
+                   "warm_start": {"teacher": "heuristic", "games": 5, "epochs": 1},
+                   "learning_curve": {"every": 10, "games": 4, "reference": "heuristic"},
+                   "evaluation": {"games": 3, "opponents": ["random"]}, **changes})
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+@pytest.mark.parametrize("env", ["inverted_dice", "six_hundred"])
+def test_train_resume_evaluate_and_load_a_tiny_td_run(tmp_path, env):
+    run = tmp_path / "run"
+    assert train_td.main(["--config", str(_tiny_config(tmp_path, env)), "--run-dir", str(run), "--no-progress"]) == 0
+    assert json.loads((run / "metadata.json").read_text())["games"] == 20
+    curve = (run / "learning_curve.csv").read_text().splitlines()
+    assert curve[0].startswith("games,mean_score") and len(curve) == 4  # at 0, 10 and 20 games
+    assert (run / "learning_curve.png").is_file() and "| td:path=" in (run / "evaluation" / "report.md").read_text()
+    assert train_td.main(["--resume", str(run), "--games", "30", "--no-eval", "--no-progress"]) == 0
+    assert json.loads((run / "metadata.json").read_text())["games"] == 30
+    game = make_agent(env, f"td:path={run}", (dice_rules.InvertedDice if env == "inverted_dice" else sh_rules.SixHundred)())
+    assert game.net is not None
+
+
+def test_td_cli_errors_name_the_problem(tmp_path, capsys):
+    assert train_td.main(["--config", str(_tiny_config(tmp_path, td_lambda=2))]) == 2
+    assert "td_lambda must be a number in [0, 1], got 2" in capsys.readouterr().err
+    assert train_td.main(["--config", str(_tiny_config(tmp_path, env_kwargs={"num_players": 2}))]) == 2
+    assert "plays solitaire" in capsys.readouterr().err
+    assert train_td.main(["--config", str(_tiny_config(tmp_path, warm_start={"teacher": "heurstic"}))]) == 2
+    assert "unknown agent 'heurstic'" in capsys.readouterr().err
+    assert train_td.main(["--env", "invers"]) == 2
+    assert "invers has no turn-value agent; train_td.py trains ['inverted_dice', 'six_hundred']" in capsys.readouterr().err
+    assert train_td.main(["--resume", str(tmp_path / "nothing")]) == 2
+    assert "cannot resume" in capsys.readouterr().err
