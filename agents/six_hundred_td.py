@@ -22,7 +22,7 @@ import itertools
 
 import numpy as np
 
-from agents.six_hundred import _POINTS, _TABLES, SixHundredHeuristic, read_sheet
+from agents.six_hundred import _POINTS, _TABLES, SixHundredHeuristic, read_sheet, sheet_value
 from agents.turn_value import TurnValueAgent
 from envs.games import six_hundred as rules
 
@@ -119,6 +119,26 @@ class SixHundredTD(TurnValueAgent, SixHundredHeuristic):
         zero = (points == 0) & np.isin(categories, _MUST_SCORE)
         rows[zero, F_GAME_BONUS] = 0.0
         return rows
+
+    def teacher_values(self, teacher, observation, rng, samples: int = 64):
+        """The heuristic's :func:`~agents.six_hundred.sheet_value` of up to ``samples`` writes' sheets, less the points banked."""
+        if type(teacher) is not SixHundredHeuristic:
+            return None
+        sheet = read_sheet(observation)
+        numbers_bonus = bool(observation[rules.OBS_NUMBERS_BONUS] > 0.5)
+        open_categories = [c for c, v in enumerate(sheet) if v is None]
+        if len(open_categories) == 1:  # the last write is valued exactly, never by V
+            return None
+        writes = [(c, int(p)) for c in open_categories for p in _CATEGORY_POINTS[c]]
+        writes = [writes[k] for k in rng.choice(len(writes), size=min(samples, len(writes)), replace=False)]
+        numbers_total = sum(v or 0 for v in sheet[: len(rules.NUMBERS)])
+        values = []
+        for c, p in writes:
+            after = [p if i == c else v for i, v in enumerate(sheet)]
+            bonus = numbers_bonus or (c in rules.NUMBERS and numbers_total + p >= rules.NUMBERS_BONUS_THRESHOLD)
+            banked = sum(v or 0 for v in after) + (rules.NUMBERS_BONUS if bonus else 0)
+            values.append(sheet_value(after, bonus) - banked)
+        return self._after_features(sheet, numbers_bonus, numbers_total, writes), np.array(values)
 
     def _plan_turn(self, observation: np.ndarray) -> None:
         super()._plan_turn(observation)

@@ -151,3 +151,14 @@ class TurnValueAgent(Agent):
     def values(self, features: np.ndarray) -> np.ndarray:
         """``V`` of a batch of sheets (their feature rows), in points."""
         return self.net.values(features)
+
+    def teacher_values(self, teacher: Agent, observation: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray] | None:
+        """The teacher's own estimate of the points to come from sheets this turn's writes could leave.
+
+        ``(features, values)`` for some of those sheets, or ``None`` where the teacher has
+        no such estimate (the default). A warm start fits ``V`` to them beside the
+        teacher's returns: the planner then starts out ranking writes as the teacher
+        does, the value-learning counterpart of behaviour cloning, and the sheets the
+        teacher never leaves are not left to the network's guesswork.
+        """
+        return None

@@ -551,6 +551,8 @@ def test_the_default_config_trains_by_self_play_and_evaluates(tmp_path, name):
     config.update({"n_envs": 2, "ppo": {**config["ppo"], "n_steps": 64, "batch_size": 64, "n_epochs": 1}})
     config["self_play"].update({"snapshot_every": 128})
     config["evaluation"] = {"games": 4, "opponents": ["heuristic"]}
+    config["warm_start"].update({"episodes": 4, "epochs": 1})  # the default's 2000+ teacher games take a minute
+    config["learning_curve"] = {"every": 0}
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(config))
     run = tmp_path / "run"

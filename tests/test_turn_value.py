@@ -11,7 +11,8 @@ import yaml
 from agents.inverted_dice_td import InvertedDiceTD, state_features
 from agents.inverted_dice_optimal import sheet_state
 from agents.registry import make_agent
-from agents.six_hundred_td import SixHundredTD, settlement
+from agents.six_hundred import sheet_value
+from agents.six_hundred_td import _CATEGORY_POINTS, SixHundredTD, settlement
 from agents.turn_value import TurnValueNet, load_turn_value, save_turn_value
 from envs.games import inverted_dice as dice_rules
 from envs.games import six_hundred as sh_rules
@@ -79,6 +80,25 @@ def test_six_hundred_settlement_is_what_the_game_adds_at_the_end():
         assert state.scores()[0] - before == pytest.approx(written[last] + bonus + settlement(written))
     assert settlement([1] * 6 + [10, 10, 20, 30] + [0] * 8) == -70  # broken ladder, zeros: no bonus
     assert settlement([1] * 6 + [10, 11, 20, 30] + [5] * 7 + [0]) == 36  # only the Sextet is 0
+
+
+def test_six_hundred_teacher_values_are_the_heuristics_estimate_of_the_points_to_come():
+    game = sh_rules.SixHundred()
+    agent = SixHundredTD(game, net=TurnValueNet(SixHundredTD.num_features, (8,)))
+    heuristic = make_agent("six_hundred", "heuristic", game)
+    state = game.new_initial_state(np.random.default_rng(0))
+    observation = state.observe(0)
+    features, values = agent.teacher_values(heuristic, observation, np.random.default_rng(1), samples=500)
+    assert len(values) == len(features) == sum(len(points) for points in _CATEGORY_POINTS)  # every write of an empty sheet
+    # On an empty sheet a write of p points leaves the heuristic's estimate of the final score, less p.
+    open_sheet = [None] * sh_rules.NUM_CATEGORIES
+    for row, value in zip(features, values):
+        category = int(np.flatnonzero(row[:sh_rules.NUM_CATEGORIES] == 0)[0])
+        points = int(round(row[sh_rules.NUM_CATEGORIES + category] * 36))
+        after = open_sheet.copy()
+        after[category] = points
+        assert value == pytest.approx(sheet_value(after, False) - points)
+    assert agent.teacher_values(make_agent("six_hundred", "random", game), observation, np.random.default_rng(1)) is None
 
 
 def test_network_files_are_checked_against_the_game(tmp_path):

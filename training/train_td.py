@@ -11,7 +11,11 @@ between-turn score sheet. Training improves ``V`` from the agent's own games:
 1. **Warm start** (``warm_start``): the teacher bot (the heuristic, never a solver)
    plays ``games`` games; ``V`` is fitted to its returns-to-go at every turn start, so
    it starts as the value of the teacher's policy, and planning against it is already a
-   policy-improvement step over the teacher.
+   policy-improvement step over the teacher. Where the teacher has its own estimate of
+   what a sheet is worth (``teacher_values``: Six Hundred's heuristic), ``V`` is also
+   fitted to it on the sheets each turn's writes could leave, most of which the
+   teacher never visits: the planner starts out ranking writes as the teacher does
+   instead of chasing the network's errors on sheets no game has shown it.
 2. **Self-play iterations**: the agent plays ``games_per_iteration`` games against the
    current ``V``; each turn start ``t`` gets the target
    ``G_t = (1 - td_lambda) * B_t + td_lambda * (r_t + G_{t+1})``, where ``B_t`` is the
@@ -52,7 +56,7 @@ from agents.registry import make_agent
 from agents.turn_value import VALUE_FILE, TurnValueAgent, TurnValueNet, save_turn_value
 from envs.core import Game
 from training.config import (
-    AGENT_SPECS, CHECKPOINT_DIR, CONFIG_DIR, LAYERS, MAPPING, TEXT, ConfigError, check_agent_spec, integer,
+    AGENT_SPECS, BOOL, CHECKPOINT_DIR, CONFIG_DIR, LAYERS, MAPPING, TEXT, ConfigError, check_agent_spec, integer,
     make_checked_game, number, parse_sections, section, setting,
 )
 from training.evaluation import evaluate_solitaire, mean_ci
@@ -69,6 +73,9 @@ class TDWarmStart:
     teacher: str = setting("heuristic", TEXT)  #: agent spec of the teacher (a bot, not a solver)
     games: int = setting(2000, integer(0))  #: teacher games whose returns V is first fitted to; 0: none
     epochs: int = setting(10, integer(1))  #: passes over the teacher's turns
+    #: also fit V to the teacher's own estimate of the sheets each turn's writes could
+    #: leave, where the teacher has one (agents.turn_value.TurnValueAgent.teacher_values)
+    teacher_values: bool = setting(True, BOOL)
 
 
 @dataclass
@@ -143,12 +150,12 @@ def load_td_config(path: Path, overrides: dict | None = None) -> TDConfig:
 # -- playing games and their targets ------------------------------------------------------------
 
 
-def play_turns(game: Game, agent, recorder: TurnValueAgent, rng: np.random.Generator):
+def play_turns(game: Game, agent, recorder: TurnValueAgent, rng: np.random.Generator, on_turn=None):
     """One game of ``agent``; per turn start: features, the planner's backed-up value, the turn's points.
 
     ``recorder`` reads sheets off observations (``agent`` itself, or the turn-value
     agent when a teacher plays); the backed-up value is NaN when ``agent`` is not a
-    turn-value agent.
+    turn-value agent. ``on_turn(observation)`` is called at every turn start.
     """
     state = game.new_initial_state(rng)
     agent.reset(int(rng.integers(2**31)))
@@ -161,6 +168,8 @@ def play_turns(game: Game, agent, recorder: TurnValueAgent, rng: np.random.Gener
             key = recorder.sheet_key(observation)
             features.append(recorder.sheet_features(observation))
             points.append(0.0)
+            if on_turn is not None:
+                on_turn(observation)
         action = agent.act(observation, state.legal_mask(0))
         if new_turn:
             backups.append(agent.last_turn_value if isinstance(agent, TurnValueAgent) else np.nan)
@@ -247,9 +256,11 @@ class Run:
             partial = self.dir / (name + ".partial")
             write(partial)
             partial.replace(self.dir / name)
+        from training.train import git_commit, package_versions
+
         metadata = {"env": self.config.env, "env_kwargs": self.config.env_kwargs, "seed": self.config.seed,
                     "games": self.games_done, "wall_time_s": round(self.wall_s, 1), "algorithm": "turn-value TD (training/train_td.py)",
-                    "torch": torch.__version__}
+                    "packages": package_versions(), "git_commit": git_commit(), "command": " ".join(sys.argv)}
         (self.dir / "metadata.json").write_text(json.dumps(metadata, indent=2) + "\n")
 
     def restore(self) -> None:
@@ -289,16 +300,27 @@ class Run:
 def warm_start(run: Run) -> None:
     settings = run.config.warm_start
     teacher = make_agent(run.config.env, settings.teacher, run.game)
-    turns = []
+    turns, estimates = [], []
+
+    def collect_estimates(observation):
+        found = run.agent.teacher_values(teacher, observation, run.rng)
+        if found is not None:
+            estimates.append(found)
+
     for _ in range(settings.games):
-        features, backups, points, _ = play_turns(run.game, teacher, run.agent, run.rng)
+        features, backups, points, _ = play_turns(run.game, teacher, run.agent, run.rng, collect_estimates if settings.teacher_values else None)
         turns.append((features, lambda_targets(backups, points, 1.0)))
-    features = np.concatenate([f for f, _ in turns])
-    targets = np.concatenate([t for _, t in turns])
-    run.replay.add(features, targets)
+    features = np.concatenate([f for f, _ in turns] + [f for f, _ in estimates])
+    targets = np.concatenate([t for _, t in turns] + [v for _, v in estimates])
+    demonstrations = Replay(len(targets), run.agent_class.num_features)
+    demonstrations.add(features, targets)
     updates = max(1, settings.epochs * len(targets) // run.config.batch_size)
-    loss = fit(run.net, run.optimizer, run.replay, updates, run.config.batch_size, run.rng)
-    print(f"Warm start: {settings.games} {settings.teacher} games, {len(targets)} turns, mean return "
+    loss = fit(run.net, run.optimizer, demonstrations, updates, run.config.batch_size, run.rng)
+    # Self-play starts from the teacher's turns and, while they last in the replay, part of its estimates.
+    keep = run.rng.permutation(len(targets))[: run.config.replay_size]
+    run.replay.add(features[keep], targets[keep])
+    print(f"Warm start: {settings.games} {settings.teacher} games, {sum(len(t) for _, t in turns)} turns "
+          f"and {sum(len(v) for _, v in estimates)} of the teacher's own sheet values, mean return "
           f"{float(np.mean([t[0] for _, t in turns])):.1f}, {updates} updates, loss {loss:.4f}", flush=True)
 
 
