@@ -3,6 +3,7 @@
 #   make test             run the test suite (the command CI runs)
 #   make bench            random-play steps/s of every env
 #   make results          every results table of the README, from the agents shipped in checkpoints/
+#                         (the PPO networks, and the Inverted Dice turn-value agent against them and the bots)
 
 PYTHON_SYSTEM ?= python3
 VENV := .venv
@@ -32,4 +33,6 @@ bench: $(VENV)/.installed
 results: $(VENV)/.installed
 	@start=$$(date +%s); for env in $(SHIPPED); do \
 	  $(PYTHON) training/evaluate.py --env $$env --checkpoint checkpoints/$$env/shipped --out results/$$env --overwrite || exit 1; \
-	done; echo "make results: every table regenerated in $$(( $$(date +%s) - start )) s (results/<game>/report.md)"
+	done; \
+	$(PYTHON) training/evaluate.py --env inverted_dice --agents td ppo heuristic optimal random --out results/inverted_dice_td --overwrite || exit 1; \
+	echo "make results: every table regenerated in $$(( $$(date +%s) - start )) s (results/<game>/report.md, results/inverted_dice_td/report.md)"

@@ -6,6 +6,9 @@ An agent spec, as typed on the command line, is one of
 * a bot name of that game (``heuristic``, ...), optionally with keyword arguments:
   ``search:depth=3,time_limit=0.5``;
 * a path to a trained run directory or model ``.zip`` (see :mod:`agents.trained`);
+* ``td`` (Inverted Dice, Six Hundred): the game's turn planner against a learned value
+  (:mod:`agents.turn_value`), the network shipped in ``checkpoints/<env>/shipped_td/``
+  or ``td:path=RUN_DIR``;
 * ``ppo``: the network the project ships for that game (``checkpoints/<env>/shipped/``)
   playing alone, or ``ppo+search`` (two-player games): the same network inside an
   alpha-beta search (:mod:`agents.search`), e.g. ``ppo+search:ms=8`` or ``ppo+search:depth=3``.
@@ -26,11 +29,9 @@ BOTS: dict[str, dict[str, str]] = {
     "inverted_dice": {
         "heuristic": "agents.inverted_dice:InvertedDiceHeuristic",
         "optimal": "agents.inverted_dice_optimal:OptimalAgent",
-        "td": "agents.inverted_dice_td:InvertedDiceTD",
     },
     "six_hundred": {
         "heuristic": "agents.six_hundred:SixHundredHeuristic",
-        "td": "agents.six_hundred_td:SixHundredTD",
     },
     "invers": {
         "greedy": "agents.invers:InversGreedy",
@@ -50,6 +51,14 @@ BOTS: dict[str, dict[str, str]] = {
     },
 }
 
+
+#: Turn-value agents (``td``: a game's turn planner against a value network trained by
+#: ``training/train_td.py``), by game; ``td`` plays the network shipped in
+#: ``checkpoints/<env>/shipped_td/``, ``td:path=RUN_DIR`` any other run's.
+TURN_VALUE_AGENTS: dict[str, str] = {
+    "inverted_dice": "agents.inverted_dice_td:InvertedDiceTD",
+    "six_hundred": "agents.six_hundred_td:SixHundredTD",
+}
 
 #: Where the network shipped for an env lives (a run directory), relative to the repository.
 SHIPPED_NETWORK = "checkpoints/{env}/shipped"
@@ -122,9 +131,9 @@ def _agent_class(env_name: str, spec: str) -> tuple[type[Agent] | None, dict[str
         if options:
             raise ValueError(f"agent 'random' takes no options, got {options}")
         return RandomAgent, {}
-    bots = BOTS.get(env_name, {})
-    if name in bots:
-        module_name, class_name = bots[name].split(":")
+    classes = {**BOTS.get(env_name, {}), **({"td": TURN_VALUE_AGENTS[env_name]} if env_name in TURN_VALUE_AGENTS else {})}
+    if name in classes:
+        module_name, class_name = classes[name].split(":")
         return getattr(importlib.import_module(module_name), class_name), options
     if Path(spec).exists():
         return None, {}

@@ -112,13 +112,12 @@ class TDConfig:
 
 
 def td_agent_class(env: str) -> type[TurnValueAgent]:
-    """The turn-value agent of ``env`` (the bot registered as ``td``), or a ConfigError."""
-    from agents.registry import BOTS
+    """The turn-value agent class of ``env`` (agent spec ``td``), or a ConfigError."""
+    from agents.registry import TURN_VALUE_AGENTS
 
-    if "td" not in BOTS.get(env, {}):
-        games = sorted(name for name, bots in BOTS.items() if "td" in bots)
-        raise ConfigError(f"{env} has no turn-value agent; train_td.py trains {games}")
-    module_name, class_name = BOTS[env]["td"].split(":")
+    if env not in TURN_VALUE_AGENTS:
+        raise ConfigError(f"{env} has no turn-value agent; train_td.py trains {sorted(TURN_VALUE_AGENTS)}")
+    module_name, class_name = TURN_VALUE_AGENTS[env].split(":")
     return getattr(importlib.import_module(module_name), class_name)
 
 
