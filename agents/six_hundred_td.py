@@ -9,11 +9,20 @@ score of the sheet it makes. Here writing ``p`` points into category ``c`` is wo
 ``V`` being the network's estimate of the points still to come, the end-of-game rung
 penalty and game bonus included. After the last write ``V`` is that settlement, exactly.
 
-Features of a sheet (49): per category its open flag (18) and points written / 36 (18);
+Features of a sheet (50): per category its open flag (18) and points written / 36 (18);
 the four rungs' windows (lowest and highest value each may still hold with the ladder
 strictly ascending, / 36; 0 once the ladder is broken) (8); the Numbers total towards
 80 (min(total, 80) / 80); the Numbers bonus earned; the ladder still able to ascend; the
-game bonus still possible; the categories still open / 18.
+game bonus still possible; the categories still open / 18; and the heuristic's own
+estimate of the points still to come (:func:`agents.six_hundred.sheet_value` less the
+points banked, / 300).
+
+That estimate is the network's **baseline** (:class:`agents.turn_value.TurnValueNet`):
+``V`` is the heuristic's estimate plus a learned correction that starts at zero, so the
+untrained agent plays exactly as the heuristic does and training changes its values
+only where games show the estimate wrong. Learned from scratch instead, ``V`` was wrong
+on many of the ~270 sheets a turn's writes could leave that no game had shown it, and the
+planner chased those errors (README, Six Hundred results).
 """
 
 from __future__ import annotations
@@ -28,8 +37,10 @@ from envs.games import six_hundred as rules
 
 N = rules.NUM_CATEGORIES
 F_OPEN, F_POINTS, F_WINDOWS = slice(0, N), slice(N, 2 * N), slice(2 * N, 2 * N + 8)
-F_NUMBERS, F_BONUS, F_LADDER, F_GAME_BONUS, F_OPEN_COUNT = range(2 * N + 8, 2 * N + 13)
-NUM_FEATURES = 2 * N + 13
+F_NUMBERS, F_BONUS, F_LADDER, F_GAME_BONUS, F_OPEN_COUNT, F_ESTIMATE = range(2 * N + 8, 2 * N + 14)
+NUM_FEATURES = 2 * N + 14
+#: Scale of the heuristic's estimate of the points to come, as a feature.
+ESTIMATE_SCALE = 300.0
 #: The distinct points each category can be written with (one turn's six dice).
 _CATEGORY_POINTS = tuple(np.unique(_POINTS[:, c]) for c in range(N))
 _MUST_SCORE = [c for c in range(N) if c not in rules.RUNGS and c != rules.SEXTET]
@@ -49,7 +60,13 @@ def sheet_features(sheet: list[int | None], numbers_bonus: bool) -> np.ndarray:
     row[F_LADDER] = windows is not None
     row[F_GAME_BONUS] = windows is not None and not any(sheet[c] == 0 for c in _MUST_SCORE)
     row[F_OPEN_COUNT] = sum(v is None for v in sheet) / N
+    row[F_ESTIMATE] = points_to_come(sheet, numbers_bonus) / ESTIMATE_SCALE
     return row
+
+
+def points_to_come(sheet: list[int | None], numbers_bonus: bool) -> float:
+    """The heuristic's estimate of the points a sheet has still to earn: its final score less what is banked."""
+    return sheet_value(sheet, numbers_bonus) - sum(v or 0 for v in sheet) - (rules.NUMBERS_BONUS if numbers_bonus else 0)
 
 
 def settlement(sheet: list[int]) -> float:
@@ -60,11 +77,20 @@ def settlement(sheet: list[int]) -> float:
     return (-sum(rungs) if broken else 0.0) + (rules.GAME_BONUS if zeros <= {rules.SEXTET} else 0.0)
 
 
+def _after_sheets(sheet, numbers_bonus: bool, numbers_total: int, writes):
+    """``(sheet, numbers bonus earned)`` after each write ``(category, points)``."""
+    for c, p in writes:
+        after = [p if i == c else v for i, v in enumerate(sheet)]
+        yield after, numbers_bonus or (c in rules.NUMBERS and numbers_total + p >= rules.NUMBERS_BONUS_THRESHOLD)
+
+
 class SixHundredTD(TurnValueAgent, SixHundredHeuristic):
     """Solitaire Six Hundred: each turn planned exactly against the learned sheet value."""
 
     env = rules.SixHundred.name
     num_features = NUM_FEATURES
+    feature_version = 2  #: 2: the heuristic's estimate joined the features, as the baseline
+    baseline = (F_ESTIMATE, ESTIMATE_SCALE)
 
     @staticmethod
     def sheet_key(observation: np.ndarray) -> bytes:
@@ -118,6 +144,7 @@ class SixHundredTD(TurnValueAgent, SixHundredHeuristic):
                 rows[k, F_GAME_BONUS] = 0.0
         zero = (points == 0) & np.isin(categories, _MUST_SCORE)
         rows[zero, F_GAME_BONUS] = 0.0
+        rows[:, F_ESTIMATE] = [points_to_come(after, bonus) / ESTIMATE_SCALE for after, bonus in _after_sheets(sheet, numbers_bonus, numbers_total, writes)]
         return rows
 
     def teacher_values(self, teacher, observation, rng, samples: int = 64):
@@ -132,13 +159,8 @@ class SixHundredTD(TurnValueAgent, SixHundredHeuristic):
         writes = [(c, int(p)) for c in open_categories for p in _CATEGORY_POINTS[c]]
         writes = [writes[k] for k in rng.choice(len(writes), size=min(samples, len(writes)), replace=False)]
         numbers_total = sum(v or 0 for v in sheet[: len(rules.NUMBERS)])
-        values = []
-        for c, p in writes:
-            after = [p if i == c else v for i, v in enumerate(sheet)]
-            bonus = numbers_bonus or (c in rules.NUMBERS and numbers_total + p >= rules.NUMBERS_BONUS_THRESHOLD)
-            banked = sum(v or 0 for v in after) + (rules.NUMBERS_BONUS if bonus else 0)
-            values.append(sheet_value(after, bonus) - banked)
-        return self._after_features(sheet, numbers_bonus, numbers_total, writes), np.array(values)
+        features = self._after_features(sheet, numbers_bonus, numbers_total, writes)
+        return features, features[:, F_ESTIMATE].astype(np.float64) * ESTIMATE_SCALE
 
     def _plan_turn(self, observation: np.ndarray) -> None:
         super()._plan_turn(observation)

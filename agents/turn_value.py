@@ -42,20 +42,36 @@ FORMAT_VERSION = 1
 
 
 class TurnValueNet(nn.Module):
-    """``features -> expected points still to come`` (the output layer works in units of ``scale``)."""
+    """``features -> expected points still to come`` (the output layer works in units of ``scale``).
 
-    def __init__(self, num_features: int, hidden: tuple[int, ...] = (256, 256), scale: float = 100.0):
+    With a ``baseline`` ``(index, scale)`` the network learns a *correction*: its value is
+    ``features[index] * scale`` (a feature holding a prior estimate, e.g. a heuristic's)
+    plus the MLP's output, whose last layer starts at zero, so an untrained network
+    values every sheet at the prior and training moves it only where games show the prior
+    wrong.
+    """
+
+    def __init__(self, num_features: int, hidden: tuple[int, ...] = (256, 256), scale: float = 100.0,
+                 baseline: tuple[int, float] | None = None):
         super().__init__()
         layers, width = [], num_features
         for size in hidden:
             layers += [nn.Linear(width, size), nn.ReLU()]
             width = size
         layers.append(nn.Linear(width, 1))
+        if baseline is not None:
+            nn.init.zeros_(layers[-1].weight)
+            nn.init.zeros_(layers[-1].bias)
         self.body = nn.Sequential(*layers)
         self.num_features, self.hidden, self.scale = num_features, tuple(hidden), float(scale)
+        self.baseline = None if baseline is None else (int(baseline[0]), float(baseline[1]))
 
     def forward(self, features: torch.Tensor) -> torch.Tensor:
-        return self.body(features).squeeze(-1) * self.scale
+        value = self.body(features).squeeze(-1) * self.scale
+        if self.baseline is not None:
+            index, scale = self.baseline
+            value = value + features[..., index] * scale
+        return value
 
     @torch.no_grad()
     def values(self, features: np.ndarray) -> np.ndarray:
@@ -72,6 +88,7 @@ def save_turn_value(path: Path, net: TurnValueNet, env: str, feature_version: in
             "num_features": net.num_features,
             "hidden": list(net.hidden),
             "scale": net.scale,
+            "baseline": list(net.baseline) if net.baseline is not None else None,
             "state_dict": net.state_dict(),
         },
         path,
@@ -98,7 +115,8 @@ def load_turn_value(path: Path, env: str, num_features: int, feature_version: in
             f"{path} reads {saved['num_features']} features (version {saved['feature_version']}); "
             f"this agent gives {num_features} (version {feature_version}): retrain it"
         )
-    net = TurnValueNet(num_features, tuple(saved["hidden"]), saved["scale"])
+    baseline = saved.get("baseline")
+    net = TurnValueNet(num_features, tuple(saved["hidden"]), saved["scale"], tuple(baseline) if baseline else None)
     net.load_state_dict(saved["state_dict"])
     net.eval()
     return net
@@ -124,6 +142,8 @@ class TurnValueAgent(Agent):
     env: ClassVar[str]
     num_features: ClassVar[int]
     feature_version: ClassVar[int] = 1
+    #: ``(feature index, scale)`` of a prior estimate the network corrects (see TurnValueNet), or None.
+    baseline: ClassVar[tuple[int, float] | None] = None
 
     def __init__(self, game, seed: int | None = None, path: str | None = None, net: TurnValueNet | None = None):
         if game.num_players != 1:

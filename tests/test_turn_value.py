@@ -101,6 +101,20 @@ def test_six_hundred_teacher_values_are_the_heuristics_estimate_of_the_points_to
     assert agent.teacher_values(make_agent("six_hundred", "random", game), observation, np.random.default_rng(1)) is None
 
 
+def test_an_untrained_six_hundred_td_agent_plays_as_the_heuristic_until_its_exact_last_write():
+    """The heuristic's estimate is the network's baseline and the correction starts at 0."""
+    game = sh_rules.SixHundred()
+    agent = SixHundredTD(game, net=TurnValueNet(SixHundredTD.num_features, (16,), baseline=SixHundredTD.baseline))
+    heuristic = make_agent("six_hundred", "heuristic", game)
+    for seed in range(3):
+        state = game.new_initial_state(np.random.default_rng(seed))
+        while sum(v is None for v in state.sheet(0)) > 1:
+            observation, mask = state.observe(0), state.legal_mask(0)
+            action = heuristic.act(observation, mask)
+            assert agent.act(observation, mask) == action
+            state.apply(0, action)
+
+
 def test_network_files_are_checked_against_the_game(tmp_path):
     net = TurnValueNet(InvertedDiceTD.num_features, (8,))
     save_turn_value(tmp_path / "value.pt", net, "inverted_dice", InvertedDiceTD.feature_version)

@@ -232,7 +232,7 @@ class Run:
     def __init__(self, directory: Path, config: TDConfig, game: Game):
         self.dir, self.config, self.game = directory, config, game
         self.agent_class = td_agent_class(config.env)
-        self.net = TurnValueNet(self.agent_class.num_features, tuple(config.hidden))
+        self.net = TurnValueNet(self.agent_class.num_features, tuple(config.hidden), baseline=self.agent_class.baseline)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.learning_rate)
         self.replay = Replay(config.replay_size, self.agent_class.num_features)
         self.rng = np.random.default_rng(config.seed)
