@@ -1,7 +1,7 @@
 """Train a turn-value agent (:mod:`agents.turn_value`) of a solitaire dice game by TD learning.
 
     python training/train_td.py --env inverted_dice            # configs/inverted_dice_td.yaml
-    python training/train_td.py --env six_hundred --games 2000 --seed 3
+    python training/train_td.py --env six_hundred --games 2000 --seed 3 --td-lambda 0.5
     python training/train_td.py --resume checkpoints/inverted_dice/<run>
 
 The agent plays each turn exactly (expectimax over the dice, the heuristic's own turn
@@ -382,6 +382,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--config", help="config file (default: configs/<env>_td.yaml)")
     parser.add_argument("--games", type=int, help="self-play games (overrides the config)")
     parser.add_argument("--seed", type=int, help="seed (overrides the config)")
+    parser.add_argument("--td-lambda", type=float, help="td_lambda (overrides the config; e.g. for a sweep)")
     parser.add_argument("--run-dir", help="where to write the run (default: checkpoints/<env>/td-<time>-seed<seed>)")
     parser.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR up to its games (or --games)")
     parser.add_argument("--eval-games", type=int, help="games of the closing evaluation (overrides the config)")
@@ -392,7 +393,7 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    overrides = {k: v for k, v in (("games", args.games), ("seed", args.seed)) if v is not None}
+    overrides = {k: v for k, v in (("games", args.games), ("seed", args.seed), ("td_lambda", args.td_lambda)) if v is not None}
     try:
         if args.resume:
             run_dir = Path(args.resume)
