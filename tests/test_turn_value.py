@@ -172,3 +172,8 @@ def test_td_cli_errors_name_the_problem(tmp_path, capsys):
     assert "invers has no turn-value agent; train_td.py trains ['inverted_dice', 'six_hundred']" in capsys.readouterr().err
     assert train_td.main(["--resume", str(tmp_path / "nothing")]) == 2
     assert "cannot resume" in capsys.readouterr().err
+    run = tmp_path / "run"
+    assert train_td.main(["--config", str(_tiny_config(tmp_path)), "--run-dir", str(run), "--no-eval", "--no-progress"]) == 0
+    (run / "training_state.pt").write_bytes(b"damaged")
+    assert train_td.main(["--resume", str(run), "--games", "30", "--no-progress"]) == 2
+    assert "training_state.pt is damaged" in capsys.readouterr().err

@@ -61,6 +61,7 @@ from training.config import (
 )
 from training.evaluation import evaluate_solitaire, mean_ci
 from training.learning_curve import CURVE_FILE, draw
+from training.train import git_commit, package_versions
 
 STATE_FILE = "training_state.pt"
 
@@ -247,7 +248,7 @@ class Run:
         for name, write in (
             (VALUE_FILE, lambda p: save_turn_value(p, self.net, self.config.env, self.agent_class.feature_version)),
             (STATE_FILE, lambda p: torch.save({
-                "optimizer": self.optimizer.state_dict(), "replay_features": self.replay.features,
+                "net": self.net.state_dict(), "optimizer": self.optimizer.state_dict(), "replay_features": self.replay.features,
                 "replay_targets": self.replay.targets, "replay_count": self.replay.count,
                 "rng": self.rng.bit_generator.state, "games_done": self.games_done,
                 "warm_started": self.warm_started, "wall_s": self.wall_s}, p)),
@@ -255,19 +256,20 @@ class Run:
             partial = self.dir / (name + ".partial")
             write(partial)
             partial.replace(self.dir / name)
-        from training.train import git_commit, package_versions
-
         metadata = {"env": self.config.env, "env_kwargs": self.config.env_kwargs, "seed": self.config.seed,
                     "games": self.games_done, "wall_time_s": round(self.wall_s, 1), "algorithm": "turn-value TD (training/train_td.py)",
                     "packages": package_versions(), "git_commit": git_commit(), "command": " ".join(sys.argv)}
         (self.dir / "metadata.json").write_text(json.dumps(metadata, indent=2) + "\n")
 
     def restore(self) -> None:
-        state = torch.load(self.dir / STATE_FILE, map_location="cpu", weights_only=False)
-        from agents.turn_value import load_turn_value
-
-        self.net.load_state_dict(load_turn_value(self.dir, self.config.env, self.agent_class.num_features, self.agent_class.feature_version).state_dict())
-        self.optimizer.load_state_dict(state["optimizer"])
+        """The state of the last checkpoint (network and optimizer from one file, so they always match)."""
+        path = self.dir / STATE_FILE
+        try:
+            state = torch.load(path, map_location="cpu", weights_only=False)  # the run's own file: numpy arrays, generator state
+            self.net.load_state_dict(state["net"])
+            self.optimizer.load_state_dict(state["optimizer"])
+        except Exception as error:  # a damaged or foreign file fails in torch.load or in the state dicts
+            raise ConfigError(f"cannot resume: {path} is damaged or not this run's ({type(error).__name__}: {error})") from None
         self.replay.features[:], self.replay.targets[:], self.replay.count = state["replay_features"], state["replay_targets"], state["replay_count"]
         self.rng.bit_generator.state = state["rng"]
         self.games_done, self.warm_started, self.wall_s = state["games_done"], state["warm_started"], state["wall_s"]
