@@ -19,10 +19,12 @@ points banked, / 300).
 
 That estimate is the network's **baseline** (:class:`agents.turn_value.TurnValueNet`):
 ``V`` is the heuristic's estimate plus a learned correction that starts at zero, so the
-untrained agent plays exactly as the heuristic does and training changes its values
-only where games show the estimate wrong. Learned from scratch instead, ``V`` was wrong
-on many of the ~270 sheets a turn's writes could leave that no game had shown it, and the
-planner chased those errors (README, Six Hundred results).
+untrained agent plays exactly as the heuristic does. Learned from scratch instead, ``V``
+was wrong on many of the ~270 sheets a turn's writes could leave that no game had shown
+it, and the planner chased those errors. **This agent does not beat the heuristic yet**:
+the correction learned on the sheets games visit also shifts the ranking of those they
+do not, and every variant measured so far fell below its teacher (README, Six Hundred
+results), which is why no network is shipped for it.
 """
 
 from __future__ import annotations
