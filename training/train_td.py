@@ -25,7 +25,9 @@ between-turn score sheet. Training improves ``V`` from the agent's own games:
    Carlo return. The samples join a replay buffer of the latest ``replay_size`` turns,
    and ``V`` takes ``updates_per_iteration`` Adam steps on minibatches of it.
 
-The run folder (``checkpoints/<env>/td-<date>-<time>-seed<seed>/``) gets ``value.pt``
+A checkpoint is saved every ``checkpoint_every`` games; after Ctrl-C (exit 130) or a
+kill, ``--resume`` continues from the last one. The run folder
+(``checkpoints/<env>/td-<date>-<time>-seed<seed>/``) gets ``value.pt``
 (the network, loadable as the agent spec ``td:path=<run>``), ``config.yaml``,
 ``metadata.json``, ``training_state.pt`` (optimizer, replay buffer, generators: what
 ``--resume`` needs), ``learning_curve.csv`` / ``.png`` (every ``learning_curve.every``
@@ -59,6 +61,7 @@ from training.config import (
     AGENT_SPECS, BOOL, CHECKPOINT_DIR, CONFIG_DIR, LAYERS, MAPPING, TEXT, ConfigError, check_agent_spec, integer,
     make_checked_game, number, parse_sections, section, setting,
 )
+from training.cli import fail, interrupted
 from training.evaluation import evaluate_solitaire, mean_ci
 from training.learning_curve import CURVE_FILE, draw
 from training.train import git_commit, package_versions
@@ -320,8 +323,9 @@ def warm_start(run: Run) -> None:
     # Self-play starts from the teacher's turns and, while they last in the replay, part of its estimates.
     keep = run.rng.permutation(len(targets))[: run.config.replay_size]
     run.replay.add(features[keep], targets[keep])
-    print(f"Warm start: {settings.games} {settings.teacher} games, {sum(len(t) for _, t in turns)} turns "
-          f"and {sum(len(v) for _, v in estimates)} of the teacher's own sheet values, mean return "
+    estimated = sum(len(v) for _, v in estimates)
+    also = f" and {estimated} of the teacher's own sheet values" if estimated else ""
+    print(f"Warm start: {settings.games} {settings.teacher} games, {sum(len(t) for _, t in turns)} turns{also}, mean return "
           f"{float(np.mean([t[0] for _, t in turns])):.1f}, {updates} updates, loss {loss:.4f}", flush=True)
 
 
@@ -422,14 +426,18 @@ def main(argv=None) -> int:
             if run.games_done >= config.games:
                 raise ConfigError(f"{run_dir} already has {run.games_done} games; ask for more with --games")
     except ConfigError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+        return fail(error)
     torch.manual_seed(config.seed)
     torch.set_num_threads(1)
     run.dir.mkdir(parents=True, exist_ok=True)
     (run.dir / "config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(config), sort_keys=False))
     print(f"{'Resuming' if args.resume else 'Training'} {config.env} turn values for {config.games} games -> {run.dir}")
-    train(run, progress=not args.no_progress)
+    try:
+        train(run, progress=not args.no_progress)
+    except KeyboardInterrupt:
+        saved = json.loads((run.dir / "metadata.json").read_text())["games"] if (run.dir / "metadata.json").exists() else 0
+        print(f"\ninterrupted; the last checkpoint has {saved} games: python training/train_td.py --resume {run.dir}", file=sys.stderr)
+        return interrupted()
     print(f"Trained {run.games_done} games in {run.wall_s:.0f} s")
     if not args.no_eval:
         closing_evaluation(run, args.eval_games or config.evaluation.games)
