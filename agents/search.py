@@ -153,24 +153,15 @@ class NetworkSearch:
 
     def _expand(self, state: GameState, me: int, ply: int) -> tuple[list[int], np.ndarray]:
         """Every legal move of ``me`` and its one-ply value: the network scores all the
-        undecided children in one batch."""
-        moves = np.flatnonzero(state.legal_mask(me)).tolist()
-        values = np.empty(len(moves))
-        observations, open_children, signs = [], [], []
-        for i, action in enumerate(moves):
-            child = state.clone()
-            child.apply(me, action)
-            if child.is_terminal():
-                values[i] = float(child.returns()[me]) * (WIN - PLY_COST * (ply + 1))
-                continue
-            nxt = mover(child)
-            observations.append(child.observe(nxt))
-            open_children.append(i)
-            signs.append(1.0 if nxt == me else -1.0)
-        if observations:
-            values[open_children] = self.network.values(np.stack(observations)) * np.array(signs)
-        self._leaves += len(moves)
-        return moves, values
+        undecided children in one batch (:meth:`~envs.core.GameState.children`)."""
+        children = state.children(me)
+        values = children.outcomes * (WIN - PLY_COST * (ply + 1))
+        going_on = np.flatnonzero(children.movers >= 0)
+        if len(going_on):
+            signs = np.where(children.movers[going_on] == me, 1.0, -1.0)
+            values[going_on] = self.network.values(children.observations[going_on]) * signs
+        self._leaves += len(values)
+        return children.actions.tolist(), values
 
     def _ordered_moves(self, state: GameState, me: int) -> list[int]:
         mask = state.legal_mask(me)

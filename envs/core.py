@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Hashable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
@@ -112,6 +112,17 @@ class Game(abc.ABC):
         """
         raise NotImplementedError(f"{self.name}: an observation does not determine the state, so search cannot rebuild it")
 
+    def symmetries(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The game's symmetries other than the identity, for data augmentation.
+
+        Each is ``(observation_index, action_index)``: integer arrays such that the
+        transformed position's observation is ``observation[observation_index]`` and its
+        action ``a`` is the original's action ``action_index[a]`` (so a policy or mask
+        maps as ``policy[action_index]``). A symmetry maps any position to one with the
+        same value for every player. The default is none.
+        """
+        return []
+
     def observation_bounds(self) -> tuple[float, float]:
         """Lower and upper bound of every observation entry."""
         return 0.0, 1.0
@@ -177,6 +188,15 @@ class Game(abc.ABC):
     def __repr__(self) -> str:
         opts = ", ".join(f"{k}={v!r}" for k, v in self.options().items())
         return f"{type(self).__name__}({opts})"
+
+
+class Children(NamedTuple):
+    """The positions one player's legal actions lead to (:meth:`GameState.children`)."""
+
+    actions: np.ndarray  #: the legal action ids, ascending
+    observations: np.ndarray  #: each child seen by its player to act (zeros where decided)
+    movers: np.ndarray  #: each child's player to act, -1 where the game is over
+    outcomes: np.ndarray  #: the moving player's return where the game is over, NaN elsewhere
 
 
 class GameState(abc.ABC):
@@ -248,6 +268,28 @@ class GameState(abc.ABC):
         implement it: there is no safe default.
         """
         raise NotImplementedError(f"{self.game.name}: clone_resampled() is not implemented")
+
+    def children(self, player: int) -> Children:
+        """Every legal action of ``player`` and what a search needs of the position after
+        it, for games whose moves have no chance outcome (the default clones and applies;
+        a game may compute all the children at once, which is the search's hot path).
+        """
+        actions = np.flatnonzero(self.legal_mask(player))
+        observations = np.zeros((len(actions), *self.game.observation_shape), np.float32)
+        movers = np.full(len(actions), -1, np.intp)
+        outcomes = np.full(len(actions), np.nan)
+        for i, action in enumerate(actions.tolist()):
+            child = self.clone()
+            child.apply(player, action)
+            if child.is_terminal():
+                outcomes[i] = child.returns()[player]
+                continue
+            acting = child.acting_players()
+            if len(acting) != 1:
+                raise ValueError(f"{self.game.name}: children() needs one player to act after a move, got {list(acting)}")
+            movers[i] = acting[0]
+            observations[i] = child.observe(acting[0])
+        return Children(actions, observations, movers, outcomes)
 
     def state_tensor(self) -> np.ndarray:
         """``float32`` array of ``game.state_shape``: the whole position (PettingZoo ``state()``).

@@ -431,3 +431,76 @@ def test_greedy_beats_random_mostly():
 def test_random_agent_plays_legal_pushes_to_the_end():
     final = play(GAME, [RandomAgent(GAME, seed=1), RandomAgent(GAME, seed=2)])
     assert final.is_terminal() and final.winner in (YELLOW, RED, DRAW)
+
+
+# -- search support: all children at once, symmetries, the teacher's values ----------------
+def _random_positions(game: Invers, games: int, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    for _ in range(games):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            yield state
+            state = state.clone()
+            state.apply(state.to_move, int(rng.choice(np.flatnonzero(state.legal_mask(state.to_move)))))
+
+
+@pytest.mark.parametrize("max_plies", [400, 25])
+def test_children_on_arrays_match_cloning_and_applying(max_plies):
+    from envs.core import GameState
+
+    game = Invers(max_plies=max_plies)
+    positions = list(_random_positions(game, 12))
+    positions.append(position(BLOCKING_PUSH_BOARD, hands="yr", to_move=RED))  # a push that blocks yellow
+    positions.append(position(YELLOW_LAST_TILE_IN_CORNER, ply=9, game=Invers(max_plies=10)))  # a win on the last ply
+    decided = 0
+    for state in positions:
+        fast, slow = state.children(state.to_move), GameState.children(state, state.to_move)
+        for name, a, b in zip(fast._fields, fast, slow):
+            assert a.shape == b.shape and np.array_equal(a, b, equal_nan=True), name
+        decided += int((fast.movers < 0).sum())
+    assert decided > 0  # the endings were exercised
+    assert GAME.new_initial_state().children(RED).actions.size == 0  # not red's turn
+
+
+def test_symmetries_map_positions_moves_and_masks_consistently():
+    symmetries = GAME.symmetries()
+    assert len(symmetries) == 7
+    for state in list(_random_positions(GAME, 2))[::7]:
+        me = state.to_move
+        observation, mask = state.observe(me), state.legal_mask(me)
+        for observation_index, action_index in symmetries:
+            assert sorted(observation_index) == list(range(len(observation))) and sorted(action_index) == list(range(24))
+            turned = InversState.from_observation(GAME, observation[observation_index])
+            assert np.array_equal(turned.legal_mask(me), mask[action_index])
+            for action in np.flatnonzero(turned.legal_mask(me)).tolist():
+                original, image = state.clone(), turned.clone()
+                original.apply(me, int(action_index[action]))
+                image.apply(me, action)
+                assert np.array_equal(original.observe(me)[observation_index], image.observe(me))
+                assert original.scores().tolist() == image.scores().tolist()
+
+
+def test_search_move_values_are_exact_outcome_estimates_and_symmetric():
+    bot = InversSearch(GAME, seed=0, depth=2)
+    state = list(_random_positions(GAME, 1, seed=3))[12]
+    values = bot.move_values(state)
+    assert sorted(values) == np.flatnonzero(state.legal_mask(state.to_move)).tolist()
+    assert all(-1.0 <= v <= 1.0 for v in values.values())
+    chosen = bot.act(state.observe(state.to_move), state.legal_mask(state.to_move))
+    assert values[chosen] == max(values.values())
+    observation_index, action_index = GAME.symmetries()[4]
+    turned = InversState.from_observation(GAME, state.observe(state.to_move)[observation_index])
+    turned_values = bot.move_values(turned)
+    for action, value in turned_values.items():
+        assert value == pytest.approx(values[int(action_index[action])])
+    won = position(YELLOW_LAST_TILE_IN_CORNER)
+    assert max(bot.move_values(won).values()) == 1.0
+    with pytest.raises(ValueError, match="game is over"):
+        bot.move_values(_finished())
+
+
+def _finished() -> InversState:
+    state = position(YELLOW_LAST_TILE_IN_CORNER)
+    state.apply(YELLOW, ROW_FROM_LEFT)
+    assert state.is_terminal()
+    return state

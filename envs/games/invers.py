@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from envs.core import Game, GameState
+from envs.core import Children, Game, GameState
 
 SIZE = 6
 CELLS = SIZE * SIZE
@@ -123,6 +123,55 @@ _NO_MOVES = np.zeros(NUM_ACTIONS, np.int8)
 _NO_MOVES.flags.writeable = False
 
 
+def _board_symmetries() -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+    """The seven non-identity symmetries of the square as (observation, action) index maps.
+
+    The rules only ask which line a push moves and in which direction, so rotating or
+    mirroring a position (board, pushes and all) leaves every player's chances as they
+    were; the initial checkerboard is not symmetric, but no rule looks at it.
+    """
+    transforms = (
+        lambda r, c: (c, SIZE - 1 - r),  # quarter turns
+        lambda r, c: (SIZE - 1 - r, SIZE - 1 - c),
+        lambda r, c: (SIZE - 1 - c, r),
+        lambda r, c: (r, SIZE - 1 - c),  # mirrors
+        lambda r, c: (SIZE - 1 - r, c),
+        lambda r, c: (c, r),
+        lambda r, c: (SIZE - 1 - c, SIZE - 1 - r),
+    )
+    maps = []
+    for transform in transforms:
+        cell_to = [transform(*divmod(cell, SIZE)) for cell in range(CELLS)]
+        cell_to = [r * SIZE + c for r, c in cell_to]
+        observation_index = np.arange(OBS_SIZE)
+        for plane in range(PLANES):
+            for cell in range(CELLS):
+                observation_index[plane * CELLS + cell_to[cell]] = plane * CELLS + cell
+        action_of_line = {line: a for a, line in enumerate(LINES)}
+        action_index = np.empty(NUM_ACTIONS, np.intp)
+        for a, line in enumerate(LINES):
+            action_index[action_of_line[tuple(cell_to[cell] for cell in line)]] = a
+        maps.append((observation_index, action_index))
+    return tuple(maps)
+
+
+SYMMETRIES = _board_symmetries()
+
+
+def _push_sources() -> np.ndarray:
+    """``_PUSH_SOURCE[a][cell]``: where the tile on ``cell`` after push ``a`` comes from,
+    as an index into the board followed by the pushed tile (entry ``CELLS``)."""
+    sources = np.tile(np.arange(CELLS, dtype=np.intp), (NUM_ACTIONS, 1))
+    for action, line in enumerate(LINES):
+        sources[action, line[0]] = CELLS
+        for before, after in zip(line, line[1:]):
+            sources[action, after] = before
+    return sources
+
+
+_PUSH_SOURCE = _push_sources()
+
+
 def _initial_board() -> bytes:
     return bytes((r + c) % 2 for r in range(SIZE) for c in range(SIZE))
 
@@ -170,6 +219,10 @@ class Invers(Game):
 
     def action_name(self, action: int) -> str:
         return action_name(self.check_action(action))
+
+    def symmetries(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The quarter turns and mirrors of the board (see :func:`_board_symmetries`)."""
+        return list(SYMMETRIES)
 
     def state_from_observation(self, observation: np.ndarray) -> InversState:
         """Invers hides nothing: see :meth:`InversState.from_observation`."""
@@ -293,6 +346,45 @@ class InversState(GameState):
                 self._terminal = True
                 return
         self._check_blocked_or_out_of_time()
+
+    def children(self, player: int) -> Children:
+        """All legal pushes of ``player`` at once, as :meth:`GameState.children` defines
+        them, computed on arrays (the search's hot path): every child board is one
+        fancy-index of the board and the tile in hand, and the endings are read off the
+        tile that falls out."""
+        if self._terminal or player != self._player:
+            return Children(np.zeros(0, np.intp), np.zeros((0, OBS_SIZE), np.float32), np.zeros(0, np.intp), np.zeros(0))
+        opponent = 1 - player
+        board = np.frombuffer(self._board, np.uint8)
+        far = board[_FAR_END]
+        actions = np.flatnonzero(far != flipped(opponent))
+        fallen = far[actions]
+        boards = np.append(board, np.uint8(self._hands[player]))[_PUSH_SOURCE[actions]]
+        fallen_colour = fallen & 1
+        newly_flipped = (fallen & FLIPPED) == 0
+        outcomes = np.full(len(actions), np.nan)
+        wins = newly_flipped & (np.asarray(self._unflipped)[fallen_colour] == 1)  # that colour's last tile
+        outcomes[wins] = np.where(fallen_colour[wins] == player, 1.0, -1.0)
+        flipped_after = np.asarray(self._flipped)[None, :] + (newly_flipped[:, None] & (fallen_colour[:, None] == np.arange(2)))
+        blocked = (
+            ~wins
+            & (flipped_after[:, player] >= len(BORDER))
+            & (boards[:, _FAR_END] == flipped(player)).all(axis=1)
+        )
+        outcomes[blocked] = np.sign(flipped_after[blocked, player] - flipped_after[blocked, opponent])
+        if self._ply + 1 >= self.game.max_plies:
+            outcomes[~wins & ~blocked] = 0.0
+        going_on = np.isnan(outcomes)
+        rows = np.arange(len(actions))[:, None]
+        observations = np.zeros((len(actions), OBS_SIZE), np.float32)
+        observations[rows, _PLANE_OF_SEEN[opponent][boards] + _CELL_INDEX] = 1.0
+        observations[:, OBS_OWN_HAND + (colour(self._hands[opponent]) ^ opponent)] = 1.0
+        observations[rows[:, 0], OBS_OPPONENT_HAND + (fallen_colour ^ opponent)] = 1.0
+        observations[:, OBS_TO_MOVE] = 1.0
+        observations[:, OBS_SEAT] = opponent
+        observations[:, OBS_PLIES] = (self._ply + 1) / self.game.max_plies
+        observations[~going_on] = 0.0
+        return Children(actions, observations, np.where(going_on, opponent, -1), outcomes)
 
     def _check_blocked_or_out_of_time(self) -> None:
         """End the game if the player to move has no push, else at the ply limit."""
