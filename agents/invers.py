@@ -78,6 +78,10 @@ EDGE_TILE = 45  # per push that would flip one of one's own tiles, minus the opp
 BLOCK = 3  # per push one's flipped tiles block for the opponent, minus the reverse
 FLIP_NOW = 25  # the side to move can flip one of its own tiles at once
 WIN = 1_000_000
+#: Evaluation points per unit of ``atanh`` of the expected outcome: in positions of games
+#: between searches of depth 1 to 4, the mover's mean outcome was close to
+#: ``tanh(points / VALUE_SCALE)`` (e.g. 0.59 at 100 to 200 points, 0.82 at 200 to 400).
+VALUE_SCALE = 200.0
 
 
 class _OutOfTime(Exception):
@@ -133,6 +137,30 @@ class InversSearch(Agent):
             moves.remove(best)
             moves.insert(0, best)
         return best
+
+    def move_values(self, state: InversState) -> dict[int, float]:
+        """Every legal push's value for the player to move, each searched to ``depth``
+        with a full window (exact, not a bound): a teacher's targets for training.
+
+        Values are expected outcomes in [-1, 1]: ``tanh(points / VALUE_SCALE)``, and ±1
+        for a game decided within the horizon. ``time_limit`` is not used here.
+        """
+        if state.is_terminal():
+            raise ValueError("invers search: the game is over, there is no move to value")
+        me = state.to_move
+        moves = state.legal_actions(me)
+        self._table, self._deadline, self._nodes = {}, None, 0
+        for depth in range(1, self.depth):  # shallower iterations fill the table for ordering
+            best = self._root(state, moves, depth)
+            moves.remove(best)
+            moves.insert(0, best)
+        values = {}
+        for action in moves:
+            child = state.clone()
+            child.apply(me, action)
+            points = -self._negamax(child, self.depth - 1, -WIN - 1, WIN + 1)
+            values[action] = float(np.sign(points)) if abs(points) > WIN // 2 else float(np.tanh(points / VALUE_SCALE))
+        return values
 
     def _root(self, state: InversState, moves: list[int], depth: int) -> int:
         me = state.to_move

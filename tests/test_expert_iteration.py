@@ -102,3 +102,45 @@ def test_teacher_games_keep_both_bots_positions_with_their_outcomes(tmp_path):
     assert data and results == {}  # no learner game was played
     assert {value for *_, value in data} <= {-1.0, 0.0, 1.0}  # bot positions: their seat's outcome alone
     assert all(policy.max() == 1.0 for _, _, policy, _ in data)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_teacher_labels_every_position_with_its_move_values(tmp_path, workers):
+    config = expert_iteration.ExpertIterationConfig(
+        env="invers", env_kwargs={"max_plies": 40}, policy_kwargs={"net_arch": [8]}, games_per_generation=2,
+        pool=["search:depth=1"], bot_game_weight=1.0, random_move_rate=0.2, teacher="search:depth=2",
+        workers=workers, value_mix=0.5, policy_temperature=0.05,
+    )
+    trainer = expert_iteration.ExpertIteration(config, tmp_path)
+    try:
+        data, _ = trainer.play_generation()
+    finally:
+        trainer.teacher.close()
+    game = Invers(max_plies=40)
+    teacher = make_agent("invers", "search:depth=2", game, seed=0)
+    assert len(data) > 20
+    for observation, mask, policy, value in data[:: max(1, len(data) // 6)]:
+        values = teacher.move_values(game.state_from_observation(observation))
+        expected, best = expert_iteration.teacher_targets(values, 24, 0.05)
+        assert np.allclose(policy, expected) and policy[mask == 0].sum() == 0
+        assert min(abs(value - (0.5 * best + 0.5 * outcome)) for outcome in (-1.0, 0.0, 1.0)) < 1e-6
+    assert not all(policy.max() == 1.0 for _, _, policy, _ in data)  # soft targets, not the bots' one-hot moves
+
+
+def test_a_teacher_without_move_values_is_refused(tmp_path):
+    config = expert_iteration.ExpertIterationConfig(env="invers", policy_kwargs={"net_arch": [8]}, teacher="greedy")
+    with pytest.raises(ConfigError, match="move_values"):
+        expert_iteration.ExpertIteration(config, tmp_path)
+
+
+def test_learning_with_symmetries_keeps_targets_on_legal_moves(tmp_path):
+    config = expert_iteration.ExpertIterationConfig(
+        env="invers", env_kwargs={"max_plies": 40}, policy_kwargs={"net_arch": [8]}, games_per_generation=2,
+        pool=["search:depth=1"], bot_game_weight=1.0, batch_size=16,
+    )
+    trainer = expert_iteration.ExpertIteration(config, tmp_path)
+    assert len(trainer.symmetries) == 8
+    data, _ = trainer.play_generation()
+    trainer.buffer.extend(data)
+    losses = trainer.learn(len(data))
+    assert np.isfinite(losses["policy_loss"]) and losses["policy_loss"] < 50  # an illegal target would cost 1e9

@@ -24,7 +24,18 @@ Each generation (Anthony et al. 2017, "Thinking Fast and Slow"; AlphaZero's targ
    and each position gets its own seat's outcome, never the other's; a bot's position
    has no search value, so its value target is its seat's outcome alone).
 3. **Learn.** Adam on cross-entropy (masked policy) plus squared value error, over a
-   replay buffer of the latest ``buffer_size`` positions.
+   replay buffer of the latest ``buffer_size`` positions, each minibatch turned by one
+   of the game's symmetries (:meth:`~envs.core.Game.symmetries`) drawn at random.
+
+**A teacher search** (``teacher``, the spec of a bot with ``move_values(state)``, such as
+``search:depth=4`` of Invers) replaces the learner's own search as the source of targets:
+every recorded position, whoever moved in it, is labelled with the teacher's values of
+all the legal moves (policy target: their softmax at ``policy_temperature``; search value:
+the best of them), by ``workers`` processes at once, since labelling is most of the
+cost. With ``bot_game_weight: 1`` the games are all between bots of the pool (spiced with
+``random_move_rate``), and a run is a distillation of the teacher into the network: the
+warm start from which the learner's own search, deeper than the teacher at the same
+time per move, takes over (a later session without ``teacher``).
 
 The network is sb3's MaskablePPO actor-critic, so a run's ``model.zip`` loads as the
 agent ``ppo`` (the policy alone) and ``ppo+search`` (the network in the search), and a
@@ -98,6 +109,14 @@ class ExpertIterationConfig:
     learning_rate: float = 1e-3
     weight_decay: float = 1e-4
     value_loss_weight: float = 1.0
+    #: agent spec of a bot with ``move_values(state)`` that labels every recorded position
+    #: (None: the learner's own search labels its positions, the bots' are imitated)
+    teacher: str | None = None
+    workers: int = 1  #: processes labelling positions with the teacher
+    #: share of moves after the opening that either seat of a training game plays
+    #: uniformly at random, so that positions after mistakes are seen too
+    random_move_rate: float = 0.0
+    symmetries: bool = True  #: turn each minibatch by a random symmetry of the game
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -119,11 +138,12 @@ def load_config(path: str | Path, **overrides) -> ExpertIterationConfig:
         raise ConfigError(f"{path}: missing required key 'env'")
     config = ExpertIterationConfig(**raw)
     get_entry(config.env)
-    for name in ("generations", "games_per_generation", "search_depth", "buffer_size", "batch_size"):
+    for name in ("generations", "games_per_generation", "search_depth", "buffer_size", "batch_size", "workers"):
         if getattr(config, name) <= 0:
             raise ConfigError(f"{path}: '{name}' must be positive, got {getattr(config, name)}")
-    if not 0.0 <= config.value_mix <= 1.0 or not 0.0 <= config.bot_game_weight <= 1.0 or not 0.0 <= config.self_play_weight + config.snapshot_weight <= 1.0:
-        raise ConfigError(f"{path}: value_mix, bot_game_weight and self_play_weight + snapshot_weight must lie in [0, 1]")
+    shares = (config.value_mix, config.bot_game_weight, config.random_move_rate, config.self_play_weight + config.snapshot_weight)
+    if not all(0.0 <= share <= 1.0 for share in shares):
+        raise ConfigError(f"{path}: value_mix, bot_game_weight, random_move_rate and self_play_weight + snapshot_weight must lie in [0, 1]")
     return config
 
 
@@ -169,11 +189,18 @@ def _softmax(x: np.ndarray) -> np.ndarray:
 
 
 def play_training_game(
-    game: Game, seats: list[Learner | Agent], rng: np.random.Generator, random_opening_plies: int, recorded: set[int]
+    game: Game,
+    seats: list[Learner | Agent],
+    rng: np.random.Generator,
+    random_opening_plies: int,
+    recorded: set[int],
+    random_move_rate: float = 0.0,
 ) -> tuple[GameState, list[Record]]:
     """One game; a seat is a :class:`Learner` or any agent. The positions of the seats in
     ``recorded`` are kept: a learner's with its search targets, an agent's with its move
-    as the policy target (imitation) and no search value."""
+    as the policy target (imitation) and no search value. After the opening, a share
+    ``random_move_rate`` of the moves are uniformly random (their positions are kept too,
+    for a teacher to label, with the random move as the imitation target)."""
     state = game.new_initial_state(rng)
     records: list[Record] = []
     plies = 0
@@ -183,6 +210,10 @@ def play_training_game(
         seat = seats[player]
         if plies < random_opening_plies:
             action = int(rng.choice(np.flatnonzero(mask)))
+        elif random_move_rate and rng.random() < random_move_rate:
+            action = int(rng.choice(np.flatnonzero(mask)))
+            if player in recorded:
+                records.append(Record(player, state.observe(player), mask.copy(), _one_hot(action, game.num_actions), None))
         elif isinstance(seat, Learner):
             action, record = seat.move(state, plies, rng)
             if player in recorded:
@@ -191,12 +222,68 @@ def play_training_game(
             observation = state.observe(player)
             action = seat.act(observation, mask)
             if player in recorded:
-                policy = np.zeros(game.num_actions)
-                policy[action] = 1.0
-                records.append(Record(player, observation, mask.copy(), policy, None))
+                records.append(Record(player, observation, mask.copy(), _one_hot(action, game.num_actions), None))
         state.apply(player, action)
         plies += 1
     return state, records
+
+
+def _one_hot(action: int, num_actions: int) -> np.ndarray:
+    policy = np.zeros(num_actions, np.float32)
+    policy[action] = 1.0
+    return policy
+
+
+# -- a teacher's labels --------------------------------------------------------------------
+def teacher_targets(values: dict[int, float], num_actions: int, temperature: float) -> tuple[np.ndarray, float]:
+    """The policy target (softmax of the teacher's move values at ``temperature``, zero
+    on illegal moves) and the search value (the best move's value) of one position."""
+    moves = np.fromiter(values, int)
+    move_values = np.fromiter(values.values(), float)
+    policy = np.zeros(num_actions, np.float32)
+    policy[moves] = _softmax(move_values / temperature)
+    return policy, float(move_values.max())
+
+
+_worker_teacher: tuple[Game, Agent] | None = None
+
+
+def _start_teacher(env: str, env_kwargs: dict, spec: str, seed: int) -> None:
+    global _worker_teacher
+    game = make_game(env, **env_kwargs)
+    _worker_teacher = game, make_agent(env, spec, game, seed=seed)
+
+
+def _teacher_values(observation: np.ndarray) -> dict[int, float]:
+    game, teacher = _worker_teacher
+    return teacher.move_values(game.state_from_observation(observation))
+
+
+class TeacherLabels:
+    """A teacher bot's move values for batches of positions, in ``workers`` processes
+    (in this one when ``workers`` is 1). Positions travel as observations, so the game
+    must rebuild states from them (:meth:`~envs.core.Game.state_from_observation`)."""
+
+    def __init__(self, env: str, env_kwargs: dict, spec: str, seed: int, workers: int):
+        _start_teacher(env, env_kwargs, spec, seed)
+        if not callable(getattr(_worker_teacher[1], "move_values", None)):
+            raise ConfigError(f"teacher {spec!r} cannot label positions: it has no move_values(state) (a search bot such as 'search:depth=4' has)")
+        self.pool = None
+        if workers > 1:
+            import multiprocessing
+
+            context = multiprocessing.get_context("spawn")  # no forked copy of torch's threads
+            self.pool = context.Pool(workers, initializer=_start_teacher, initargs=(env, env_kwargs, spec, seed))
+
+    def label(self, observations: list[np.ndarray]) -> list[dict[int, float]]:
+        if self.pool is None:
+            return [_teacher_values(o) for o in observations]
+        return self.pool.map(_teacher_values, observations, chunksize=8)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.terminate()
+            self.pool = None
 
 
 def learner_targets(records: list[Record], final: GameState, value_mix: float) -> list[tuple]:
@@ -242,6 +329,8 @@ class ExpertIteration:
         self.fixed = [make_agent(config.env, spec, self.game, seed=config.seed + i) for i, spec in enumerate(config.pool)]
         self.snapshots: list[tuple[str, Learner]] = []
         self.buffer: deque = deque(maxlen=config.buffer_size)
+        self.symmetries = [None, *self.game.symmetries()] if config.symmetries else [None]
+        self.teacher = None if config.teacher is None else TeacherLabels(config.env, config.env_kwargs, config.teacher, config.seed, config.workers)
         self.metadata = json.loads((run_dir / "metadata.json").read_text()) if resume else {"generations": []}
 
     def bot(self) -> tuple[str, Agent]:
@@ -258,23 +347,30 @@ class ExpertIteration:
         return self.bot()
 
     def play_generation(self) -> tuple[list[tuple], dict[str, list[float]]]:
-        data, results = [], {}
-        for g in range(self.config.games_per_generation):
-            if self.rng.random() < self.config.bot_game_weight:  # a teacher game: two bots, both seats kept
-                final, records = play_training_game(
-                    self.game, [self.bot()[1], self.bot()[1]], self.rng, self.config.random_opening_plies, {0, 1}
+        games, results = [], {}
+        config = self.config
+        for g in range(config.games_per_generation):
+            if self.rng.random() < config.bot_game_weight:  # a teacher game: two bots, both seats kept
+                games.append(
+                    play_training_game(
+                        self.game, [self.bot()[1], self.bot()[1]], self.rng, config.random_opening_plies, {0, 1}, config.random_move_rate
+                    )
                 )
-                data += learner_targets(records, final, self.config.value_mix)
                 continue
             name, opponent = self.opponent()
             seat = g % 2
             seats: list = [opponent, opponent]
             seats[seat] = self.learner
             recorded = {0, 1} if opponent is self.learner or (self.config.imitate_pool and name in self.config.pool) else {seat}
-            final, records = play_training_game(self.game, seats, self.rng, self.config.random_opening_plies, recorded)
+            final, records = play_training_game(self.game, seats, self.rng, config.random_opening_plies, recorded, config.random_move_rate)
             if opponent is not self.learner:
                 results.setdefault(name, []).append(float(final.returns()[seat]))
-            data += learner_targets(records, final, self.config.value_mix)
+            games.append((final, records))
+        if self.teacher is not None:
+            records = [record for _, game_records in games for record in game_records]
+            for record, values in zip(records, self.teacher.label([r.observation for r in records])):
+                record.policy, record.search_value = teacher_targets(values, self.game.num_actions, config.policy_temperature)
+        data = [target for final, records in games for target in learner_targets(records, final, config.value_mix)]
         return data, results
 
     def learn(self, new_positions: int) -> dict[str, float]:
@@ -286,12 +382,19 @@ class ExpertIteration:
         values = torch.as_tensor(values, dtype=torch.float32)
         self.policy.train()
         totals = {"policy_loss": 0.0, "value_loss": 0.0}
+        symmetries = [None if s is None else tuple(torch.as_tensor(i) for i in s) for s in self.symmetries]
         for _ in range(steps):
             index = torch.as_tensor(self.rng.integers(len(self.buffer), size=self.config.batch_size))
-            features = self.policy.extract_features(observations[index])
+            batch_observations, batch_masks, batch_policies = observations[index], masks[index], policies[index]
+            symmetry = symmetries[self.rng.integers(len(symmetries))]
+            if symmetry is not None:
+                observation_index, action_index = symmetry
+                batch_observations = batch_observations[:, observation_index]
+                batch_masks, batch_policies = batch_masks[:, action_index], batch_policies[:, action_index]
+            features = self.policy.extract_features(batch_observations)
             latent_pi, latent_vf = self.policy.mlp_extractor(features)
-            logits = self.policy.action_net(latent_pi).masked_fill(~masks[index], -1e9)
-            policy_loss = -(policies[index] * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
+            logits = self.policy.action_net(latent_pi).masked_fill(~batch_masks, -1e9)
+            policy_loss = -(batch_policies * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
             value_loss = ((self.policy.value_net(latent_vf)[:, 0] - values[index]) ** 2).mean()
             loss = policy_loss + self.config.value_loss_weight * value_loss
             self.optimizer.zero_grad()
@@ -324,38 +427,42 @@ class ExpertIteration:
         first = len(self.metadata["generations"])
         session = {"first_generation": first, "started": datetime.now(timezone.utc).isoformat(timespec="seconds"), "config": config.to_dict()}
         self.metadata.setdefault("sessions", []).append(session)
-        for generation in range(first, config.generations):
-            t0 = time.perf_counter()
-            data, results = self.play_generation()
-            t1 = time.perf_counter()
-            self.buffer.extend(data)
-            losses = self.learn(len(data))
-            t2 = time.perf_counter()
-            self.add_snapshot(generation)
-            entry = {
-                "generation": generation,
-                "positions": len(data),
-                "play_s": round(t1 - t0, 1),
-                "learn_s": round(t2 - t1, 1),
-                **{k: round(v, 4) for k, v in losses.items()},
-                "score_vs": {name: round(float(np.mean(r)), 3) for name, r in sorted(results.items())},
-                "games_vs": {name: len(r) for name, r in sorted(results.items())},
-            }
-            self.metadata["generations"].append(entry)
-            self.metadata.update(
-                {
-                    "env": config.env,
-                    "positions": sum(g["positions"] for g in self.metadata["generations"]),
-                    "games": config.games_per_generation * len(self.metadata["generations"]),
-                    "wall_time_s": round(previous_wall + time.perf_counter() - started, 1),
-                    "cpu_time_s": round(previous_cpu + time.process_time() - cpu_started, 1),  # wall / cpu: the machine's load
-                    "updated": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        try:
+            for generation in range(first, config.generations):
+                t0 = time.perf_counter()
+                data, results = self.play_generation()
+                t1 = time.perf_counter()
+                self.buffer.extend(data)
+                losses = self.learn(len(data))
+                t2 = time.perf_counter()
+                self.add_snapshot(generation)
+                entry = {
+                    "generation": generation,
+                    "positions": len(data),
+                    "play_s": round(t1 - t0, 1),
+                    "learn_s": round(t2 - t1, 1),
+                    **{k: round(v, 4) for k, v in losses.items()},
+                    "score_vs": {name: round(float(np.mean(r)), 3) for name, r in sorted(results.items())},
+                    "games_vs": {name: len(r) for name, r in sorted(results.items())},
                 }
-            )
-            self.save()
-            print(json.dumps(entry), flush=True)
-            if config.max_minutes is not None and time.perf_counter() - started > config.max_minutes * 60:
-                break
+                self.metadata["generations"].append(entry)
+                self.metadata.update(
+                    {
+                        "env": config.env,
+                        "positions": sum(g["positions"] for g in self.metadata["generations"]),
+                        "games": config.games_per_generation * len(self.metadata["generations"]),
+                        "wall_time_s": round(previous_wall + time.perf_counter() - started, 1),
+                        "cpu_time_s": round(previous_cpu + time.process_time() - cpu_started, 1),  # this process only, not the teacher's workers; wall / cpu: the load
+                        "updated": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                    }
+                )
+                self.save()
+                print(json.dumps(entry), flush=True)
+                if config.max_minutes is not None and time.perf_counter() - started > config.max_minutes * 60:
+                    break
+        finally:
+            if self.teacher is not None:
+                self.teacher.close()
         return self.metadata
 
 
