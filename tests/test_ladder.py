@@ -32,3 +32,17 @@ def test_ladder_writes_table_heatmap_and_chart(tmp_path):
         assert (tmp_path / name).stat().st_size > 0
     with pytest.raises(ValueError, match="distinct"):
         ladder.run_ladder("invers", ["random", "random"], games=2, seed=0, out=tmp_path, random_opening_plies=0)
+
+
+def test_parallel_games_are_the_sequential_games():
+    from envs.registry import make_game
+
+    specs = ["random", "greedy", "search:depth=1"]
+    game = make_game("invers", max_plies=60)
+    agents = {spec: ladder.TimedAgent(ladder.make_agent("invers", spec, game, seed=5)) for spec in specs}
+    sequential = ladder.round_robin(game, agents, games=6, seed=5, random_opening_plies=2)
+    parallel, timings = ladder.parallel_round_robin("invers", {"max_plies": 60}, specs, 6, 5, 2, workers=2)
+    for a, b in zip(sequential, parallel):
+        assert (a.candidate, a.opponent, a.distinct_games) == (b.candidate, b.opponent, b.distinct_games)
+        assert np.array_equal(a.outcomes, b.outcomes) and np.array_equal(a.seats, b.seats)
+    assert all(timings[spec].moves == agents[spec].moves > 0 for spec in specs)
