@@ -11,10 +11,15 @@ by rebuilding its state from an observation (:meth:`~envs.core.Game.state_from_o
 * **Batched frontier**: the last ply is expanded whole and all its children go through
   the network in one batch, which costs little more than one position.
 * **Move order**: the policy head's logits at inner nodes (good moves first give the
-  alpha-beta cut-offs); at the root, the values of the previous iteration.
+  alpha-beta cut-offs); at the root, the values of the previous iteration. The root's
+  children are ordered by one policy batch over all of them, taken with the one-ply
+  values.
 * **Budget**: iterative deepening up to ``depth`` plies, and with ``ms`` it stops when
   the time per move is spent. A move is always chosen from the one-ply iteration at
   least; an unfinished iteration counts once its first (previously best) move is done.
+  A search that may go deeper than two plies skips the two-ply iteration: it costs a
+  network batch per root move, and what it gave the next one (an order for the root
+  children's moves) the policy batch gives for one.
 
 Negamax: a value is always for the player to move in the state it belongs to. A child
 whose mover is the same player (an extra turn) keeps the sign, otherwise it flips.
@@ -85,10 +90,15 @@ class NetworkSearch:
         """The best move for the player to move in ``state`` (left unchanged)."""
         self._deadline = None if self.ms is None else time.perf_counter() + self.ms / 1000.0
         self._leaves = 0
+        self._child_orders: dict[int, list[int]] = {}  # root move -> its child's moves, best first
         me = mover(state)
-        moves, values = self._expand(state, me, 0)
+        moves, values, children = self._expand(state, me, 0)
         if not moves:
             raise ValueError("search: the player to move has no legal move")
+        first_deep = 2
+        if self.depth >= 3:  # order each root child's moves by the policy, all in one batch, and skip two plies
+            self._order_root_children(children)
+            first_deep = 3
         order = list(range(len(moves)))
         if rng is not None:
             rng.shuffle(order)  # equal values: a random one of them
@@ -97,7 +107,7 @@ class NetworkSearch:
             if values[i] > result.value:
                 result.action, result.value = moves[i], float(values[i])
         result.move_values = {m: float(v) for m, v in zip(moves, values)}
-        for depth in range(2, self.depth + 1):
+        for depth in range(first_deep, self.depth + 1):
             if abs(result.value) > 1.0:
                 break  # the game is decided within the horizon: deeper search changes nothing
             ranked = sorted(result.move_values, key=result.move_values.get, reverse=True)
@@ -118,28 +128,36 @@ class NetworkSearch:
             child = state.clone()
             child.apply(me, action)
             alpha = -_INFINITY if self.exact_root else result.value
-            value = self._child_value(child, me, depth - 1, alpha, _INFINITY, 1)
+            value = self._child_value(child, me, depth - 1, alpha, _INFINITY, 1, root_move=action)
             result.move_values[action] = value
             if value > result.value:
                 result.action, result.value = action, value
 
-    def _child_value(self, child: GameState, me: int, depth: int, alpha: float, beta: float, ply: int) -> float:
+    def _child_value(
+        self, child: GameState, me: int, depth: int, alpha: float, beta: float, ply: int, root_move: int | None = None
+    ) -> float:
         """The value for ``me`` of ``child``, searched ``depth`` plies deeper."""
         if child.is_terminal():
             self._leaves += 1
             return float(child.returns()[me]) * (WIN - PLY_COST * ply)
         if mover(child) == me:
-            return self._negamax(child, depth, alpha, beta, ply)
-        return -self._negamax(child, depth, -beta, -alpha, ply)
+            return self._negamax(child, depth, alpha, beta, ply, root_move)
+        return -self._negamax(child, depth, -beta, -alpha, ply, root_move)
 
-    def _negamax(self, state: GameState, depth: int, alpha: float, beta: float, ply: int) -> float:
+    def _negamax(self, state: GameState, depth: int, alpha: float, beta: float, ply: int, root_move: int | None = None) -> float:
+        """``root_move``: set for a child of the root, whose moves are ordered by their
+        values from the previous iteration (remembered here) instead of the policy head."""
         if self._deadline is not None and time.perf_counter() > self._deadline:
             raise _OutOfTime
         me = mover(state)
         if depth <= 1:
-            return max(self._expand(state, me, ply)[1])
+            moves, values, _ = self._expand(state, me, ply)
+            if root_move is not None:
+                self._child_orders[root_move] = [moves[i] for i in np.argsort(-values, kind="stable")]
+            return max(values)
         best = -_INFINITY
-        for action in self._ordered_moves(state, me):
+        ordered = self._child_orders.get(root_move) if root_move is not None else None
+        for action in ordered or self._ordered_moves(state, me):
             child = state.clone()
             child.apply(me, action)
             value = self._child_value(child, me, depth - 1, alpha, beta, ply + 1)
@@ -151,9 +169,21 @@ class NetworkSearch:
                         break
         return best
 
-    def _expand(self, state: GameState, me: int, ply: int) -> tuple[list[int], np.ndarray]:
-        """Every legal move of ``me`` and its one-ply value: the network scores all the
-        undecided children in one batch (:meth:`~envs.core.GameState.children`)."""
+    def _order_root_children(self, children) -> None:
+        """Each undecided root child's legal moves, ranked by the policy head in one batch."""
+        going_on = np.flatnonzero(children.movers >= 0)
+        if not len(going_on):
+            return
+        logits = self.network.logits(children.observations[going_on])
+        logits[children.masks[going_on] == 0] = -_INFINITY
+        legal = children.masks[going_on].sum(axis=1)
+        for row, (i, count) in enumerate(zip(going_on.tolist(), legal.tolist())):
+            self._child_orders[int(children.actions[i])] = np.argsort(-logits[row], kind="stable")[:count].tolist()
+
+    def _expand(self, state: GameState, me: int, ply: int):
+        """Every legal move of ``me`` and its one-ply value (and the children themselves):
+        the network scores all the undecided children in one batch
+        (:meth:`~envs.core.GameState.children`)."""
         children = state.children(me)
         values = children.outcomes * (WIN - PLY_COST * (ply + 1))
         going_on = np.flatnonzero(children.movers >= 0)
@@ -161,7 +191,7 @@ class NetworkSearch:
             signs = np.where(children.movers[going_on] == me, 1.0, -1.0)
             values[going_on] = self.network.values(children.observations[going_on]) * signs
         self._leaves += len(values)
-        return children.actions.tolist(), values
+        return children.actions.tolist(), values, children
 
     def _ordered_moves(self, state: GameState, me: int) -> list[int]:
         mask = state.legal_mask(me)

@@ -196,6 +196,7 @@ class Children(NamedTuple):
     actions: np.ndarray  #: the legal action ids, ascending
     observations: np.ndarray  #: each child seen by its player to act (zeros where decided)
     movers: np.ndarray  #: each child's player to act, -1 where the game is over
+    masks: np.ndarray  #: each child's legal mask of its player to act (zeros where decided)
     outcomes: np.ndarray  #: the moving player's return where the game is over, NaN elsewhere
 
 
@@ -277,6 +278,7 @@ class GameState(abc.ABC):
         actions = np.flatnonzero(self.legal_mask(player))
         observations = np.zeros((len(actions), *self.game.observation_shape), np.float32)
         movers = np.full(len(actions), -1, np.intp)
+        masks = np.zeros((len(actions), self.game.num_actions), np.int8)
         outcomes = np.full(len(actions), np.nan)
         for i, action in enumerate(actions.tolist()):
             child = self.clone()
@@ -289,7 +291,8 @@ class GameState(abc.ABC):
                 raise ValueError(f"{self.game.name}: children() needs one player to act after a move, got {list(acting)}")
             movers[i] = acting[0]
             observations[i] = child.observe(acting[0])
-        return Children(actions, observations, movers, outcomes)
+            masks[i] = child.legal_mask(acting[0])
+        return Children(actions, observations, movers, masks, outcomes)
 
     def state_tensor(self) -> np.ndarray:
         """``float32`` array of ``game.state_shape``: the whole position (PettingZoo ``state()``).

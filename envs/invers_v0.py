@@ -147,6 +147,12 @@ is how the search bot plans from what it is given).
   should call `clone_resampled`. States compare with `==` and hash by position
   (`state.key()`) for transposition tables.
 * `game.action_from_name("row 3 →")` is the exact inverse of `game.action_name`.
+* `state.children(player)` gives every legal push's resulting position at once (the
+  child observations for the next mover, and the outcome where a push ends the game),
+  computed on arrays: a network search's frontier in one call.
+* `game.symmetries()`: the board's quarter turns and mirrors (7 besides the identity)
+  as index maps of the observation and the actions; a turned position has the same value
+  for both players (training augments its minibatches with them).
 
 ## Version history
 

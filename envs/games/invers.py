@@ -353,7 +353,8 @@ class InversState(GameState):
         fancy-index of the board and the tile in hand, and the endings are read off the
         tile that falls out."""
         if self._terminal or player != self._player:
-            return Children(np.zeros(0, np.intp), np.zeros((0, OBS_SIZE), np.float32), np.zeros(0, np.intp), np.zeros(0))
+            empty = np.zeros(0, np.intp)
+            return Children(empty, np.zeros((0, OBS_SIZE), np.float32), empty, np.zeros((0, NUM_ACTIONS), np.int8), np.zeros(0))
         opponent = 1 - player
         board = np.frombuffer(self._board, np.uint8)
         far = board[_FAR_END]
@@ -384,7 +385,9 @@ class InversState(GameState):
         observations[:, OBS_SEAT] = opponent
         observations[:, OBS_PLIES] = (self._ply + 1) / self.game.max_plies
         observations[~going_on] = 0.0
-        return Children(actions, observations, np.where(going_on, opponent, -1), outcomes)
+        masks = (boards[:, _FAR_END] != flipped(player)).view(np.int8)  # the opponent may not push out our flipped tiles
+        masks[~going_on] = 0
+        return Children(actions, observations, np.where(going_on, opponent, -1), masks, outcomes)
 
     def _check_blocked_or_out_of_time(self) -> None:
         """End the game if the player to move has no push, else at the ply limit."""
