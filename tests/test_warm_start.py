@@ -121,3 +121,33 @@ def test_a_resumed_warm_started_run_keeps_its_teacher_guide(tmp_path, capsys):
 
     with pytest.raises(ConfigError, match="demonstrations.pt is missing"):
         train(config_from_dict(tiny_config(total_timesteps=768, warm_start=settings)), tmp_path, read_checkpoint(tmp_path))
+
+
+def invers_config(**overrides) -> dict:
+    return tiny_config(
+        env="invers", env_kwargs={"max_plies": 40}, normalize_reward=False,
+        self_play={"enabled": True, "pool": ["search:depth=1"], "snapshot_every": 10_000}, **overrides,
+    )
+
+
+def test_a_search_teacher_demonstrates_the_softmax_of_its_move_values():
+    from training.config import ConfigError
+    from training.warm_start import imitation_loss
+
+    config = config_from_dict(invers_config())
+    venv, _ = make_training_env(config, None)
+    game = make_game("invers", max_plies=40)
+    demos = collect_demonstrations(venv, "invers", game, "search:depth=2", episodes=2, gamma=0.99, seed=0, temperature=0.05)
+    assert demos.policies.shape == (len(demos), 24)
+    assert torch.allclose(demos.policies.sum(dim=1), torch.ones(len(demos)))
+    assert (demos.policies[~demos.masks] == 0).all()
+    played = demos.policies[torch.arange(len(demos)), demos.actions]
+    assert torch.allclose(played, demos.policies.max(dim=1).values)  # the teacher plays a best move of its values
+    assert (demos.policies.max(dim=1).values < 1).any()  # several moves share the target somewhere
+    model = TeacherGuidedPPO("MlpPolicy", venv, seed=0, device="cpu", policy_kwargs={"net_arch": [32]}, n_steps=64, batch_size=64)
+    _, before = imitation_loss(model.policy, demos, torch.arange(len(demos)))
+    behaviour_clone(model.policy, demos, epochs=10, batch_size=64, learning_rate=3e-3, value_coef=0.5, seed=0)
+    _, after = imitation_loss(model.policy, demos, torch.arange(len(demos)))
+    assert after < before - 0.3
+    with pytest.raises(ConfigError, match="move_values"):
+        collect_demonstrations(venv, "invers", game, "greedy", episodes=1, gamma=0.99, seed=0, temperature=0.05)

@@ -213,6 +213,9 @@ class WarmStartConfig:
     value_coef: float = setting(0.5, number(minimum=0))  #: weight of the critic's loss on the teacher's returns
     guide_coef: float = setting(1.0, number(minimum=0))  #: initial weight of the cross-entropy towards the teacher during PPO
     guide_decay_steps: int = setting(1_000_000, integer(1))  #: PPO steps over which that weight falls linearly to 0
+    #: above 0: the teacher values every move (a search) and is imitated through the softmax
+    #: of its values at this temperature; 0: through the move it plays
+    temperature: float = setting(0.0, number(minimum=0))
 
 
 @dataclass

@@ -17,6 +17,12 @@ for any game and any bot of that game (``warm_start.teacher``, an agent spec):
    ``guide_coef`` decaying linearly to zero at ``guide_decay_steps``: the learner
    leans on the teacher early and is free to surpass it later.
 
+With ``temperature`` above zero the teacher must be a search that values every move
+(``move_values(state)``, e.g. Invers' ``search:depth=3``): it then plays a best move of
+its own values (ties broken at random) and the demonstration is the softmax of all the
+values at that temperature, not only the move played. Equal moves then share the target
+instead of the clone learning one of them at random, and the worse moves are ranked too.
+
 The teacher is a bot such as the game's heuristic, never an exact solver: the point is
 an RL agent that learns to play better than what it started from.
 """
@@ -50,6 +56,7 @@ class Demonstrations:
     returns: torch.Tensor  #: (N,) float32: return-to-go in PPO's reward units
     episodes: int
     mean_episode_return: float  #: in the env's own reward units (e.g. the score)
+    policies: torch.Tensor | None = None  #: (N, actions) float32: the teacher's soft targets, if any
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -62,7 +69,7 @@ class Demonstrations:
 
 
 def collect_demonstrations(
-    venv: VecEnv, env_name: str, game: Game, teacher: str, episodes: int, gamma: float, seed: int
+    venv: VecEnv, env_name: str, game: Game, teacher: str, episodes: int, gamma: float, seed: int, temperature: float = 0.0
 ) -> Demonstrations:
     """Let ``teacher`` play ``episodes`` episodes in every env of ``venv`` together.
 
@@ -72,13 +79,20 @@ def collect_demonstrations(
     will see them.
     """
     teachers = [make_agent(env_name, teacher, game, seed=seed * 1000 + i) for i in range(venv.num_envs)]
-    observations, masks, actions, rewards, dones = [], [], [], [], []
+    if temperature > 0 and not callable(getattr(teachers[0], "move_values", None)):
+        raise ConfigError(f"warm_start.temperature > 0 needs a teacher that values moves (move_values); {teacher!r} does not")
+    observations, masks, actions, policies, rewards, dones = [], [], [], [], [], []
     finished, raw_returns = 0, []
     running = np.zeros(venv.num_envs)
     obs = venv.reset()
     while finished < episodes:
         mask = get_action_masks(venv)
-        action = np.array([t.act(o, m) for t, o, m in zip(teachers, obs, mask)])
+        if temperature > 0:
+            targets = [_soft_target(t, game, o, temperature) for t, o in zip(teachers, obs)]
+            action = np.array([a for a, _ in targets])
+            policies.append(np.stack([p for _, p in targets]))
+        else:
+            action = np.array([t.act(o, m) for t, o, m in zip(teachers, obs, mask)])
         observations.append(obs)
         masks.append(mask)
         actions.append(action)
@@ -104,7 +118,32 @@ def collect_demonstrations(
         returns=torch.as_tensor(returns[complete], dtype=torch.float32),
         episodes=finished,
         mean_episode_return=float(np.mean(raw_returns)),
+        policies=torch.as_tensor(np.array(policies)[complete], dtype=torch.float32) if temperature > 0 else None,
     )
+
+
+def _soft_target(teacher, game: Game, observation: np.ndarray, temperature: float) -> tuple[int, np.ndarray]:
+    """A best move of the teacher's values (ties at random) and the softmax of them all."""
+    values = teacher.move_values(game.state_from_observation(observation))
+    moves = np.fromiter(values, int)
+    scores = np.fromiter(values.values(), float)
+    best = moves[scores == scores.max()]
+    policy = np.zeros(game.num_actions, np.float32)
+    weights = np.exp((scores - scores.max()) / temperature)
+    policy[moves] = weights / weights.sum()
+    return int(best[teacher.rng.integers(len(best))]), policy
+
+
+def imitation_loss(policy, demos: Demonstrations, index: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The critic's values and the cross-entropy towards the teacher on ``index``: of its
+    move, or of its soft targets where the demonstrations have them."""
+    observations, masks = demos.observations[index], demos.masks[index]
+    if demos.policies is None:
+        values, log_prob, _ = policy.evaluate_actions(observations, demos.actions[index], masks)
+        return values, -log_prob.mean()
+    distribution = policy.get_distribution(observations, action_masks=masks.numpy())
+    log_probs = torch.log_softmax(distribution.distribution.logits, dim=1)  # masked moves: about -1e8, target 0
+    return policy.predict_values(observations), -(demos.policies[index] * log_probs).sum(dim=1).mean()
 
 
 def _returns_to_go(rewards: np.ndarray, dones: np.ndarray, gamma: float) -> np.ndarray:
@@ -136,8 +175,7 @@ def behaviour_clone(policy, demos: Demonstrations, epochs: int, batch_size: int,
     for epoch in range(epochs):
         totals = {"policy_loss": 0.0, "value_loss": 0.0, "accuracy": 0.0}
         for index in demos.batches(batch_size, rng):
-            values, log_prob, _ = policy.evaluate_actions(demos.observations[index], demos.actions[index], demos.masks[index])
-            policy_loss = -log_prob.mean()
+            values, policy_loss = imitation_loss(policy, demos, index)
             value_loss = F.mse_loss(values.flatten(), demos.returns[index])
             optimizer.zero_grad()
             (policy_loss + value_coef * value_loss).backward()
@@ -198,8 +236,7 @@ class TeacherGuidedPPO(MaskablePPO):
         losses = []
         for _ in range(steps):
             index = torch.as_tensor(self._guide_rng.integers(len(demos), size=self.batch_size))
-            _, log_prob, _ = self.policy.evaluate_actions(demos.observations[index], demos.actions[index], demos.masks[index])
-            loss = -log_prob.mean()
+            _, loss = imitation_loss(self.policy, demos, index)
             self.policy.optimizer.zero_grad()
             (coef * loss).backward()
             torch.nn.utils.clip_grad_norm_(self.policy.parameters(), self.max_grad_norm)
@@ -220,7 +257,7 @@ def warm_start(model: TeacherGuidedPPO, venv: VecEnv, settings, env_name: str, g
     The demonstrations are kept in the run folder, so that a resumed run keeps its guide.
     """
     started = time.perf_counter()
-    demos = collect_demonstrations(venv, env_name, game, settings.teacher, settings.episodes, model.gamma, seed)
+    demos = collect_demonstrations(venv, env_name, game, settings.teacher, settings.episodes, model.gamma, seed, settings.temperature)
     write_atomic(run_dir / DEMONSTRATIONS_FILE, lambda name: torch.save(asdict(demos), name))
     collected = time.perf_counter()
     summary = behaviour_clone(
