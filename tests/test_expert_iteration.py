@@ -144,3 +144,14 @@ def test_learning_with_symmetries_keeps_targets_on_legal_moves(tmp_path):
     trainer.buffer.extend(data)
     losses = trainer.learn(len(data))
     assert np.isfinite(losses["policy_loss"]) and losses["policy_loss"] < 50  # an illegal target would cost 1e9
+
+
+def test_the_shipped_networks_config_loads_and_names_a_teacher_that_values_moves():
+    config = expert_iteration.load_config("configs/invers_distill.yaml")
+    assert config.teacher and config.bot_game_weight == 1.0
+    teacher = make_agent("invers", config.teacher, Invers(), seed=0)
+    assert callable(teacher.move_values)
+    shipped = yaml.safe_load(open("checkpoints/invers/shipped/config.yaml"))
+    assert {k: v for k, v in shipped.items() if k != "max_minutes"} == {
+        k: v for k, v in config.to_dict().items() if k != "max_minutes"
+    }

@@ -74,6 +74,7 @@ from agents.search import NetworkSearch, mover
 from envs.core import Game, GameState
 from envs.registry import get_entry, make_game
 from training.config import CHECKPOINT_DIR, ConfigError
+from training.teacher_labels import TeacherLabels, softmax, teacher_targets
 
 MODEL_FILE = "model.zip"
 
@@ -174,18 +175,13 @@ class Learner:
         moves = np.fromiter(result.move_values, int)
         values = np.clip(np.fromiter(result.move_values.values(), float), -1.0, 1.0)
         policy = np.zeros(self.num_actions)
-        policy[moves] = _softmax(values / self.config.policy_temperature)
+        policy[moves] = softmax(values / self.config.policy_temperature)
         if ply < self.config.explore_plies:
-            action = int(rng.choice(moves, p=_softmax(values / self.config.explore_temperature)))
+            action = int(rng.choice(moves, p=softmax(values / self.config.explore_temperature)))
         else:
             action = result.action
         record = Record(me, state.observe(me), state.legal_mask(me).copy(), policy, float(np.clip(result.value, -1, 1)))
         return action, record
-
-
-def _softmax(x: np.ndarray) -> np.ndarray:
-    e = np.exp(x - x.max())
-    return e / e.sum()
 
 
 def play_training_game(
@@ -232,58 +228,6 @@ def _one_hot(action: int, num_actions: int) -> np.ndarray:
     policy = np.zeros(num_actions, np.float32)
     policy[action] = 1.0
     return policy
-
-
-# -- a teacher's labels --------------------------------------------------------------------
-def teacher_targets(values: dict[int, float], num_actions: int, temperature: float) -> tuple[np.ndarray, float]:
-    """The policy target (softmax of the teacher's move values at ``temperature``, zero
-    on illegal moves) and the search value (the best move's value) of one position."""
-    moves = np.fromiter(values, int)
-    move_values = np.fromiter(values.values(), float)
-    policy = np.zeros(num_actions, np.float32)
-    policy[moves] = _softmax(move_values / temperature)
-    return policy, float(move_values.max())
-
-
-_worker_teacher: tuple[Game, Agent] | None = None
-
-
-def _start_teacher(env: str, env_kwargs: dict, spec: str, seed: int) -> None:
-    global _worker_teacher
-    game = make_game(env, **env_kwargs)
-    _worker_teacher = game, make_agent(env, spec, game, seed=seed)
-
-
-def _teacher_values(observation: np.ndarray) -> dict[int, float]:
-    game, teacher = _worker_teacher
-    return teacher.move_values(game.state_from_observation(observation))
-
-
-class TeacherLabels:
-    """A teacher bot's move values for batches of positions, in ``workers`` processes
-    (in this one when ``workers`` is 1). Positions travel as observations, so the game
-    must rebuild states from them (:meth:`~envs.core.Game.state_from_observation`)."""
-
-    def __init__(self, env: str, env_kwargs: dict, spec: str, seed: int, workers: int):
-        _start_teacher(env, env_kwargs, spec, seed)
-        if not callable(getattr(_worker_teacher[1], "move_values", None)):
-            raise ConfigError(f"teacher {spec!r} cannot label positions: it has no move_values(state) (a search bot such as 'search:depth=4' has)")
-        self.pool = None
-        if workers > 1:
-            import multiprocessing
-
-            context = multiprocessing.get_context("spawn")  # no forked copy of torch's threads
-            self.pool = context.Pool(workers, initializer=_start_teacher, initargs=(env, env_kwargs, spec, seed))
-
-    def label(self, observations: list[np.ndarray]) -> list[dict[int, float]]:
-        if self.pool is None:
-            return [_teacher_values(o) for o in observations]
-        return self.pool.map(_teacher_values, observations, chunksize=8)
-
-    def close(self) -> None:
-        if self.pool is not None:
-            self.pool.terminate()
-            self.pool = None
 
 
 def learner_targets(records: list[Record], final: GameState, value_mix: float) -> list[tuple]:

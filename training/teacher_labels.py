@@ -1,0 +1,76 @@
+"""A teacher search's values of every move, as training targets, in worker processes.
+
+A teacher is any agent with ``move_values(state) -> {action: value}``: the value of each
+legal move for the player to move, an expected outcome in [-1, 1] (Invers' search bot
+has it). Labelling positions with a search is the costly part of learning from one,
+so :class:`TeacherLabels` spreads it over processes; positions travel as observations,
+and the game rebuilds its states from them (:meth:`~envs.core.Game.state_from_observation`).
+Used by expert iteration (``teacher``) and the warm start (``warm_start.label_with``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.base import Agent
+from agents.registry import make_agent
+from envs.core import Game
+from envs.registry import make_game
+from training.config import ConfigError
+
+
+def softmax(x: np.ndarray) -> np.ndarray:
+    """The softmax of a vector of scores."""
+    e = np.exp(x - x.max())
+    return e / e.sum()
+
+
+def teacher_targets(values: dict[int, float], num_actions: int, temperature: float) -> tuple[np.ndarray, float]:
+    """The policy target (softmax of the teacher's move values at ``temperature``, zero
+    on illegal moves) and the search value (the best move's value) of one position."""
+    moves = np.fromiter(values, int)
+    move_values = np.fromiter(values.values(), float)
+    policy = np.zeros(num_actions, np.float32)
+    policy[moves] = softmax(move_values / temperature)
+    return policy, float(move_values.max())
+
+
+_worker_teacher: tuple[Game, Agent] | None = None
+
+
+def _start_teacher(env: str, env_kwargs: dict, spec: str, seed: int) -> None:
+    global _worker_teacher
+    game = make_game(env, **env_kwargs)
+    _worker_teacher = game, make_agent(env, spec, game, seed=seed)
+
+
+def _teacher_values(observation: np.ndarray) -> dict[int, float]:
+    game, teacher = _worker_teacher
+    return teacher.move_values(game.state_from_observation(observation))
+
+
+class TeacherLabels:
+    """A teacher bot's move values for batches of positions, in ``workers`` processes
+    (in this one when ``workers`` is 1). Positions travel as observations, so the game
+    must rebuild states from them (:meth:`~envs.core.Game.state_from_observation`)."""
+
+    def __init__(self, env: str, env_kwargs: dict, spec: str, seed: int, workers: int):
+        _start_teacher(env, env_kwargs, spec, seed)
+        if not callable(getattr(_worker_teacher[1], "move_values", None)):
+            raise ConfigError(f"teacher {spec!r} cannot label positions: it has no move_values(state) (a search bot such as 'search:depth=4' has)")
+        self.pool = None
+        if workers > 1:
+            import multiprocessing
+
+            context = multiprocessing.get_context("spawn")  # no forked copy of torch's threads
+            self.pool = context.Pool(workers, initializer=_start_teacher, initargs=(env, env_kwargs, spec, seed))
+
+    def label(self, observations: list[np.ndarray]) -> list[dict[int, float]]:
+        if self.pool is None:
+            return [_teacher_values(o) for o in observations]
+        return self.pool.map(_teacher_values, observations, chunksize=8)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.terminate()
+            self.pool = None
