@@ -130,19 +130,30 @@ def invers_config(**overrides) -> dict:
     )
 
 
-def test_a_search_teacher_demonstrates_the_softmax_of_its_move_values():
+def make_agent_for_test(spec, game):
+    from agents.registry import make_agent
+
+    return make_agent("invers", spec, game, seed=0)
+
+
+def test_a_search_labels_the_demonstrations_with_the_softmax_of_its_move_values():
     from training.config import ConfigError
     from training.warm_start import imitation_loss
 
     config = config_from_dict(invers_config())
     venv, _ = make_training_env(config, None)
     game = make_game("invers", max_plies=40)
-    demos = collect_demonstrations(venv, "invers", game, "search:depth=2", episodes=2, gamma=0.99, seed=0, temperature=0.05)
+    demos = collect_demonstrations(
+        venv, "invers", game, "search:depth=1", episodes=2, gamma=0.99, seed=0, temperature=0.05, label_with="search:depth=2", workers=2
+    )
     assert demos.policies.shape == (len(demos), 24)
     assert torch.allclose(demos.policies.sum(dim=1), torch.ones(len(demos)))
     assert (demos.policies[~demos.masks] == 0).all()
-    played = demos.policies[torch.arange(len(demos)), demos.actions]
-    assert torch.allclose(played, demos.policies.max(dim=1).values)  # the teacher plays a best move of its values
+    teacher = make_agent_for_test("search:depth=2", game)
+    for i in range(0, len(demos), max(1, len(demos) // 5)):  # the labeller's values, not the player's move
+        values = teacher.move_values(game.state_from_observation(demos.observations[i].numpy()))
+        best = max(values.values())
+        assert {a for a, v in values.items() if v == best} == set(np.flatnonzero((demos.policies[i] == demos.policies[i].max()).numpy()).tolist())
     assert (demos.policies.max(dim=1).values < 1).any()  # several moves share the target somewhere
     model = TeacherGuidedPPO("MlpPolicy", venv, seed=0, device="cpu", policy_kwargs={"net_arch": [32]}, n_steps=64, batch_size=64)
     _, before = imitation_loss(model.policy, demos, torch.arange(len(demos)))
@@ -151,3 +162,25 @@ def test_a_search_teacher_demonstrates_the_softmax_of_its_move_values():
     assert after < before - 0.3
     with pytest.raises(ConfigError, match="move_values"):
         collect_demonstrations(venv, "invers", game, "greedy", episodes=1, gamma=0.99, seed=0, temperature=0.05)
+
+
+def test_symmetry_maps_turn_moves_with_their_masks_and_targets():
+    from training.warm_start import symmetry_maps
+
+    game = make_game("invers")
+    state = game.new_initial_state()
+    rng = np.random.default_rng(0)
+    for _ in range(15):
+        state.apply(state.to_move, int(rng.choice(np.flatnonzero(state.legal_mask(state.to_move)))))
+    observation, mask = state.observe(state.to_move), state.legal_mask(state.to_move)
+    maps = symmetry_maps(game)
+    assert maps[0] is None and len(maps) == 8
+    for observation_index, action_index, action_image in maps[1:]:
+        turned = game.state_from_observation(observation[observation_index.numpy()])
+        for action in np.flatnonzero(mask):
+            image = int(action_image[action])
+            assert turned.legal_mask(turned.to_move)[image] and int(action_index[image]) == action
+            original, copy = state.clone(), turned.clone()
+            original.apply(state.to_move, int(action))
+            copy.apply(turned.to_move, image)
+            assert np.array_equal(original.observe(0)[observation_index.numpy()], copy.observe(0))

@@ -104,6 +104,7 @@ def list_of(item: Check, non_empty: bool = True) -> Check:
 
 BOOL = Check("true or false", lambda v: isinstance(v, bool))
 TEXT = Check("a string", lambda v: isinstance(v, str) and v != "")
+OPTIONAL_TEXT = Check("a string or null", lambda v: v is None or (isinstance(v, str) and v != ""))
 MAPPING = Check("a mapping of keys to values", lambda v: isinstance(v, dict), dict)
 AGENT_SPECS = list_of(Check("agent spec (a string)", lambda v: isinstance(v, str) and v != ""))
 LAYERS = list_of(integer(1))
@@ -216,6 +217,8 @@ class WarmStartConfig:
     #: above 0: the teacher values every move (a search) and is imitated through the softmax
     #: of its values at this temperature; 0: through the move it plays
     temperature: float = setting(0.0, number(minimum=0))
+    label_with: str | None = setting(None, OPTIONAL_TEXT)  #: with temperature > 0: the search whose move values label the decisions (null: the teacher)
+    workers: int = setting(1, integer(1))  #: processes labelling the decisions (temperature > 0)
 
 
 @dataclass
@@ -339,6 +342,7 @@ def _check_together(config: TrainConfig) -> None:
         "self_play.pool": config.self_play.pool,
         "evaluation.opponents": config.evaluation.opponents,
         "warm_start.teacher": [config.warm_start.teacher] if config.warm_start.enabled else [],
+        "warm_start.label_with": [config.warm_start.label_with] if config.warm_start.enabled and config.warm_start.label_with else [],
         "learning_curve.reference": [config.learning_curve.reference] if config.learning_curve.every else [],
     }
     for key, specs in agent_specs.items():

@@ -182,7 +182,7 @@ def train(
             venv = checkpoint.load_reward_normalizer(venv.venv)
         model = checkpoint.load_model(venv, TeacherGuidedPPO)
         restore_training_state(checkpoint.training_state(), model, self_play)
-        if config.warm_start.enabled and resume_guide(model, config.warm_start, run_dir):
+        if config.warm_start.enabled and resume_guide(model, config.warm_start, run_dir, make_game(config.env, **config.env_kwargs)):
             print(f"Warm start: the teacher guide resumes at weight {model.current_guide_coef():.3f}")
         metadata = checkpoint.metadata
         for earlier in metadata["sessions"]:

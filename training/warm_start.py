@@ -17,11 +17,13 @@ for any game and any bot of that game (``warm_start.teacher``, an agent spec):
    ``guide_coef`` decaying linearly to zero at ``guide_decay_steps``: the learner
    leans on the teacher early and is free to surpass it later.
 
-With ``temperature`` above zero the teacher must be a search that values every move
-(``move_values(state)``, e.g. Invers' ``search:depth=3``): it then plays a best move of
-its own values (ties broken at random) and the demonstration is the softmax of all the
-values at that temperature, not only the move played. Equal moves then share the target
-instead of the clone learning one of them at random, and the worse moves are ranked too.
+With ``temperature`` above zero every demonstrated decision is labelled by a search
+that values every move (``move_values(state)``, :mod:`training.teacher_labels`): the
+teacher itself, or ``label_with`` (e.g. Invers' ``search:depth=4`` labelling the games
+of the quicker ``search:depth=3``), in ``workers`` processes. The demonstration is then
+the softmax of all the values at that temperature, not only the move played: equal
+moves share the target instead of the clone learning one of them at random, and the
+worse moves are ranked too.
 
 The teacher is a bot such as the game's heuristic, never an exact solver: the point is
 an RL agent that learns to play better than what it started from.
@@ -44,6 +46,7 @@ from agents.registry import make_agent
 from envs.core import Game
 from training.config import ConfigError
 from training.run_files import DEMONSTRATIONS_FILE, write_atomic
+from training.teacher_labels import TeacherLabels, teacher_targets
 
 
 @dataclass
@@ -69,7 +72,17 @@ class Demonstrations:
 
 
 def collect_demonstrations(
-    venv: VecEnv, env_name: str, game: Game, teacher: str, episodes: int, gamma: float, seed: int, temperature: float = 0.0
+    venv: VecEnv,
+    env_name: str,
+    game: Game,
+    teacher: str,
+    episodes: int,
+    gamma: float,
+    seed: int,
+    temperature: float = 0.0,
+    label_with: str | None = None,
+    workers: int = 1,
+    env_kwargs: dict | None = None,
 ) -> Demonstrations:
     """Let ``teacher`` play ``episodes`` episodes in every env of ``venv`` together.
 
@@ -79,20 +92,16 @@ def collect_demonstrations(
     will see them.
     """
     teachers = [make_agent(env_name, teacher, game, seed=seed * 1000 + i) for i in range(venv.num_envs)]
-    if temperature > 0 and not callable(getattr(teachers[0], "move_values", None)):
-        raise ConfigError(f"warm_start.temperature > 0 needs a teacher that values moves (move_values); {teacher!r} does not")
-    observations, masks, actions, policies, rewards, dones = [], [], [], [], [], []
+    labels = None
+    if temperature > 0:  # checked before the games: a teacher without move_values is a config error
+        labels = TeacherLabels(env_name, env_kwargs if env_kwargs is not None else game.options(), label_with or teacher, seed, workers)
+    observations, masks, actions, rewards, dones = [], [], [], [], []
     finished, raw_returns = 0, []
     running = np.zeros(venv.num_envs)
     obs = venv.reset()
     while finished < episodes:
         mask = get_action_masks(venv)
-        if temperature > 0:
-            targets = [_soft_target(t, game, o, temperature) for t, o in zip(teachers, obs)]
-            action = np.array([a for a, _ in targets])
-            policies.append(np.stack([p for _, p in targets]))
-        else:
-            action = np.array([t.act(o, m) for t, o, m in zip(teachers, obs, mask)])
+        action = np.array([t.act(o, m) for t, o, m in zip(teachers, obs, mask)])
         observations.append(obs)
         masks.append(mask)
         actions.append(action)
@@ -111,6 +120,13 @@ def collect_demonstrations(
         rewards = np.clip(rewards / np.sqrt(venv.ret_rms.var + venv.epsilon), -venv.clip_reward, venv.clip_reward)
     returns = _returns_to_go(rewards, dones, gamma)
     complete = _finished_steps(dones)  # the cut-off tails of unfinished episodes have no true return
+    policies = None
+    if labels is not None:
+        try:
+            values = labels.label(list(np.array(observations)[complete]))
+        finally:
+            labels.close()
+        policies = np.stack([teacher_targets(v, game.num_actions, temperature)[0] for v in values])
     return Demonstrations(
         observations=torch.as_tensor(np.array(observations)[complete], dtype=torch.float32),
         masks=torch.as_tensor(np.array(masks)[complete], dtype=torch.bool),
@@ -118,32 +134,37 @@ def collect_demonstrations(
         returns=torch.as_tensor(returns[complete], dtype=torch.float32),
         episodes=finished,
         mean_episode_return=float(np.mean(raw_returns)),
-        policies=torch.as_tensor(np.array(policies)[complete], dtype=torch.float32) if temperature > 0 else None,
+        policies=None if policies is None else torch.as_tensor(policies, dtype=torch.float32),
     )
 
 
-def _soft_target(teacher, game: Game, observation: np.ndarray, temperature: float) -> tuple[int, np.ndarray]:
-    """A best move of the teacher's values (ties at random) and the softmax of them all."""
-    values = teacher.move_values(game.state_from_observation(observation))
-    moves = np.fromiter(values, int)
-    scores = np.fromiter(values.values(), float)
-    best = moves[scores == scores.max()]
-    policy = np.zeros(game.num_actions, np.float32)
-    weights = np.exp((scores - scores.max()) / temperature)
-    policy[moves] = weights / weights.sum()
-    return int(best[teacher.rng.integers(len(best))]), policy
+def symmetry_maps(game: Game) -> list[tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None]:
+    """The identity (None) and each of the game's symmetries as ``(observation_index,
+    action_index, action_image)`` tensors, ``action_image[a]`` being where action ``a`` goes."""
+    maps: list = [None]
+    for observation_index, action_index in game.symmetries():
+        image = np.empty_like(action_index)
+        image[action_index] = np.arange(len(action_index))
+        maps.append(tuple(torch.as_tensor(m) for m in (observation_index, action_index, image)))
+    return maps
 
 
-def imitation_loss(policy, demos: Demonstrations, index: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def imitation_loss(policy, demos: Demonstrations, index: torch.Tensor, symmetry=None) -> tuple[torch.Tensor, torch.Tensor]:
     """The critic's values and the cross-entropy towards the teacher on ``index``: of its
-    move, or of its soft targets where the demonstrations have them."""
-    observations, masks = demos.observations[index], demos.masks[index]
-    if demos.policies is None:
-        values, log_prob, _ = policy.evaluate_actions(observations, demos.actions[index], masks)
+    move, or of its soft targets where the demonstrations have them; the positions turned
+    by ``symmetry`` (one of :func:`symmetry_maps`) when given."""
+    observations, masks, actions = demos.observations[index], demos.masks[index], demos.actions[index]
+    targets = None if demos.policies is None else demos.policies[index]
+    if symmetry is not None:
+        observation_index, action_index, action_image = symmetry
+        observations, masks, actions = observations[:, observation_index], masks[:, action_index], action_image[actions]
+        targets = None if targets is None else targets[:, action_index]
+    if targets is None:
+        values, log_prob, _ = policy.evaluate_actions(observations, actions, masks)
         return values, -log_prob.mean()
     distribution = policy.get_distribution(observations, action_masks=masks.numpy())
     log_probs = torch.log_softmax(distribution.distribution.logits, dim=1)  # masked moves: about -1e8, target 0
-    return policy.predict_values(observations), -(demos.policies[index] * log_probs).sum(dim=1).mean()
+    return policy.predict_values(observations), -(targets * log_probs).sum(dim=1).mean()
 
 
 def _returns_to_go(rewards: np.ndarray, dones: np.ndarray, gamma: float) -> np.ndarray:
@@ -167,15 +188,17 @@ def _finished_steps(dones: np.ndarray) -> np.ndarray:
 
 
 def behaviour_clone(policy, demos: Demonstrations, epochs: int, batch_size: int, learning_rate: float,
-                    value_coef: float, seed: int, logger=None) -> dict[str, float]:
-    """Fit the policy to the teacher's actions and the value head to its returns."""
+                    value_coef: float, seed: int, logger=None, symmetries=None) -> dict[str, float]:
+    """Fit the policy to the teacher's actions and the value head to its returns, each
+    minibatch turned by a random one of ``symmetries`` (:func:`symmetry_maps`) if given."""
+    symmetries = symmetries or [None]
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     rng = np.random.default_rng(seed)
     policy.set_training_mode(True)
     for epoch in range(epochs):
         totals = {"policy_loss": 0.0, "value_loss": 0.0, "accuracy": 0.0}
         for index in demos.batches(batch_size, rng):
-            values, policy_loss = imitation_loss(policy, demos, index)
+            values, policy_loss = imitation_loss(policy, demos, index, symmetries[rng.integers(len(symmetries))])
             value_loss = F.mse_loss(values.flatten(), demos.returns[index])
             optimizer.zero_grad()
             (policy_loss + value_coef * value_loss).backward()
@@ -216,8 +239,9 @@ class TeacherGuidedPPO(MaskablePPO):
     guide_coef: float = 0.0
     guide_decay_steps: int = 1
 
-    def attach_teacher(self, demonstrations: Demonstrations, guide_coef: float, guide_decay_steps: int) -> None:
+    def attach_teacher(self, demonstrations: Demonstrations, guide_coef: float, guide_decay_steps: int, symmetries=None) -> None:
         self.demonstrations = demonstrations
+        self._guide_symmetries = symmetries or [None]
         self.guide_coef = guide_coef
         self.guide_decay_steps = guide_decay_steps
         self._guide_rng = np.random.default_rng(self.seed)
@@ -236,7 +260,8 @@ class TeacherGuidedPPO(MaskablePPO):
         losses = []
         for _ in range(steps):
             index = torch.as_tensor(self._guide_rng.integers(len(demos), size=self.batch_size))
-            _, loss = imitation_loss(self.policy, demos, index)
+            symmetry = self._guide_symmetries[self._guide_rng.integers(len(self._guide_symmetries))]
+            _, loss = imitation_loss(self.policy, demos, index, symmetry)
             self.policy.optimizer.zero_grad()
             (coef * loss).backward()
             torch.nn.utils.clip_grad_norm_(self.policy.parameters(), self.max_grad_norm)
@@ -247,7 +272,7 @@ class TeacherGuidedPPO(MaskablePPO):
         self.logger.record("warm_start/guide_loss", float(np.mean(losses)))
 
     def _excluded_save_params(self) -> list[str]:
-        return [*super()._excluded_save_params(), "demonstrations", "_guide_rng"]
+        return [*super()._excluded_save_params(), "demonstrations", "_guide_rng", "_guide_symmetries"]
 
 
 def warm_start(model: TeacherGuidedPPO, venv: VecEnv, settings, env_name: str, game: Game, seed: int,
@@ -257,16 +282,22 @@ def warm_start(model: TeacherGuidedPPO, venv: VecEnv, settings, env_name: str, g
     The demonstrations are kept in the run folder, so that a resumed run keeps its guide.
     """
     started = time.perf_counter()
-    demos = collect_demonstrations(venv, env_name, game, settings.teacher, settings.episodes, model.gamma, seed, settings.temperature)
+    demos = collect_demonstrations(
+        venv, env_name, game, settings.teacher, settings.episodes, model.gamma, seed,
+        settings.temperature, settings.label_with, settings.workers,
+    )
     write_atomic(run_dir / DEMONSTRATIONS_FILE, lambda name: torch.save(asdict(demos), name))
     collected = time.perf_counter()
+    symmetries = symmetry_maps(game)
     summary = behaviour_clone(
-        model.policy, demos, settings.epochs, settings.batch_size, settings.learning_rate, settings.value_coef, seed, model.logger
+        model.policy, demos, settings.epochs, settings.batch_size, settings.learning_rate, settings.value_coef, seed, model.logger,
+        symmetries,
     )
     if settings.guide_coef > 0:
-        model.attach_teacher(demos, settings.guide_coef, settings.guide_decay_steps)
+        model.attach_teacher(demos, settings.guide_coef, settings.guide_decay_steps, symmetries)
     return {
         "teacher": settings.teacher,
+        **({"labelled_by": settings.label_with or settings.teacher, "label_workers": settings.workers} if settings.temperature > 0 else {}),
         "episodes": demos.episodes,
         "decisions": len(demos),
         "teacher_mean_return": round(demos.mean_episode_return, 3),
@@ -276,7 +307,7 @@ def warm_start(model: TeacherGuidedPPO, venv: VecEnv, settings, env_name: str, g
     }
 
 
-def resume_guide(model: TeacherGuidedPPO, settings, run_dir: Path) -> bool:
+def resume_guide(model: TeacherGuidedPPO, settings, run_dir: Path, game: Game | None = None) -> bool:
     """Re-attach a resumed run's demonstrations while its guide weight is above zero."""
     path = run_dir / DEMONSTRATIONS_FILE
     if settings.guide_coef <= 0 or model.num_timesteps >= settings.guide_decay_steps:
@@ -287,5 +318,5 @@ def resume_guide(model: TeacherGuidedPPO, settings, run_dir: Path) -> bool:
         demos = Demonstrations(**torch.load(path, weights_only=True))
     except Exception as error:  # a torn or foreign file: name it
         raise ConfigError(f"cannot resume the warm start's guide: {path} is unreadable ({type(error).__name__}: {error})") from None
-    model.attach_teacher(demos, settings.guide_coef, settings.guide_decay_steps)
+    model.attach_teacher(demos, settings.guide_coef, settings.guide_decay_steps, None if game is None else symmetry_maps(game))
     return True
