@@ -70,7 +70,7 @@ class NetworkSearch:
 
     Args:
         network: scores positions (``values``) and orders moves (``logits``).
-        depth: deepest iteration in plies (default 2 without ``ms``, else no limit).
+        depth: deepest iteration in plies (default 3 without ``ms``, else no limit).
         ms: time per move in milliseconds, or None for a fixed depth.
         exact_root: search every root move with a full window, so that all root values
             are exact (training targets need them); play does not.
@@ -82,7 +82,7 @@ class NetworkSearch:
         if ms is not None and (isinstance(ms, bool) or not isinstance(ms, (int, float)) or not ms > 0):
             raise ValueError(f"search: ms must be a positive number of milliseconds, got {ms!r}")
         self.network = network
-        self.depth = int(depth) if depth is not None else (2 if ms is None else MAX_DEPTH)
+        self.depth = int(depth) if depth is not None else (3 if ms is None else MAX_DEPTH)
         self.ms = ms
         self.exact_root = exact_root
 
