@@ -3,7 +3,8 @@
 #   make test             run the test suite (the command CI runs)
 #   make bench            random-play steps/s of every env
 #   make results          every results table of the README, from the agents shipped in checkpoints/
-#                         (the PPO networks, and the Inverted Dice turn-value agent against them and the bots)
+#                         (the PPO networks, the Inverted Dice turn-value agent against them and the bots,
+#                         and the Invers network alone and in its search against the search bot)
 
 PYTHON_SYSTEM ?= python3
 VENV := .venv
@@ -35,4 +36,6 @@ results: $(VENV)/.installed
 	  $(PYTHON) training/evaluate.py --env $$env --checkpoint checkpoints/$$env/shipped --out results/$$env --overwrite || exit 1; \
 	done; \
 	$(PYTHON) training/evaluate.py --env inverted_dice --agents td ppo heuristic optimal random --out results/inverted_dice_td --overwrite || exit 1; \
-	echo "make results: every table regenerated in $$(( $$(date +%s) - start )) s (results/<game>/report.md, results/inverted_dice_td/report.md)"
+	$(PYTHON) training/ladder.py --env invers --agents search:depth=4 ppo+search:depth=3 --games 400 --workers 2 --out results/invers/ppo_search_vs_search4 > /dev/null || exit 1; \
+	$(PYTHON) training/ladder.py --env invers --agents search:depth=2 ppo --games 400 --workers 2 --out results/invers/ppo_vs_search2 > /dev/null || exit 1; \
+	echo "make results: every table regenerated in $$(( $$(date +%s) - start )) s (results/<game>/report.md, results/inverted_dice_td/report.md, results/invers/*/ladder.md)"

@@ -164,6 +164,7 @@ def test_self_play_pool_snapshots_survive_a_resume(tmp_path):
     config = yaml.safe_load(open("configs/invers.yaml"))
     config.update({"n_envs": 2, "checkpoint_every": ROLLOUT, "ppo": {**config["ppo"], "n_steps": 64, "batch_size": 64, "n_epochs": 1}})
     config["self_play"].update({"pool": ["random"], "snapshot_every": ROLLOUT, "max_snapshots": 2})
+    config["warm_start"].update({"episodes": 2, "epochs": 1, "label_with": "search:depth=1", "workers": 1})  # the default's labelling takes 12 min
     path = tmp_path / "invers.yaml"
     path.write_text(yaml.safe_dump(config))
     run = tmp_path / "run"

@@ -136,6 +136,7 @@ def test_self_play_trains_against_a_pool_that_gains_snapshots(tmp_path):
     config = yaml.safe_load(open("configs/invers.yaml"))
     config.update({"n_envs": 2, "ppo": {**config["ppo"], "n_steps": 64, "batch_size": 64, "n_epochs": 1}})
     config["self_play"].update({"pool": ["random"], "snapshot_every": 128, "max_snapshots": 2})
+    config["warm_start"].update({"episodes": 2, "epochs": 1, "label_with": "search:depth=1", "workers": 1})  # the default's labelling takes 12 min
     config["evaluation"] = {"games": 4, "opponents": ["random"], "random_opening_plies": 2}
     path = tmp_path / "invers.yaml"
     path.write_text(yaml.safe_dump(config))
