@@ -165,7 +165,7 @@ def test_a_search_labels_the_demonstrations_with_the_softmax_of_its_move_values(
 
 
 def test_symmetry_maps_turn_moves_with_their_masks_and_targets():
-    from training.warm_start import symmetry_maps
+    from training.symmetry import symmetry_maps
 
     game = make_game("invers")
     state = game.new_initial_state()

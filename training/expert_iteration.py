@@ -74,6 +74,7 @@ from agents.search import NetworkSearch, mover
 from envs.core import Game, GameState
 from envs.registry import get_entry, make_game
 from training.config import CHECKPOINT_DIR, ConfigError
+from training.symmetry import symmetry_maps
 from training.teacher_labels import TeacherLabels, softmax, teacher_targets
 
 MODEL_FILE = "model.zip"
@@ -273,7 +274,7 @@ class ExpertIteration:
         self.fixed = [make_agent(config.env, spec, self.game, seed=config.seed + i) for i, spec in enumerate(config.pool)]
         self.snapshots: list[tuple[str, Learner]] = []
         self.buffer: deque = deque(maxlen=config.buffer_size)
-        self.symmetries = [None, *self.game.symmetries()] if config.symmetries else [None]
+        self.symmetries = symmetry_maps(self.game) if config.symmetries else [None]
         self.teacher = None if config.teacher is None else TeacherLabels(config.env, config.env_kwargs, config.teacher, config.seed, config.workers)
         self.metadata = json.loads((run_dir / "metadata.json").read_text()) if resume else {"generations": []}
 
@@ -326,13 +327,12 @@ class ExpertIteration:
         values = torch.as_tensor(values, dtype=torch.float32)
         self.policy.train()
         totals = {"policy_loss": 0.0, "value_loss": 0.0}
-        symmetries = [None if s is None else tuple(torch.as_tensor(i) for i in s) for s in self.symmetries]
         for _ in range(steps):
             index = torch.as_tensor(self.rng.integers(len(self.buffer), size=self.config.batch_size))
             batch_observations, batch_masks, batch_policies = observations[index], masks[index], policies[index]
-            symmetry = symmetries[self.rng.integers(len(symmetries))]
+            symmetry = self.symmetries[self.rng.integers(len(self.symmetries))]
             if symmetry is not None:
-                observation_index, action_index = symmetry
+                observation_index, action_index, _ = symmetry
                 batch_observations = batch_observations[:, observation_index]
                 batch_masks, batch_policies = batch_masks[:, action_index], batch_policies[:, action_index]
             features = self.policy.extract_features(batch_observations)

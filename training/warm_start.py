@@ -46,6 +46,7 @@ from agents.registry import make_agent
 from envs.core import Game
 from training.config import ConfigError
 from training.run_files import DEMONSTRATIONS_FILE, write_atomic
+from training.symmetry import symmetry_maps
 from training.teacher_labels import TeacherLabels, teacher_targets
 
 
@@ -136,17 +137,6 @@ def collect_demonstrations(
         mean_episode_return=float(np.mean(raw_returns)),
         policies=None if policies is None else torch.as_tensor(policies, dtype=torch.float32),
     )
-
-
-def symmetry_maps(game: Game) -> list[tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None]:
-    """The identity (None) and each of the game's symmetries as ``(observation_index,
-    action_index, action_image)`` tensors, ``action_image[a]`` being where action ``a`` goes."""
-    maps: list = [None]
-    for observation_index, action_index in game.symmetries():
-        image = np.empty_like(action_index)
-        image[action_index] = np.arange(len(action_index))
-        maps.append(tuple(torch.as_tensor(m) for m in (observation_index, action_index, image)))
-    return maps
 
 
 def imitation_loss(policy, demos: Demonstrations, index: torch.Tensor, symmetry=None) -> tuple[torch.Tensor, torch.Tensor]:
