@@ -27,15 +27,15 @@ from envs.core import Game
 #: Bots of each game: name -> ``"module:Class"``; every class takes ``(game, seed=None, **options)``.
 BOTS: dict[str, dict[str, str]] = {
     "inverted_dice": {
-        "heuristic": "agents.inverted_dice:InvertedDiceHeuristic",
-        "optimal": "agents.inverted_dice_optimal:OptimalAgent",
+        "heuristic": "agents.inverted_dice.heuristic:InvertedDiceHeuristic",
+        "optimal": "agents.inverted_dice.optimal:OptimalAgent",
     },
     "six_hundred": {
-        "heuristic": "agents.six_hundred:SixHundredHeuristic",
+        "heuristic": "agents.six_hundred.heuristic:SixHundredHeuristic",
     },
     "invers": {
-        "greedy": "agents.invers:InversGreedy",
-        "search": "agents.invers:InversSearch",
+        "greedy": "agents.invers.search:InversGreedy",
+        "search": "agents.invers.search:InversSearch",
     },
     "roll_five": {
         "heuristic": "agents.roll_five.heuristic:RollFiveHeuristic",
@@ -56,8 +56,8 @@ BOTS: dict[str, dict[str, str]] = {
 #: ``training/train_td.py``), by game; ``td`` plays the network shipped in
 #: ``checkpoints/<env>/shipped_td/``, ``td:path=RUN_DIR`` any other run's.
 TURN_VALUE_AGENTS: dict[str, str] = {
-    "inverted_dice": "agents.inverted_dice_td:InvertedDiceTD",
-    "six_hundred": "agents.six_hundred_td:SixHundredTD",
+    "inverted_dice": "agents.inverted_dice.td:InvertedDiceTD",
+    "six_hundred": "agents.six_hundred.td:SixHundredTD",
 }
 
 #: Where the network shipped for an env lives (a run directory), relative to the repository.

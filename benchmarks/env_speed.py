@@ -24,8 +24,6 @@ import time
 import warnings
 from pathlib import Path
 
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import gymnasium
 import numpy as np

@@ -28,10 +28,8 @@ import sys
 import time
 from pathlib import Path
 
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from training.config import TrainConfig, default_config_path, load_config
+from training.framework.config import TrainConfig, default_config_path, load_config
 
 PARTS = ("env", "opponents", "forward", "update")
 
@@ -59,8 +57,8 @@ def measure(config: TrainConfig, timesteps: int) -> dict[str, float]:
     """Train ``config`` for ``timesteps`` steps; steps/s and seconds per part."""
     import torch
 
-    from training.vector import make_training_env, policy_kwargs
-    from training.warm_start import TeacherGuidedPPO
+    from training.pipelines.ppo.vector import make_training_env, policy_kwargs
+    from training.pipelines.ppo.warm_start import TeacherGuidedPPO
 
     torch.set_num_threads(config.torch_threads)
     venv, _ = make_training_env(config, None)

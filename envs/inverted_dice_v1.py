@@ -115,10 +115,10 @@ so nothing is hidden.
 
 ## Reference scores (solitaire)
 
-Optimal play (exact solver, `python -m agents.inverted_dice_solver`) scores 226.19 on
+Optimal play (exact solver, `python -m agents.inverted_dice.solver`) scores 226.19 on
 average (standard deviation 34.45). `free_cross_out=True` leaves the optimum unchanged:
 crossing out instead of scoring, or before the third roll, never gains in expectation.
-The `optimal` bot (`agents.inverted_dice_optimal.OptimalAgent`) plays that policy. On
+The `optimal` bot (`agents.inverted_dice.optimal.OptimalAgent`) plays that policy. On
 the README's 1000 evaluation games (the same dice for all): optimal 226.0, the shipped
 turn-value agent `td` 226.1, the shipped PPO network `ppo` 209.2, the `heuristic` 204.5,
 random 73.7.

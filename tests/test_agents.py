@@ -10,11 +10,11 @@ import pytest
 
 from agents.base import RandomAgent
 from envs.games.dice_math import keep_tables, reroll_positions_for_keep, roll_probability
-from agents.inverted_dice import InvertedDiceHeuristic, turn_hit_probability
+from agents.inverted_dice.heuristic import InvertedDiceHeuristic, turn_hit_probability
 from agents.registry import bot_names, make_agent, parse_spec
 from agents.trained import CheckpointError, TrainedAgent
 from envs.games.inverted_dice import InvertedDice, inverted_sum
-from training.evaluation import evaluate_solitaire, play_game
+from training.evaluation.harness import evaluate_solitaire, play_game
 
 
 @pytest.mark.parametrize("num_dice", [1, 2, 5, 6])

@@ -13,7 +13,7 @@ from agents.registry import make_agent
 from envs.games.invers import Invers
 from tests.test_search import LinearNetwork
 from training import expert_iteration
-from training.config import ConfigError
+from training.framework.config import ConfigError
 from training.expert_iteration import Learner, learner_targets, play_training_game
 
 

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from sb3_contrib.common.maskable.utils import get_action_masks
 
-from training.config import config_from_dict
-from training.game_vec_env import GameVecEnv
-from training.vector import make_training_env
+from training.framework.config import config_from_dict
+from training.pipelines.ppo.game_vec_env import GameVecEnv
+from training.pipelines.ppo.vector import make_training_env
 
 
 def _config(vec_env: str, env: str = "lost_dice", **extra):

@@ -333,7 +333,7 @@ def test_any_seeded_game_fills_every_box_exactly_once(seed, free):
 
 
 def test_planning_features_give_exact_hit_chances_progress_and_points_now():
-    from agents.inverted_dice import turn_hit_probability
+    from agents.inverted_dice.heuristic import turn_hit_probability
     from envs.games.dice_math import keep_tables
 
     tables = keep_tables(rules.NUM_DICE)

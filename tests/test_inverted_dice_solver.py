@@ -25,8 +25,8 @@ import pytest
 from agents import solution_cache
 from agents.base import RandomAgent
 from envs.games.dice_math import keep_tables
-from agents.inverted_dice_optimal import OptimalAgent, sheet_state
-from agents.inverted_dice_solver import (
+from agents.inverted_dice.optimal import OptimalAgent, sheet_state
+from agents.inverted_dice.solver import (
     cache_path,
     load_solution,
     main,

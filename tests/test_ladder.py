@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from training import ladder
-from training.ratings import fit_bradley_terry, rate
+from training.evaluation.ratings import fit_bradley_terry, rate
 
 
 def test_bradley_terry_recovers_a_known_rating_gap():

@@ -32,7 +32,7 @@ from envs.games.lost_dice import (
     play_action,
 )
 from envs.games.lost_dice_faces import COLOURS, DiceFileError
-from training.evaluation import evaluate_pairing
+from training.evaluation.harness import evaluate_pairing
 
 R, Y, B, G, W = range(5)
 

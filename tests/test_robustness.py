@@ -24,8 +24,8 @@ from envs.core import IllegalActionError
 from envs.registry import ENVS
 from tests.test_training import tiny_config
 from training import evaluate, train
-from training.checkpoint import read_checkpoint
-from training.run_files import METADATA_FILE, MODEL_FILE, REWARD_STATS_FILE, TRAINING_STATE_FILE, partial_path
+from training.pipelines.ppo.checkpoint import read_checkpoint
+from training.framework.run_files import METADATA_FILE, MODEL_FILE, REWARD_STATS_FILE, TRAINING_STATE_FILE, partial_path
 
 ROOT = Path(__file__).resolve().parent.parent
 QUIET = ["--no-progress", "--no-eval"]
@@ -157,9 +157,9 @@ def test_a_run_without_a_checkpoint_cannot_be_resumed(tmp_path, capsys):
 
 def test_self_play_pool_snapshots_survive_a_resume(tmp_path):
     from envs.registry import make_game
-    from training.checkpoint import restore_training_state
-    from training.config import load_config
-    from training.self_play import SelfPlay
+    from training.pipelines.ppo.checkpoint import restore_training_state
+    from training.framework.config import load_config
+    from training.pipelines.ppo.self_play import SelfPlay
 
     config = yaml.safe_load(open("configs/invers.yaml"))
     config.update({"n_envs": 2, "checkpoint_every": ROLLOUT, "ppo": {**config["ppo"], "n_steps": 64, "batch_size": 64, "n_epochs": 1}})
@@ -175,7 +175,7 @@ def test_self_play_pool_snapshots_survive_a_resume(tmp_path):
     assert len(state["self_play"]["snapshots"]) == 2 and state["self_play"]["last_snapshot"] == 3 * ROLLOUT
     resumed_config = load_config(run / "config.yaml")
     pool = SelfPlay(resumed_config, make_game("invers"))
-    from training.vector import make_training_env
+    from training.pipelines.ppo.vector import make_training_env
 
     venv, _ = make_training_env(resumed_config, seed=False)
     model = checkpoint.load_model(venv)
@@ -253,13 +253,13 @@ def test_ppo_settings_are_real_maskableppo_arguments():
 
     from sb3_contrib import MaskablePPO
 
-    from training.config import PPO_SETTINGS
+    from training.framework.config import PPO_SETTINGS
 
     assert set(PPO_SETTINGS) <= set(inspect.signature(MaskablePPO.__init__).parameters)
 
 
 def test_a_corrupt_solver_cache_names_the_command_that_solves_again(tmp_path, capsys, monkeypatch):
-    from agents.inverted_dice_solver import cache_path
+    from agents.inverted_dice.solver import cache_path
 
     monkeypatch.setenv("TABLETOP_DICE_RL_CACHE", str(tmp_path / "cache"))
     path = cache_path(False)
@@ -268,10 +268,10 @@ def test_a_corrupt_solver_cache_names_the_command_that_solves_again(tmp_path, ca
     assert evaluate.main(["--env", "inverted_dice", "--agents", "optimal", "random", "--games", "2", "--out", str(tmp_path / "e")]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"error: cache file {path.resolve()} is corrupt or unreadable")
-    assert err.endswith("; solve again with `python -m agents.inverted_dice_solver --force`\n")
+    assert err.endswith("; solve again with `python -m agents.inverted_dice.solver --force`\n")
     config = _config_with(tmp_path, "evaluation", "opponents", ["optimal"])
     assert train.main(["--config", str(config), "--run-dir", str(tmp_path / "run"), "--no-progress"]) == 2
-    assert "solve again with `python -m agents.inverted_dice_solver --force`" in capsys.readouterr().err
+    assert "solve again with `python -m agents.inverted_dice.solver --force`" in capsys.readouterr().err
     assert not (tmp_path / "run").exists()  # found before training
 
 

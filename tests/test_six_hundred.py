@@ -10,7 +10,7 @@ import pytest
 from agents.base import RandomAgent
 from envs.games.dice_math import expect_after_lock, keep_tables
 from agents.registry import make_agent
-from agents.six_hundred import SixHundredHeuristic
+from agents.six_hundred.heuristic import SixHundredHeuristic
 from envs import six_hundred_v0
 from envs.core import IllegalActionError
 from envs.games.inverted_dice import InvertedDice

@@ -12,7 +12,7 @@ import yaml
 from agents.trained import TrainedAgent
 from envs.games.inverted_dice import InvertedDice
 from training import evaluate, train
-from training.config import ConfigError, load_config
+from training.framework.config import ConfigError, load_config
 
 TINY = ["--timesteps", "256", "--no-progress"]
 
@@ -116,7 +116,7 @@ def test_cli_errors_name_the_problem(tmp_path, capsys):
 def test_random_openings_make_deterministic_games_differ():
     from agents.base import Agent
     from envs.registry import make_game
-    from training.evaluation import evaluate_pairing
+    from training.evaluation.harness import evaluate_pairing
 
     class FirstLegal(Agent):
         def act(self, observation, action_mask):
@@ -151,8 +151,8 @@ def test_pool_opponents_draw_snapshots_and_fixed_bots():
     from sb3_contrib import MaskablePPO
 
     from envs.registry import make_game
-    from training.config import config_from_dict
-    from training.self_play import SelfPlay
+    from training.framework.config import config_from_dict
+    from training.pipelines.ppo.self_play import SelfPlay
 
     config = config_from_dict(
         {"env": "invers", "self_play": {"enabled": True, "pool": ["greedy"], "snapshot_weight": 1.0, "max_snapshots": 2}}

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 import yaml
 
-from agents.inverted_dice_td import InvertedDiceTD, state_features
-from agents.inverted_dice_optimal import sheet_state
+from agents.inverted_dice.td import InvertedDiceTD, state_features
+from agents.inverted_dice.optimal import sheet_state
 from agents.registry import make_agent
-from agents.six_hundred import sheet_value
-from agents.six_hundred_td import _CATEGORY_POINTS, SixHundredTD, settlement
+from agents.six_hundred.heuristic import sheet_value
+from agents.six_hundred.td import _CATEGORY_POINTS, SixHundredTD, settlement
 from agents.turn_value import TurnValueNet, load_turn_value, save_turn_value
 from envs.games import inverted_dice as dice_rules
 from envs.games import six_hundred as sh_rules

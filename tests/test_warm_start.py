@@ -11,11 +11,11 @@ import yaml
 from sb3_contrib import MaskablePPO
 
 from envs.registry import make_game
-from training.config import config_from_dict
+from training.framework.config import config_from_dict
 from training.train import train
 from training.tune import main as tune_main
-from training.vector import make_training_env
-from training.warm_start import TeacherGuidedPPO, behaviour_clone, collect_demonstrations, teacher_agreement
+from training.pipelines.ppo.vector import make_training_env
+from training.pipelines.ppo.warm_start import TeacherGuidedPPO, behaviour_clone, collect_demonstrations, teacher_agreement
 
 
 def tiny_config(**overrides) -> dict:
@@ -107,8 +107,8 @@ def test_tuner_grid_trains_every_value_and_writes_the_best_config(tmp_path):
 
 
 def test_a_resumed_warm_started_run_keeps_its_teacher_guide(tmp_path, capsys):
-    from training.checkpoint import read_checkpoint
-    from training.run_files import DEMONSTRATIONS_FILE
+    from training.pipelines.ppo.checkpoint import read_checkpoint
+    from training.framework.run_files import DEMONSTRATIONS_FILE
 
     settings = {"enabled": True, "episodes": 2, "epochs": 1, "guide_decay_steps": 100_000}
     train(config_from_dict(tiny_config(total_timesteps=256, warm_start=settings)), tmp_path, progress_bar=False)
@@ -117,7 +117,7 @@ def test_a_resumed_warm_started_run_keeps_its_teacher_guide(tmp_path, capsys):
     train(longer, tmp_path, read_checkpoint(tmp_path), progress_bar=False)
     assert "the teacher guide resumes at weight" in capsys.readouterr().out
     (tmp_path / DEMONSTRATIONS_FILE).unlink()
-    from training.config import ConfigError
+    from training.framework.config import ConfigError
 
     with pytest.raises(ConfigError, match="demonstrations.pt is missing"):
         train(config_from_dict(tiny_config(total_timesteps=768, warm_start=settings)), tmp_path, read_checkpoint(tmp_path))
@@ -137,8 +137,8 @@ def make_agent_for_test(spec, game):
 
 
 def test_a_search_labels_the_demonstrations_with_the_softmax_of_its_move_values():
-    from training.config import ConfigError
-    from training.warm_start import imitation_loss
+    from training.framework.config import ConfigError
+    from training.pipelines.ppo.warm_start import imitation_loss
 
     config = config_from_dict(invers_config())
     venv, _ = make_training_env(config, None)
@@ -165,7 +165,7 @@ def test_a_search_labels_the_demonstrations_with_the_softmax_of_its_move_values(
 
 
 def test_symmetry_maps_turn_moves_with_their_masks_and_targets():
-    from training.symmetry import symmetry_maps
+    from training.teacher.symmetry import symmetry_maps
 
     game = make_game("invers")
     state = game.new_initial_state()

@@ -7,7 +7,7 @@
 One-player games report mean score (95% CI), the paired difference to the first agent,
 per-game statistics (e.g. bonus rates) and the score distribution; games with several
 players report win / draw / loss rates (95% CI) for every pairing, seats swapped. See
-:mod:`training.evaluation` for the method.
+:mod:`training.evaluation.harness` for the method.
 
 The report is printed and written as Markdown and CSV to a new, dated folder
 (``<run>/evaluation-<date>-<time>/``, or ``results/<env>/<date>-<time>/`` without a
@@ -27,8 +27,6 @@ from contextlib import contextmanager
 from itertools import combinations
 from pathlib import Path
 
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 import yaml
@@ -37,10 +35,10 @@ from tqdm import tqdm
 from agents.registry import bot_names
 from agents.trained import CheckpointError
 from envs.registry import get_entry
-from training.cli import USER_ERRORS, fail, interrupted, yaml_mapping
-from training.config import CHECKPOINT_DIR, ROOT, ConfigError, build_agent, make_checked_game
-from training.evaluation import PairingResult, SolitaireResult, evaluate_pairing, evaluate_solitaire, mean_ci
-from training.run_files import CONFIG_FILE, EVALUATION_DIR, MODEL_FILE, new_report_dir
+from training.framework.cli import USER_ERRORS, fail, interrupted, yaml_mapping
+from training.framework.config import CHECKPOINT_DIR, ROOT, ConfigError, build_agent, make_checked_game
+from training.evaluation.harness import PairingResult, SolitaireResult, evaluate_pairing, evaluate_solitaire, mean_ci
+from training.framework.run_files import CONFIG_FILE, EVALUATION_DIR, MODEL_FILE, new_report_dir
 
 PERCENTILES = (5, 25, 50, 75, 95)
 

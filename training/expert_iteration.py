@@ -60,8 +60,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 import torch
@@ -73,9 +71,9 @@ from agents.registry import make_agent
 from agents.search import NetworkSearch, mover
 from envs.core import Game, GameState
 from envs.registry import get_entry, make_game
-from training.config import CHECKPOINT_DIR, ConfigError
-from training.symmetry import symmetry_maps
-from training.teacher_labels import TeacherLabels, softmax, teacher_targets
+from training.framework.config import CHECKPOINT_DIR, ConfigError
+from training.teacher.symmetry import symmetry_maps
+from training.teacher.labels import TeacherLabels, softmax, teacher_targets
 
 MODEL_FILE = "model.zip"
 
@@ -250,7 +248,7 @@ class ExpertIteration:
     def __init__(self, config: ExpertIterationConfig, run_dir: Path, resume: bool = False):
         from sb3_contrib import MaskablePPO
 
-        from training.vector import policy_kwargs
+        from training.pipelines.ppo.vector import policy_kwargs
 
         self.config = config
         self.run_dir = run_dir

@@ -7,7 +7,7 @@ Every pair of agents plays ``--games`` games, each agent in every seat equally o
 games of more than two players the other seats are all the opponent), from random
 openings (``--random-opening`` plies, default the env config's) so that games between
 deterministic players are still independent. The ratings are a Bradley–Terry fit on
-the Elo scale over all games, with 95% bootstrap intervals (:mod:`training.ratings`),
+the Elo scale over all games, with 95% bootstrap intervals (:mod:`training.evaluation.ratings`),
 anchored at the first agent (0). Each agent's thinking time per move is measured over
 the whole tournament (under whatever load the machine carries: compare agents within
 one ladder, not across machines).
@@ -27,8 +27,6 @@ from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 import yaml
@@ -36,9 +34,9 @@ import yaml
 from agents.base import Agent
 from agents.registry import make_agent
 from envs.registry import make_game
-from training.config import CONFIG_DIR, ROOT
-from training.evaluation import PairingResult, evaluate_pairing, play_game, wilson_interval
-from training.ratings import Ratings, rate
+from training.framework.config import CONFIG_DIR, ROOT
+from training.evaluation.harness import PairingResult, evaluate_pairing, play_game, wilson_interval
+from training.evaluation.ratings import Ratings, rate
 
 BOOTSTRAP = 1000  #: bootstrap resamples behind the rating intervals
 

@@ -17,8 +17,6 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 

@@ -5,10 +5,10 @@
     python training/train.py --config my.yaml                    # another config
     python training/train.py --resume checkpoints/inverted_dice/<run>   # continue a run
 
-A run writes ``checkpoints/<env>/<run>/`` (layout: ``training/run_files.py``): a
+A run writes ``checkpoints/<env>/<run>/`` (layout: ``training/framework/run_files.py``): a
 checkpoint every ``checkpoint_every`` steps and at the end (``model.zip``,
 ``vecnormalize.pkl``, ``training_state.pkl`` and ``metadata.json``: seed, steps, wall
-time, package versions, git commit, each session; see ``training/checkpoint.py``),
+time, package versions, git commit, each session; see ``training/pipelines/ppo/checkpoint.py``),
 ``config.yaml`` (the resolved config), ``tensorboard/`` and, after training,
 ``evaluation/`` (the trained agent against the config's opponents, with a progress bar;
 ``--eval-games N`` shortens it, ``--no-eval`` skips it; see ``training/evaluate.py``).
@@ -32,15 +32,13 @@ from datetime import datetime, timezone
 from importlib import metadata as package_metadata
 from pathlib import Path
 
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import yaml
 
-from training.checkpoint import Checkpoint, read_checkpoint, restore_training_state, save_checkpoint
-from training.cli import USER_ERRORS, fail, interrupted
-from training.config import CHECKPOINT_DIR, ROOT, ConfigError, TrainConfig, build_agent, config_from_dict, default_config_path, load_config
-from training.run_files import CONFIG_FILE, METADATA_FILE, MODEL_FILE, TENSORBOARD_DIR, write_text_atomic
+from training.pipelines.ppo.checkpoint import Checkpoint, read_checkpoint, restore_training_state, save_checkpoint
+from training.framework.cli import USER_ERRORS, fail, interrupted
+from training.framework.config import CHECKPOINT_DIR, ROOT, ConfigError, TrainConfig, build_agent, config_from_dict, default_config_path, load_config
+from training.framework.run_files import CONFIG_FILE, METADATA_FILE, MODEL_FILE, TENSORBOARD_DIR, write_text_atomic
 
 PACKAGES = ("numpy", "torch", "gymnasium", "pettingzoo", "stable-baselines3", "sb3-contrib", "tabletop-dice-rl")
 
@@ -160,7 +158,7 @@ def train(
     """Train a new run, or continue ``checkpoint``'s; returns the run's metadata.
 
     A checkpoint is committed every ``checkpoint_every`` timesteps and at the end (see
-    :mod:`training.checkpoint`). SIGINT / SIGTERM stop training at the next step, save a
+    :mod:`training.pipelines.ppo.checkpoint`). SIGINT / SIGTERM stop training at the next step, save a
     checkpoint and raise :class:`TrainingInterrupted`. Nothing in ``run_dir`` changes
     until the model, its statistics and its state have all loaded. ``on_evaluation`` is
     called with every learning-curve evaluation (the tuner prunes on it).
@@ -170,10 +168,10 @@ def train(
     from stable_baselines3.common.utils import configure_logger
 
     from envs.registry import make_game
-    from training import learning_curve
-    from training.callbacks import RunCallback, stop_requested_by_signals
-    from training.vector import make_training_env, policy_kwargs
-    from training.warm_start import TeacherGuidedPPO, resume_guide, warm_start
+    from training.framework import learning_curve
+    from training.pipelines.ppo.callbacks import RunCallback, stop_requested_by_signals
+    from training.pipelines.ppo.vector import make_training_env, policy_kwargs
+    from training.pipelines.ppo.warm_start import TeacherGuidedPPO, resume_guide, warm_start
 
     torch.set_num_threads(config.torch_threads)
     venv, self_play = make_training_env(config, seed=checkpoint is None)

@@ -23,12 +23,10 @@ import sys
 import time
 from pathlib import Path
 
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 
-from training.config import CHECKPOINT_DIR, default_config_path, load_config
+from training.framework.config import CHECKPOINT_DIR, default_config_path, load_config
 
 SHARED_POLICY = "shared"
 

@@ -47,8 +47,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 import torch
@@ -57,13 +55,13 @@ import yaml
 from agents.registry import make_agent
 from agents.turn_value import VALUE_FILE, TurnValueAgent, TurnValueNet, save_turn_value
 from envs.core import Game
-from training.config import (
+from training.framework.config import (
     AGENT_SPECS, BOOL, CHECKPOINT_DIR, CONFIG_DIR, LAYERS, MAPPING, TEXT, ConfigError, check_agent_spec, integer,
     make_checked_game, number, parse_sections, section, setting,
 )
-from training.cli import fail, interrupted
-from training.evaluation import evaluate_solitaire, mean_ci
-from training.learning_curve import CURVE_FILE, draw
+from training.framework.cli import fail, interrupted
+from training.evaluation.harness import evaluate_solitaire, mean_ci
+from training.framework.learning_curve import CURVE_FILE, draw
 from training.train import git_commit, package_versions
 
 STATE_FILE = "training_state.pt"

@@ -5,7 +5,7 @@
 
 Every trial trains the config (warm start included, if the config has one) for
 ``--timesteps`` steps with the sampled values and is scored by the learning curve's
-fixed evaluation games (:mod:`training.learning_curve`): mean score for one player, win
+fixed evaluation games (:mod:`training.framework.learning_curve`): mean score for one player, win
 rate against the reference bot otherwise. Intermediate evaluations feed Optuna's median
 pruner, so hopeless trials stop early, as in RL Baselines3 Zoo.
 
@@ -26,12 +26,10 @@ import tempfile
 import time
 from pathlib import Path
 
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import yaml
 
-from training.config import ROOT, ConfigError, config_from_dict, load_config
+from training.framework.config import ROOT, ConfigError, config_from_dict, load_config
 
 #: The search space: dotted config key -> (kind, arguments) of Optuna's ``suggest_*``.
 SEARCH_SPACE = {

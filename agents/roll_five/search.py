@@ -128,7 +128,7 @@ def table_model(game: Game, model_games: int) -> TableModel:
     """The model of ``game``'s table, sampled once per process from heuristic self-play."""
     key = (game.num_players, game.mode, model_games)
     if key not in _MODELS:
-        from training.evaluation import play_game  # the harness plays the sampled games
+        from training.evaluation.harness import play_game  # the harness plays the sampled games
 
         heuristic = RollFiveHeuristic(game)
         results = []

@@ -1,6 +1,6 @@
 """The Six Hundred turn-value agent: the heuristic's exact turn planner against a learned ``V(sheet)``.
 
-:class:`agents.six_hundred.SixHundredHeuristic` plays the three rolls of a turn exactly
+:class:`agents.six_hundred.heuristic.SixHundredHeuristic` plays the three rolls of a turn exactly
 against what writing each roll into each category is worth; there, the estimated final
 score of the sheet it makes. Here writing ``p`` points into category ``c`` is worth
 
@@ -14,7 +14,7 @@ the four rungs' windows (lowest and highest value each may still hold with the l
 strictly ascending, / 36; 0 once the ladder is broken) (8); the Numbers total towards
 80 (min(total, 80) / 80); the Numbers bonus earned; the ladder still able to ascend; the
 game bonus still possible; the categories still open / 18; and the heuristic's own
-estimate of the points still to come (:func:`agents.six_hundred.sheet_value` less the
+estimate of the points still to come (:func:`agents.six_hundred.heuristic.sheet_value` less the
 points banked, / 300).
 
 That estimate is the network's **baseline** (:class:`agents.turn_value.TurnValueNet`):
@@ -33,7 +33,7 @@ import itertools
 
 import numpy as np
 
-from agents.six_hundred import _POINTS, _TABLES, SixHundredHeuristic, read_sheet, sheet_value
+from agents.six_hundred.heuristic import _POINTS, _TABLES, SixHundredHeuristic, read_sheet, sheet_value
 from agents.turn_value import TurnValueAgent
 from envs.games import six_hundred as rules
 
@@ -150,7 +150,7 @@ class SixHundredTD(TurnValueAgent, SixHundredHeuristic):
         return rows
 
     def teacher_values(self, teacher, observation, rng, samples: int = 64):
-        """The heuristic's :func:`~agents.six_hundred.sheet_value` of up to ``samples`` writes' sheets, less the points banked."""
+        """The heuristic's :func:`~agents.six_hundred.heuristic.sheet_value` of up to ``samples`` writes' sheets, less the points banked."""
         if type(teacher) is not SixHundredHeuristic:
             return None
         sheet = read_sheet(observation)

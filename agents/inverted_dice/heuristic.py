@@ -9,7 +9,7 @@ The bot gives every way of ending the turn a static value:
   live section bonus already built up (crossing out kills the bonus).
 
 It then plays the three rolls *exactly* against those values, with the same turn
-planner as the optimal agent (:func:`agents.inverted_dice_turn.plan_turn`): only the
+planner as the optimal agent (:func:`agents.inverted_dice.turn.plan_turn`): only the
 values of ending the turn differ, static here, solved there. The cross-out order this
 gives starts with the rarely hit boxes 19 and 20, as the rule text advises.
 """
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.inverted_dice_turn import ROLL_BOX, TABLES, TurnPlan, TurnPlanningAgent, plan_turn
+from agents.inverted_dice.turn import ROLL_BOX, TABLES, TurnPlan, TurnPlanningAgent, plan_turn
 from envs.games import inverted_dice as rules
 
 _BOXES = np.arange(1, rules.NUM_BOXES + 1)

@@ -151,7 +151,7 @@ PPO_SETTINGS: dict[str, Check] = {
     "stats_window_size": integer(1),
 }
 
-#: Policy network settings a config may set (``activation_fn`` by name, see ``training/vector.py``).
+#: Policy network settings a config may set (``activation_fn`` by name, see ``training/pipelines/ppo/vector.py``).
 POLICY_SETTINGS: dict[str, Check] = {
     "net_arch": NET_ARCH,
     "activation_fn": one_of(*ACTIVATIONS),
@@ -192,7 +192,7 @@ class EvaluationConfig:
 
 @dataclass
 class SelfPlayConfig:
-    """Opponent pool for multi-player training (see :mod:`training.self_play`)."""
+    """Opponent pool for multi-player training (see :mod:`training.pipelines.ppo.self_play`)."""
 
     enabled: bool = setting(False, BOOL)
     pool: list[str] = setting(["random"], AGENT_SPECS)  #: fixed members (agent specs)
@@ -203,7 +203,7 @@ class SelfPlayConfig:
 
 @dataclass
 class WarmStartConfig:
-    """Start from a bot's play before PPO (see :mod:`training.warm_start`)."""
+    """Start from a bot's play before PPO (see :mod:`training.pipelines.ppo.warm_start`)."""
 
     enabled: bool = setting(False, BOOL)
     teacher: str = setting("heuristic", TEXT)  #: agent spec of the teacher (a bot, not a solver)
@@ -223,7 +223,7 @@ class WarmStartConfig:
 
 @dataclass
 class LearningCurveConfig:
-    """Periodic evaluation during training (see :mod:`training.learning_curve`)."""
+    """Periodic evaluation during training (see :mod:`training.framework.learning_curve`)."""
 
     every: int = setting(0, integer(0))  #: timesteps between evaluations; 0 turns the curve off
     games: int = setting(200, integer(1))  #: games per evaluation, on the same seeds every time
@@ -238,7 +238,7 @@ class TrainConfig:
     seed: int = setting(0, integer(0))
     total_timesteps: int = setting(100_000, integer(1))
     n_envs: int = setting(8, integer(1))
-    #: "game": one process, the games' own envs stepped without wrappers (training/game_vec_env.py);
+    #: "game": one process, the games' own envs stepped without wrappers (training/pipelines/ppo/game_vec_env.py);
     #: "dummy": SB3's DummyVecEnv over gymnasium.make and Monitor; "subproc": one process per env
     vec_env: str = setting("game", one_of("game", "dummy", "subproc"))
     torch_threads: int = setting(1, integer(1))  #: intra-op threads; one is fastest for small MLPs and on a shared machine
@@ -250,7 +250,7 @@ class TrainConfig:
     opponents: list[str] = setting(["random"], AGENT_SPECS)  #: other seats, when self-play is off
     policy_kwargs: dict[str, Any] = setting({}, table(POLICY_SETTINGS, "policy_kwargs"))
     ppo: dict[str, Any] = setting({}, table(PPO_SETTINGS, "ppo"))
-    checkpoint_every: int = setting(100_000, integer(1))  #: timesteps between checkpoints (see training/checkpoint.py)
+    checkpoint_every: int = setting(100_000, integer(1))  #: timesteps between checkpoints (see training/pipelines/ppo/checkpoint.py)
     evaluation: EvaluationConfig = section(EvaluationConfig)
     self_play: SelfPlayConfig = section(SelfPlayConfig)
     warm_start: WarmStartConfig = section(WarmStartConfig)

@@ -2,9 +2,9 @@
 
 The agent reads the score sheet and the dice off the observation, looks up (once per
 turn) the optimal play of the turn from the solved value table
-(:mod:`agents.inverted_dice_solver`), and answers with the action id. It plays the very
+(:mod:`agents.inverted_dice.solver`), and answers with the action id. It plays the very
 policy whose expected score and standard deviation the solver reports, because both run
-:func:`agents.inverted_dice_turn.plan_turn`.
+:func:`agents.inverted_dice.turn.plan_turn`.
 
 Solitaire only: with opponents, maximising one's own expected score is not the same as
 maximising the chance of winning, so a multi-player game is refused.
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.inverted_dice_solver import Solution, cached_solution, state_index
-from agents.inverted_dice_turn import TurnPlan, TurnPlanningAgent
+from agents.inverted_dice.solver import Solution, cached_solution, state_index
+from agents.inverted_dice.turn import TurnPlan, TurnPlanningAgent
 from envs.games import inverted_dice as rules
 
 
@@ -38,7 +38,7 @@ class OptimalAgent(TurnPlanningAgent):
         seed: unused (the policy is deterministic); accepted like every agent's.
         cache_dir: folder of the solved tables (see :func:`agents.solution_cache.cache_dir`);
             the first use solves the game (1.5-2 minutes of CPU time) and caches it there.
-        solution: a :class:`~agents.inverted_dice_solver.Solution` to play instead, e.g. a
+        solution: a :class:`~agents.inverted_dice.solver.Solution` to play instead, e.g. a
             reduced one covering only the last rounds.
     """
 

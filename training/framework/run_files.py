@@ -3,7 +3,7 @@
 Every file is written to ``<name>.partial`` and then renamed into place, so a reader (or
 a run killed at any moment, ``SIGKILL`` included) never sees half a file. A checkpoint
 is several files (model, reward statistics, training state) that must belong together;
-:mod:`training.checkpoint` commits them as a set with ``metadata.json``.
+:mod:`training.pipelines.ppo.checkpoint` commits them as a set with ``metadata.json``.
 """
 
 from __future__ import annotations

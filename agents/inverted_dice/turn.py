@@ -13,7 +13,7 @@ rules of ``docs/rules/inverted_dice.md``:
 
 Alongside the expected value it carries the second moment of the same policy, so the
 solver gets the exact variance of the final score. It returns the decisions as well:
-the solver and :class:`agents.inverted_dice_optimal.OptimalAgent` run this one function,
+the solver and :class:`agents.inverted_dice.optimal.OptimalAgent` run this one function,
 so the agent plays exactly the policy whose value and variance were computed, ties
 included (ties go to ending the turn, to scoring, to the lowest box crossed out, and as
 :meth:`envs.games.dice_math.KeepTables.best_reroll` breaks them).

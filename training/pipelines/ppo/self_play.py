@@ -16,7 +16,7 @@ import numpy as np
 from agents.base import Agent
 from agents.trained import PolicyAgent
 from envs.core import Game
-from training.config import TrainConfig, build_agent
+from training.framework.config import TrainConfig, build_agent
 
 
 class SelfPlay:

@@ -1,10 +1,10 @@
 """The Inverted Dice turn-value agent: the exact turn planner against a learned ``V(sheet)``.
 
-The sheet between turns is the solver's state (:mod:`agents.inverted_dice_solver`): the
+The sheet between turns is the solver's state (:mod:`agents.inverted_dice.solver`): the
 open boxes and which bonus sections are still alive. Ending a turn by scoring box ``b``
 is worth its points (``b``, +50 when it completes a live section) plus ``V`` of the sheet
 it leaves; crossing ``b`` out is worth ``V`` of that sheet. The turn's three rolls are
-then played by :func:`agents.inverted_dice_turn.plan_turn`, the planner the heuristic
+then played by :func:`agents.inverted_dice.turn.plan_turn`, the planner the heuristic
 and the optimal agent use: only the values of ending a turn differ (static, learned,
 solved).
 
@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.inverted_dice_optimal import sheet_state
-from agents.inverted_dice_solver import NUM_SECTIONS, ending_states
-from agents.inverted_dice_turn import TurnPlan, TurnPlanningAgent, plan_turn
+from agents.inverted_dice.optimal import sheet_state
+from agents.inverted_dice.solver import NUM_SECTIONS, ending_states
+from agents.inverted_dice.turn import TurnPlan, TurnPlanningAgent, plan_turn
 from agents.turn_value import TurnValueAgent
 from envs.games import inverted_dice as rules
 

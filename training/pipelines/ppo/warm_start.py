@@ -18,7 +18,7 @@ for any game and any bot of that game (``warm_start.teacher``, an agent spec):
    leans on the teacher early and is free to surpass it later.
 
 With ``temperature`` above zero every demonstrated decision is labelled by a search
-that values every move (``move_values(state)``, :mod:`training.teacher_labels`): the
+that values every move (``move_values(state)``, :mod:`training.teacher.labels`): the
 teacher itself, or ``label_with`` (e.g. Invers' ``search:depth=4`` labelling the games
 of the quicker ``search:depth=3``), in ``workers`` processes. The demonstration is then
 the softmax of all the values at that temperature, not only the move played: equal
@@ -44,10 +44,10 @@ from stable_baselines3.common.vec_env import VecEnv, VecNormalize
 
 from agents.registry import make_agent
 from envs.core import Game
-from training.config import ConfigError
-from training.run_files import DEMONSTRATIONS_FILE, write_atomic
-from training.symmetry import symmetry_maps
-from training.teacher_labels import TeacherLabels, teacher_targets
+from training.framework.config import ConfigError
+from training.framework.run_files import DEMONSTRATIONS_FILE, write_atomic
+from training.teacher.symmetry import symmetry_maps
+from training.teacher.labels import TeacherLabels, teacher_targets
 
 
 @dataclass

@@ -35,8 +35,8 @@ import numpy as np
 import torch
 
 from agents.trained import CheckpointError
-from training import run_files
-from training.run_files import METADATA_FILE, MODEL_FILE, REWARD_STATS_FILE, TRAINING_STATE_FILE
+from training.framework import run_files
+from training.framework.run_files import METADATA_FILE, MODEL_FILE, REWARD_STATS_FILE, TRAINING_STATE_FILE
 
 
 def save_checkpoint(run_dir: Path, model, reward_normalizer, self_play, metadata: dict[str, Any]) -> None:
@@ -111,7 +111,7 @@ def read_checkpoint(run_dir: Path) -> Checkpoint:
         if (run_dir / MODEL_FILE).is_file():
             raise CheckpointError(
                 f"cannot resume: {run_dir} has a model but no {METADATA_FILE} (written with every checkpoint "
-                "since the run folder layout of training/checkpoint.py); train it again"
+                "since the run folder layout of training/pipelines/ppo/checkpoint.py); train it again"
             )
         raise CheckpointError(f"cannot resume: {run_dir} holds no checkpoint ({metadata_path} does not exist)")
     try:

@@ -1,7 +1,7 @@
 """The vectorized training env of a config: the Gymnasium env of its game, opponents in
 the other seats, episode statistics and optional reward scaling.
 
-``vec_env``: ``game`` (:class:`training.game_vec_env.GameVecEnv`, one process, no
+``vec_env``: ``game`` (:class:`training.pipelines.ppo.game_vec_env.GameVecEnv`, one process, no
 wrappers), ``dummy`` (SB3's DummyVecEnv over ``gymnasium.make`` and Monitor, one
 process) or ``subproc`` (one process per env)."""
 
@@ -16,8 +16,8 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecNormalize
 
 from envs.registry import get_entry, make_game
-from training.config import ACTIVATIONS, TrainConfig, build_agent
-from training.game_vec_env import GameVecEnv
+from training.framework.config import ACTIVATIONS, TrainConfig, build_agent
+from training.pipelines.ppo.game_vec_env import GameVecEnv
 
 _ACTIVATION_MODULES = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU, "elu": torch.nn.ELU, "gelu": torch.nn.GELU}
 assert set(_ACTIVATION_MODULES) == set(ACTIVATIONS)
@@ -36,14 +36,14 @@ def make_training_env(config: TrainConfig, seed: bool = True) -> tuple[VecEnv, A
 
     ``seed``: seed the envs from ``config.seed`` (a new run); a resumed run restores the
     envs' generators from its checkpoint instead. The config is already validated
-    (:func:`training.config.config_from_dict`), player counts included.
+    (:func:`training.framework.config.config_from_dict`), player counts included.
     """
     entry = get_entry(config.env)
     game = make_game(config.env, **config.env_kwargs)
     others = game.num_players - 1
     self_play = None
     if config.self_play.enabled:
-        from training.self_play import SelfPlay
+        from training.pipelines.ppo.self_play import SelfPlay
 
         self_play = SelfPlay(config, game)
 

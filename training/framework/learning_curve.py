@@ -24,7 +24,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from agents.registry import make_agent
 from agents.trained import PolicyAgent
 from envs.core import Game
-from training.evaluation import evaluate_pairing, evaluate_solitaire, mean_ci
+from training.evaluation.harness import evaluate_pairing, evaluate_solitaire, mean_ci
 
 CURVE_FILE = "learning_curve.csv"
 PICTURE_FILE = "learning_curve.png"

@@ -12,7 +12,7 @@ bits (a dense table of 2^23 entries, 94% of them used).
 **Value.** ``V(state)`` is the expected points still to come under optimal play (0 once
 every box is written). A turn writes exactly one box, so states with ``n`` open boxes
 depend only on states with ``n - 1``: layer by layer, every state's turn is solved
-exactly by :func:`agents.inverted_dice_turn.plan_turn`, all states of a layer in
+exactly by :func:`agents.inverted_dice.turn.plan_turn`, all states of a layer in
 batches. The same pass carries ``M(state)``, the expected *square* of the points to
 come under that policy, so the standard deviation of the final score is exact:
 ``sqrt(M - V^2)``.
@@ -34,7 +34,7 @@ crossing out after it.
 **Cache.** :func:`cached_solution` stores the full solve with :mod:`agents.solution_cache`
 (``inverted_dice_v1_standard.npz`` / ``..._free-cross-out.npz``, 126 MB = 120 MiB each: the
 value and second moment of every state, float64) and reloads it in 1-2 s of CPU time. Run
-``python -m agents.inverted_dice_solver --help`` for the command line.
+``python -m agents.inverted_dice.solver --help`` for the command line.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ from pathlib import Path
 import numpy as np
 
 from agents import solution_cache
-from agents.inverted_dice_turn import TurnPlan, plan_turn
+from agents.inverted_dice.turn import TurnPlan, plan_turn
 from envs.games import inverted_dice as rules
 
 NUM_SECTIONS = len(rules.SECTIONS)
@@ -205,7 +205,7 @@ def cache_path(free_cross_out: bool, cache_dir: str | os.PathLike | None = None)
 
 def solve_command(free_cross_out: bool, cache_dir: Path) -> str:
     """The command line that solves these rules again and replaces their cache file in ``cache_dir``."""
-    command = "python -m agents.inverted_dice_solver --force"
+    command = "python -m agents.inverted_dice.solver --force"
     if free_cross_out:
         command += " --free-cross-out"
     if cache_dir.resolve() != solution_cache.cache_dir().resolve():
@@ -260,7 +260,7 @@ def cached_solution(free_cross_out: bool = False, cache_dir: str | os.PathLike |
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m agents.inverted_dice_solver",
+        prog="python -m agents.inverted_dice.solver",
         description="Solve solitaire Inverted Dice exactly (or load the cached solution) and print "
         "the optimal expected score and its standard deviation.",
     )

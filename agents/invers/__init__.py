@@ -1,0 +1,1 @@
+"""Invers bots: a one-ply greedy player and an alpha-beta search."""

@@ -1,0 +1,1 @@
+"""Evaluation: agents played against each other with honest statistics, reports, rating ladders."""

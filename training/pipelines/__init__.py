@@ -1,0 +1,1 @@
+"""Training pipelines: each is a learner on top of the run framework (training.framework)."""

@@ -1,0 +1,1 @@
+"""Learning from a teacher: its move values as soft targets, and the game's symmetries for augmentation."""
