@@ -29,7 +29,9 @@ import time
 from pathlib import Path
 
 
-from training.framework.config import TrainConfig, default_config_path, load_config
+from training.framework.config import load_config
+from training.framework.paths import config_path
+from training.pipelines.ppo.config import PPOConfig
 
 PARTS = ("env", "opponents", "forward", "update")
 
@@ -53,7 +55,7 @@ class Stopwatch:
         setattr(obj, method, timed)
 
 
-def measure(config: TrainConfig, timesteps: int) -> dict[str, float]:
+def measure(config: PPOConfig, timesteps: int) -> dict[str, float]:
     """Train ``config`` for ``timesteps`` steps; steps/s and seconds per part."""
     import torch
 
@@ -91,10 +93,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", nargs="+", help="config files to measure instead")
     parser.add_argument("--timesteps", type=int, default=100_000, help="learner steps per config (default 100000)")
     args = parser.parse_args(argv)
-    paths = [Path(p) for p in args.config] if args.config else [default_config_path(e) for e in (args.env or ENVS)]
+    paths = [Path(p) for p in args.config] if args.config else [config_path(f"{e}.yaml", e) for e in (args.env or ENVS)]
     print(f"{'config':<48} {'steps/s':>8} {'wall s':>7}  " + "  ".join(f"{p:>12}" for p in PARTS))
     for path in paths:
-        config = load_config(path)
+        config = load_config(PPOConfig, path)
         config.warm_start.enabled = False
         result = measure(config, args.timesteps)
         shares = "  ".join(f"{result[p]:>6.1f} s" + f" {100 * result[p] / result['wall_s']:>3.0f}%" for p in PARTS)

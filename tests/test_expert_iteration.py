@@ -13,12 +13,16 @@ from agents.registry import make_agent
 from envs.games.invers import Invers
 from tests.test_search import LinearNetwork
 from training import expert_iteration
-from training.framework.config import ConfigError
-from training.expert_iteration import Learner, learner_targets, play_training_game
+from training.framework.config import load_config
+from training.framework.schema import ConfigError
+from training.pipelines.expert_iteration.config import ExpertIterationConfig
+from training.pipelines.expert_iteration.learner import ExpertIteration
+from training.pipelines.expert_iteration.play import Learner, learner_targets, play_training_game
+from training.teacher.labels import teacher_targets
 
 
 def learner(**changes):
-    config = expert_iteration.ExpertIterationConfig(env="invers", search_depth=1, explore_plies=4, **changes)
+    config = ExpertIterationConfig(env="invers", search_depth=1, explore_plies=4, **changes)
     return Learner(LinearNetwork(151, 24), config, 24)
 
 
@@ -71,10 +75,12 @@ def test_a_tiny_run_trains_saves_resumes_and_loads_as_agents(tmp_path):
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(config))
     run = tmp_path / "run"
-    assert expert_iteration.main(["--config", str(path), "--run-dir", str(run)]) == 0
-    assert expert_iteration.main(["--resume", str(run), "--generations", "2"]) == 0
+    assert expert_iteration.main(["--config", str(path), "--run-dir", str(run), "--eval-games", "4", "--no-progress"]) == 0
+    assert (run / "evaluation" / "report.md").is_file()  # the closing evaluation, as every pipeline has
+    assert expert_iteration.main(["--resume", str(run), "--generations", "2", "--no-eval", "--no-progress"]) == 0
     metadata = json.loads((run / "metadata.json").read_text())
-    assert [g["generation"] for g in metadata["generations"]] == [0, 1] and metadata["positions"] > 0
+    assert [g["generation"] for g in metadata["generation_log"]] == [0, 1] and metadata["positions"] > 0
+    assert metadata["generations"] == 2 and [s["ended"] for s in metadata["sessions"]] == ["completed", "completed"]
     game = Invers(max_plies=30)
     for spec in (f"ppo:path={run}", f"ppo+search:depth=2,path={run}"):
         agent = make_agent("invers", spec, game, seed=0)
@@ -86,18 +92,18 @@ def test_config_errors_name_the_key(tmp_path):
     path = tmp_path / "bad.yaml"
     path.write_text(yaml.safe_dump({"env": "invers", "serch_depth": 2}))
     with pytest.raises(ConfigError, match="serch_depth"):
-        expert_iteration.load_config(path)
+        load_config(ExpertIterationConfig, path)
     path.write_text(yaml.safe_dump({"env": "invers", "value_mix": 2.0}))
     with pytest.raises(ConfigError, match="value_mix"):
-        expert_iteration.load_config(path)
+        load_config(ExpertIterationConfig, path)
 
 
 def test_teacher_games_keep_both_bots_positions_with_their_outcomes(tmp_path):
-    config = expert_iteration.ExpertIterationConfig(
+    config = ExpertIterationConfig(
         env="invers", env_kwargs={"max_plies": 60}, policy_kwargs={"net_arch": [8]}, games_per_generation=2,
         pool=["search:depth=1"], bot_game_weight=1.0,
     )
-    trainer = expert_iteration.ExpertIteration(config, tmp_path)
+    trainer = ExpertIteration(config, tmp_path)
     data, results = trainer.play_generation()
     assert data and results == {}  # no learner game was played
     assert {value for *_, value in data} <= {-1.0, 0.0, 1.0}  # bot positions: their seat's outcome alone
@@ -106,12 +112,12 @@ def test_teacher_games_keep_both_bots_positions_with_their_outcomes(tmp_path):
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_a_teacher_labels_every_position_with_its_move_values(tmp_path, workers):
-    config = expert_iteration.ExpertIterationConfig(
+    config = ExpertIterationConfig(
         env="invers", env_kwargs={"max_plies": 40}, policy_kwargs={"net_arch": [8]}, games_per_generation=2,
         pool=["search:depth=1"], bot_game_weight=1.0, random_move_rate=0.2, teacher="search:depth=2",
         workers=workers, value_mix=0.5, policy_temperature=0.05,
     )
-    trainer = expert_iteration.ExpertIteration(config, tmp_path)
+    trainer = ExpertIteration(config, tmp_path)
     try:
         data, _ = trainer.play_generation()
     finally:
@@ -121,37 +127,37 @@ def test_a_teacher_labels_every_position_with_its_move_values(tmp_path, workers)
     assert len(data) > 20
     for observation, mask, policy, value in data[:: max(1, len(data) // 6)]:
         values = teacher.move_values(game.state_from_observation(observation))
-        expected, best = expert_iteration.teacher_targets(values, 24, 0.05)
+        expected, best = teacher_targets(values, 24, 0.05)
         assert np.allclose(policy, expected) and policy[mask == 0].sum() == 0
         assert min(abs(value - (0.5 * best + 0.5 * outcome)) for outcome in (-1.0, 0.0, 1.0)) < 1e-6
     assert not all(policy.max() == 1.0 for _, _, policy, _ in data)  # soft targets, not the bots' one-hot moves
 
 
 def test_a_teacher_without_move_values_is_refused(tmp_path):
-    config = expert_iteration.ExpertIterationConfig(env="invers", policy_kwargs={"net_arch": [8]}, teacher="greedy")
+    config = ExpertIterationConfig(env="invers", policy_kwargs={"net_arch": [8]}, teacher="greedy")
     with pytest.raises(ConfigError, match="move_values"):
-        expert_iteration.ExpertIteration(config, tmp_path)
+        ExpertIteration(config, tmp_path)
 
 
 def test_learning_with_symmetries_keeps_targets_on_legal_moves(tmp_path):
-    config = expert_iteration.ExpertIterationConfig(
+    config = ExpertIterationConfig(
         env="invers", env_kwargs={"max_plies": 40}, policy_kwargs={"net_arch": [8]}, games_per_generation=2,
         pool=["search:depth=1"], bot_game_weight=1.0, batch_size=16,
     )
-    trainer = expert_iteration.ExpertIteration(config, tmp_path)
+    trainer = ExpertIteration(config, tmp_path)
     assert len(trainer.symmetries) == 8
     data, _ = trainer.play_generation()
     trainer.buffer.extend(data)
-    losses = trainer.learn(len(data))
+    losses = trainer.update(len(data))
     assert np.isfinite(losses["policy_loss"]) and losses["policy_loss"] < 50  # an illegal target would cost 1e9
 
 
 def test_the_shipped_networks_config_loads_and_names_a_teacher_that_values_moves():
-    config = expert_iteration.load_config("configs/invers_distill.yaml")
+    config = load_config(ExpertIterationConfig, "configs/invers_distill.yaml")
     assert config.teacher and config.bot_game_weight == 1.0
     teacher = make_agent("invers", config.teacher, Invers(), seed=0)
     assert callable(teacher.move_values)
     shipped = yaml.safe_load(open("checkpoints/invers/shipped/config.yaml"))
     assert {k: v for k, v in shipped.items() if k != "max_minutes"} == {
-        k: v for k, v in config.to_dict().items() if k != "max_minutes"
+        k: config.to_dict()[k] for k in shipped if k != "max_minutes"
     }

@@ -7,12 +7,13 @@ import pytest
 from sb3_contrib.common.maskable.utils import get_action_masks
 
 from training.framework.config import config_from_dict
+from training.pipelines.ppo.config import PPOConfig
 from training.pipelines.ppo.game_vec_env import GameVecEnv
 from training.pipelines.ppo.vector import make_training_env
 
 
 def _config(vec_env: str, env: str = "lost_dice", **extra):
-    return config_from_dict({"env": env, "n_envs": 3, "vec_env": vec_env, "normalize_reward": False, "seed": 5, **extra})
+    return config_from_dict(PPOConfig, {"env": env, "n_envs": 3, "vec_env": vec_env, "normalize_reward": False, "seed": 5, **extra})
 
 
 def _play(venv, steps: int):

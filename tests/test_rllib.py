@@ -40,7 +40,7 @@ def test_the_rllib_env_plays_a_whole_game_with_rllibs_keys(name):
 def test_masked_ppo_self_play_on_a_two_worker_local_cluster_never_plays_an_illegal_move():
     import ray
 
-    from training.train_rllib import SHARED_POLICY, build_config, masked_greedy_actions
+    from training.pipelines.rllib.learner import SHARED_POLICY, build_config, masked_greedy_actions
 
     ray.init(num_cpus=3, include_dashboard=False, log_to_driver=False)
     try:

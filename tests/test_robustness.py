@@ -24,7 +24,7 @@ from envs.core import IllegalActionError
 from envs.registry import ENVS
 from tests.test_training import tiny_config
 from training import evaluate, train
-from training.pipelines.ppo.checkpoint import read_checkpoint
+from training.pipelines.ppo.learner import PPO
 from training.framework.run_files import METADATA_FILE, MODEL_FILE, REWARD_STATS_FILE, TRAINING_STATE_FILE, partial_path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -128,7 +128,7 @@ def test_a_checkpoint_committed_but_not_yet_renamed_is_found(tmp_path):
     assert train.main(["--config", str(tiny_config(tmp_path)), "--run-dir", str(run), "--timesteps", str(ROLLOUT), *QUIET]) == 0
     os.replace(run / MODEL_FILE, partial_path(run / MODEL_FILE))
     (run / MODEL_FILE).write_bytes(b"the previous checkpoint's model")
-    assert read_checkpoint(run).files[MODEL_FILE] == partial_path(run / MODEL_FILE)
+    assert PPO.read_checkpoint(run).files[MODEL_FILE] == partial_path(run / MODEL_FILE)
     assert train.main(["--resume", str(run), "--timesteps", str(2 * ROLLOUT), *QUIET]) == 0
     assert _checkpoint_steps(run) == 2 * ROLLOUT and not partial_path(run / MODEL_FILE).exists()
 
@@ -143,8 +143,8 @@ def test_a_failed_resume_names_the_damaged_file_and_changes_nothing(tmp_path, ca
     assert train.main(["--resume", str(run), "--timesteps", str(4 * ROLLOUT), *QUIET]) == 2
     err = capsys.readouterr().err
     assert err == (
-        f"error: cannot resume: {run / damaged} is damaged or missing (its SHA-256 does not match the checkpoint of step "
-        f"{ROLLOUT} recorded in metadata.json)\n"
+        f"error: cannot resume: {run / damaged} is damaged or missing (its SHA-256 does not match the checkpoint of "
+        f"{ROLLOUT} timesteps recorded in metadata.json)\n"
     )
     assert _files(run) == before  # not even config.yaml (whose total_timesteps --timesteps changes)
 
@@ -157,8 +157,10 @@ def test_a_run_without_a_checkpoint_cannot_be_resumed(tmp_path, capsys):
 
 def test_self_play_pool_snapshots_survive_a_resume(tmp_path):
     from envs.registry import make_game
-    from training.pipelines.ppo.checkpoint import restore_training_state
     from training.framework.config import load_config
+    from training.pipelines.ppo.checkpoint import load_model, restore_training_state, training_state
+    from training.pipelines.ppo.config import PPOConfig
+    from training.pipelines.ppo.warm_start import TeacherGuidedPPO
     from training.pipelines.ppo.self_play import SelfPlay
 
     config = yaml.safe_load(open("configs/invers.yaml"))
@@ -170,15 +172,15 @@ def test_self_play_pool_snapshots_survive_a_resume(tmp_path):
     run = tmp_path / "run"
     assert train.main(["--config", str(path), "--run-dir", str(run), "--timesteps", str(4 * ROLLOUT), *QUIET]) == 0
 
-    checkpoint = read_checkpoint(run)
-    state = checkpoint.training_state()
+    checkpoint = PPO.read_checkpoint(run)
+    state = training_state(checkpoint)
     assert len(state["self_play"]["snapshots"]) == 2 and state["self_play"]["last_snapshot"] == 3 * ROLLOUT
-    resumed_config = load_config(run / "config.yaml")
+    resumed_config = load_config(PPOConfig, run / "config.yaml")
     pool = SelfPlay(resumed_config, make_game("invers"))
     from training.pipelines.ppo.vector import make_training_env
 
     venv, _ = make_training_env(resumed_config, seed=False)
-    model = checkpoint.load_model(venv)
+    model = load_model(checkpoint, venv, TeacherGuidedPPO)
     restore_training_state(state, model, pool)
     assert len(pool.snapshots) == 2
     for agent, saved in zip(pool.snapshots, state["self_play"]["snapshots"]):
@@ -253,7 +255,7 @@ def test_ppo_settings_are_real_maskableppo_arguments():
 
     from sb3_contrib import MaskablePPO
 
-    from training.framework.config import PPO_SETTINGS
+    from training.pipelines.ppo.config import PPO_SETTINGS
 
     assert set(PPO_SETTINGS) <= set(inspect.signature(MaskablePPO.__init__).parameters)
 

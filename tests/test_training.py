@@ -12,7 +12,9 @@ import yaml
 from agents.trained import TrainedAgent
 from envs.games.inverted_dice import InvertedDice
 from training import evaluate, train
-from training.framework.config import ConfigError, load_config
+from training.framework.config import config_from_dict, load_config
+from training.framework.schema import ConfigError
+from training.pipelines.ppo.config import PPOConfig
 
 TINY = ["--timesteps", "256", "--no-progress"]
 
@@ -88,7 +90,7 @@ def test_evaluate_cli_runs_head_to_head_for_several_players(tmp_path):
 )
 def test_bad_configs_fail_naming_the_problem(tmp_path, changes, message):
     with pytest.raises(ConfigError, match=message):
-        load_config(tiny_config(tmp_path, **changes))
+        load_config(PPOConfig, tiny_config(tmp_path, **changes))
 
 
 def test_cli_errors_name_the_problem(tmp_path, capsys):
@@ -151,10 +153,10 @@ def test_pool_opponents_draw_snapshots_and_fixed_bots():
     from sb3_contrib import MaskablePPO
 
     from envs.registry import make_game
-    from training.framework.config import config_from_dict
     from training.pipelines.ppo.self_play import SelfPlay
 
     config = config_from_dict(
+        PPOConfig,
         {"env": "invers", "self_play": {"enabled": True, "pool": ["greedy"], "snapshot_weight": 1.0, "max_snapshots": 2}}
     )
     pool = SelfPlay(config, make_game("invers"))

@@ -17,7 +17,7 @@ from agents.turn_value import TurnValueNet, load_turn_value, save_turn_value
 from envs.games import inverted_dice as dice_rules
 from envs.games import six_hundred as sh_rules
 from training import train_td
-from training.train_td import lambda_targets
+from training.pipelines.td.learner import lambda_targets
 
 
 def test_lambda_targets_blend_the_backup_and_the_turns_points():

@@ -11,11 +11,21 @@ import yaml
 from sb3_contrib import MaskablePPO
 
 from envs.registry import make_game
-from training.framework.config import config_from_dict
-from training.train import train
+from training.framework.config import config_from_dict as checked_config
+from training.framework.run import run_training
+from training.pipelines.ppo.config import PPOConfig
+from training.pipelines.ppo.learner import PPO
 from training.tune import main as tune_main
 from training.pipelines.ppo.vector import make_training_env
 from training.pipelines.ppo.warm_start import TeacherGuidedPPO, behaviour_clone, collect_demonstrations, teacher_agreement
+
+
+def config_from_dict(raw: dict) -> PPOConfig:
+    return checked_config(PPOConfig, raw)
+
+
+def train(config: PPOConfig, run_dir, checkpoint=None) -> dict:
+    return run_training(PPO(config, run_dir, checkpoint), checkpoint, progress=False)
 
 
 def tiny_config(**overrides) -> dict:
@@ -82,7 +92,7 @@ def test_a_warm_started_run_records_its_warm_start_and_learning_curve(tmp_path):
             learning_curve={"every": 256, "games": 3},
         )
     )
-    metadata = train(config, tmp_path, progress_bar=False)
+    metadata = train(config, tmp_path)
     assert metadata["warm_start"]["teacher"] == "heuristic" and metadata["warm_start"]["episodes"] >= 2
     with (tmp_path / "learning_curve.csv").open() as handle:
         rows = list(csv.DictReader(handle))
@@ -107,20 +117,19 @@ def test_tuner_grid_trains_every_value_and_writes_the_best_config(tmp_path):
 
 
 def test_a_resumed_warm_started_run_keeps_its_teacher_guide(tmp_path, capsys):
-    from training.pipelines.ppo.checkpoint import read_checkpoint
     from training.framework.run_files import DEMONSTRATIONS_FILE
 
     settings = {"enabled": True, "episodes": 2, "epochs": 1, "guide_decay_steps": 100_000}
-    train(config_from_dict(tiny_config(total_timesteps=256, warm_start=settings)), tmp_path, progress_bar=False)
+    train(config_from_dict(tiny_config(total_timesteps=256, warm_start=settings)), tmp_path)
     assert (tmp_path / DEMONSTRATIONS_FILE).is_file()
     longer = config_from_dict(tiny_config(total_timesteps=512, warm_start=settings))
-    train(longer, tmp_path, read_checkpoint(tmp_path), progress_bar=False)
+    train(longer, tmp_path, PPO.read_checkpoint(tmp_path))
     assert "the teacher guide resumes at weight" in capsys.readouterr().out
     (tmp_path / DEMONSTRATIONS_FILE).unlink()
-    from training.framework.config import ConfigError
+    from training.framework.schema import ConfigError
 
     with pytest.raises(ConfigError, match="demonstrations.pt is missing"):
-        train(config_from_dict(tiny_config(total_timesteps=768, warm_start=settings)), tmp_path, read_checkpoint(tmp_path))
+        train(config_from_dict(tiny_config(total_timesteps=768, warm_start=settings)), tmp_path, PPO.read_checkpoint(tmp_path))
 
 
 def invers_config(**overrides) -> dict:
@@ -137,7 +146,7 @@ def make_agent_for_test(spec, game):
 
 
 def test_a_search_labels_the_demonstrations_with_the_softmax_of_its_move_values():
-    from training.framework.config import ConfigError
+    from training.framework.schema import ConfigError
     from training.pipelines.ppo.warm_start import imitation_loss
 
     config = config_from_dict(invers_config())

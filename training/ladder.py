@@ -34,7 +34,7 @@ import yaml
 from agents.base import Agent
 from agents.registry import make_agent
 from envs.registry import make_game
-from training.framework.config import CONFIG_DIR, ROOT
+from training.framework.paths import CONFIG_DIR, results_root
 from training.evaluation.harness import PairingResult, evaluate_pairing, play_game, wilson_interval
 from training.evaluation.ratings import Ratings, rate
 
@@ -292,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
             config_path = CONFIG_DIR / f"{args.env}.yaml"
             config = yaml.safe_load(config_path.read_text()) if config_path.is_file() else {}
             plies = ((config or {}).get("evaluation") or {}).get("random_opening_plies", 0)
-        out = Path(args.out) if args.out else ROOT / "results" / args.env / "ladder"
+        out = Path(args.out) if args.out else results_root() / args.env / "ladder"
         report = run_ladder(args.env, args.agents, args.games, args.seed, out, plies, workers=args.workers)
     except (KeyError, ValueError, TypeError) as error:
         print(f"error: {error.args[0] if error.args else error}", file=sys.stderr)

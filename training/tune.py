@@ -29,7 +29,12 @@ from pathlib import Path
 
 import yaml
 
-from training.framework.config import ROOT, ConfigError, config_from_dict, load_config
+from training.framework.cli import USER_ERRORS, fail
+from training.framework.config import config_from_dict, load_config
+from training.framework.paths import results_root
+from training.framework.run import run_training
+from training.framework.schema import ConfigError
+from training.pipelines.ppo.config import PPOConfig
 
 #: The search space: dotted config key -> (kind, arguments) of Optuna's ``suggest_*``.
 SEARCH_SPACE = {
@@ -62,7 +67,7 @@ def parse_grid(items: list[str]) -> dict[str, list]:
 
 def run_trial(base: dict, values: dict, timesteps: int, evaluations: int, report) -> float:
     """Train ``base`` with ``values`` for ``timesteps`` steps; the last evaluation's score."""
-    from training.train import train
+    from training.pipelines.ppo.learner import PPO  # torch and sb3: loaded when a trial runs, so --help and bad options answer at once
 
     config = copy.deepcopy(base)
     for key, value in values.items():
@@ -70,7 +75,7 @@ def run_trial(base: dict, values: dict, timesteps: int, evaluations: int, report
     config["total_timesteps"] = timesteps
     config["checkpoint_every"] = timesteps
     config.setdefault("learning_curve", {})["every"] = max(1, timesteps // evaluations)
-    config = config_from_dict(config, source="trial config")
+    config = config_from_dict(PPOConfig, config, source="trial config")
     scores = []
 
     def on_evaluation(row: dict) -> None:
@@ -79,7 +84,7 @@ def run_trial(base: dict, values: dict, timesteps: int, evaluations: int, report
         report(score, row["timesteps"])
 
     with tempfile.TemporaryDirectory() as run_dir:
-        train(config, Path(run_dir), progress_bar=False, on_evaluation=on_evaluation)
+        run_training(PPO(config, Path(run_dir), None, on_curve_point=on_evaluation), progress=False)
     return scores[-1]
 
 
@@ -96,14 +101,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         import optuna
 
-        base = load_config(args.config).to_dict()
+        base = load_config(PPOConfig, args.config).to_dict()
         grid = parse_grid(args.grid) if args.grid else None
         if args.timesteps <= 0 or args.trials <= 0 or args.evaluations <= 0:
             raise ConfigError("--timesteps, --trials and --evaluations must be positive")
-    except (ConfigError, KeyError) as error:
-        print(f"error: {error.args[0]}", file=sys.stderr)
-        return 2
-    out = Path(args.out) if args.out else ROOT / "results" / "tune" / Path(args.config).stem
+    except USER_ERRORS as error:
+        return fail(error)
+    out = Path(args.out) if args.out else results_root() / "tune" / Path(args.config).stem
     out.mkdir(parents=True, exist_ok=True)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     if grid:

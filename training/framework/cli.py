@@ -16,7 +16,7 @@ import yaml
 
 from agents.solution_cache import CacheError
 from agents.trained import CheckpointError
-from training.framework.config import ConfigError, yaml_error_line
+from training.framework.schema import ConfigError, yaml_error_line
 
 USER_ERRORS = (ConfigError, CheckpointError, CacheError)
 BAD_INPUT = 2

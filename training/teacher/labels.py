@@ -16,7 +16,7 @@ from agents.base import Agent
 from agents.registry import make_agent
 from envs.core import Game
 from envs.registry import make_game
-from training.framework.config import ConfigError
+from training.framework.schema import ConfigError
 
 
 def softmax(x: np.ndarray) -> np.ndarray:

@@ -16,13 +16,14 @@ import numpy as np
 from agents.base import Agent
 from agents.trained import PolicyAgent
 from envs.core import Game
-from training.framework.config import TrainConfig, build_agent
+from training.framework.config import build_agent
+from training.pipelines.ppo.config import PPOConfig
 
 
 class SelfPlay:
     """The opponent pool shared by every env of the (single-process) vectorized env."""
 
-    def __init__(self, config: TrainConfig, game: Game):
+    def __init__(self, config: PPOConfig, game: Game):
         self.env_name = config.env
         self.settings = config.self_play
         self.game = game

@@ -16,7 +16,8 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecNormalize
 
 from envs.registry import get_entry, make_game
-from training.framework.config import ACTIVATIONS, TrainConfig, build_agent
+from training.framework.config import build_agent
+from training.pipelines.ppo.config import ACTIVATIONS, PPOConfig
 from training.pipelines.ppo.game_vec_env import GameVecEnv
 
 _ACTIVATION_MODULES = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU, "elu": torch.nn.ELU, "gelu": torch.nn.GELU}
@@ -31,7 +32,7 @@ def policy_kwargs(config_kwargs: dict[str, Any]) -> dict[str, Any]:
     return kwargs
 
 
-def make_training_env(config: TrainConfig, seed: bool = True) -> tuple[VecEnv, Any]:
+def make_training_env(config: PPOConfig, seed: bool = True) -> tuple[VecEnv, Any]:
     """The vectorized env to train on, and the self-play pool (or None) that feeds it.
 
     ``seed``: seed the envs from ``config.seed`` (a new run); a resumed run restores the

@@ -44,9 +44,10 @@ from stable_baselines3.common.vec_env import VecEnv, VecNormalize
 
 from agents.registry import make_agent
 from envs.core import Game
-from training.framework.config import ConfigError
+from training.framework.schema import ConfigError
 from training.framework.run_files import DEMONSTRATIONS_FILE, write_atomic
-from training.teacher.symmetry import symmetry_maps
+from training.teacher.loss import soft_target_cross_entropy
+from training.teacher.symmetry import symmetry_maps, turned
 from training.teacher.labels import TeacherLabels, teacher_targets
 
 
@@ -143,18 +144,13 @@ def imitation_loss(policy, demos: Demonstrations, index: torch.Tensor, symmetry=
     """The critic's values and the cross-entropy towards the teacher on ``index``: of its
     move, or of its soft targets where the demonstrations have them; the positions turned
     by ``symmetry`` (one of :func:`symmetry_maps`) when given."""
-    observations, masks, actions = demos.observations[index], demos.masks[index], demos.actions[index]
     targets = None if demos.policies is None else demos.policies[index]
-    if symmetry is not None:
-        observation_index, action_index, action_image = symmetry
-        observations, masks, actions = observations[:, observation_index], masks[:, action_index], action_image[actions]
-        targets = None if targets is None else targets[:, action_index]
+    observations, masks, targets, actions = turned(symmetry, demos.observations[index], demos.masks[index], targets, demos.actions[index])
     if targets is None:
         values, log_prob, _ = policy.evaluate_actions(observations, actions, masks)
         return values, -log_prob.mean()
     distribution = policy.get_distribution(observations, action_masks=masks.numpy())
-    log_probs = torch.log_softmax(distribution.distribution.logits, dim=1)  # masked moves: about -1e8, target 0
-    return policy.predict_values(observations), -(targets * log_probs).sum(dim=1).mean()
+    return policy.predict_values(observations), soft_target_cross_entropy(distribution.distribution.logits, masks, targets)
 
 
 def _returns_to_go(rewards: np.ndarray, dones: np.ndarray, gamma: float) -> np.ndarray:

@@ -1,90 +1,109 @@
 """A learning curve that means something: the learner against a reference bot on fixed games.
 
-``ep_rew_mean`` mixes exploration noise, reward scaling and whatever dice the last
-episodes happened to get. Every ``learning_curve.every`` timesteps this callback plays
-the current policy (greedy, as evaluation does) on the *same* ``games`` seeds:
+An episode's reward mixes exploration noise, reward scaling and whatever dice the last
+episodes happened to get. Every ``learning_curve.every`` units of its budget (steps,
+games, ...) a pipeline hands :class:`LearningCurve` its current agent, which plays the
+*same* ``games`` seeds every time:
 
 * one player: the same dice every time, and the reference bot's scores on those dice
   once at the start, so the logged paired difference is comparable across the run;
 * several players: the learner against the reference bot, seats swapped, win rate.
 
-Figures go to TensorBoard (``curve/...``) and ``learning_curve.csv`` in the run folder
-(appended, so a resumed run continues its curve), and :func:`draw` turns the CSV into
+Rows go to ``learning_curve.csv`` in the run folder (appended, so a resumed run
+continues its curve; the first column names the unit) and to the pipeline's logger
+(TensorBoard, ``curve/...``); :meth:`LearningCurve.draw` turns the CSV into
 ``learning_curve.png`` when training ends.
 """
 
 from __future__ import annotations
 
 import csv
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-from stable_baselines3.common.callbacks import BaseCallback
 
+from agents.base import Agent
 from agents.registry import make_agent
-from agents.trained import PolicyAgent
 from envs.core import Game
 from training.evaluation.harness import evaluate_pairing, evaluate_solitaire, mean_ci
+from training.framework.config import LearningCurveConfig
 
 CURVE_FILE = "learning_curve.csv"
 PICTURE_FILE = "learning_curve.png"
+#: Random plies opening each curve game of several players (independent games between deterministic agents).
+OPENING_PLIES = 2
 
 
-class LearningCurveCallback(BaseCallback):
-    def __init__(self, run_dir: Path, env_name: str, game: Game, settings, on_evaluation=None):
-        super().__init__()
-        self.on_evaluation = on_evaluation  #: called with every evaluation's row (e.g. by the tuner)
+class LearningCurve:
+    """The curve of one run. ``record(row, done)`` sends a row to the pipeline's logger;
+    ``on_point(row)`` is told of every point (the tuner prunes on it)."""
+
+    def __init__(self, run_dir: Path, env_name: str, game: Game, settings: LearningCurveConfig, unit: str,
+                 record: Callable[[dict, int], None] | None = None, on_point: Callable[[dict], None] | None = None):
         self.path = run_dir / CURVE_FILE
-        self.game = game
-        self.settings = settings
+        self.game, self.settings, self.unit = game, settings, unit
+        self.record, self.on_point = record, on_point
         self.reference = make_agent(env_name, settings.reference, game, seed=settings.seed)
         self.seeds = range(settings.seed, settings.seed + settings.games)
         self._reference_scores: np.ndarray | None = None
-        self._next = None
+        self._next: int | None = None
 
-    def _on_training_start(self) -> None:
+    @property
+    def enabled(self) -> bool:
+        return self.settings.every > 0
+
+    def start(self, done: int) -> None:
+        """Before learning, at ``done`` units: the next point's place, and the reference's scores."""
         every = self.settings.every
-        self._next = (self.num_timesteps // every + 1) * every
+        self._next = (done // every + 1) * every
         if self.game.num_players == 1:
             [result] = evaluate_solitaire(self.game, {"reference": self.reference}, self.seeds)
             self._reference_scores = result.scores
-        if self.num_timesteps == 0:
-            self.evaluate()
 
-    def _on_step(self) -> bool:
-        if self.num_timesteps >= self._next:
-            self._next += self.settings.every
-            self.evaluate()
+    def due(self, done: int) -> bool:
+        """Whether a point is due at ``done`` units (then the next one is moved on)."""
+        if done < self._next:
+            return False
+        self._next += self.settings.every
         return True
 
-    def evaluate(self) -> dict[str, float]:
-        learner = PolicyAgent(self.game, self.model.policy, deterministic=True)
+    def point(self, learner: Agent, done: int) -> dict[str, float]:
+        """Evaluate ``learner`` at ``done`` units; the row written."""
         if self.game.num_players == 1:
             [result] = evaluate_solitaire(self.game, {"learner": learner}, self.seeds)
             mean, half = mean_ci(result.scores)
             diff, diff_half = mean_ci(result.scores - self._reference_scores)
-            row = {"timesteps": self.num_timesteps, "mean_score": mean, "ci95_half_width": half,
+            row = {self.unit: done, "mean_score": mean, "ci95_half_width": half,
                    "reference_mean": float(self._reference_scores.mean()), "diff_vs_reference": diff,
                    "diff_ci95_half_width": diff_half}
         else:
             result = evaluate_pairing(self.game, ("learner", learner), ("reference", self.reference),
-                                      self.settings.games, self.settings.seed, random_opening_plies=2)
+                                      self.settings.games, self.settings.seed, random_opening_plies=OPENING_PLIES)
             win, low, high = result.rate(1)
-            row = {"timesteps": self.num_timesteps, "win_rate": win, "win_ci95_low": low, "win_ci95_high": high,
+            row = {self.unit: done, "win_rate": win, "win_ci95_low": low, "win_ci95_high": high,
                    "mean_outcome": float(result.outcomes.mean())}
-        for key, value in row.items():
-            if key != "timesteps":
-                self.logger.record(f"curve/{key}", value)
-        self.logger.dump(self.num_timesteps)
+        if self.record is not None:
+            self.record(row, done)
         new = not self.path.exists()
         with self.path.open("a", newline="") as handle:
             writer = csv.DictWriter(handle, fieldnames=list(row))
             if new:
                 writer.writeheader()
             writer.writerow({k: round(v, 4) if isinstance(v, float) else v for k, v in row.items()})
-        if self.on_evaluation is not None:
-            self.on_evaluation(row)
+        if self.on_point is not None:
+            self.on_point(row)
         return row
+
+    def draw(self) -> Path | None:
+        return draw(self.path.parent, self.settings.reference)
+
+
+def summary(row: dict) -> str:
+    """A curve row in a few words, for the progress lines."""
+    if "mean_score" in row:
+        return f"{row['mean_score']:.1f} vs {row['reference_mean']:.1f} ({row['diff_vs_reference']:+.1f} ± {row['diff_ci95_half_width']:.1f})"
+    return f"win rate {row['win_rate']:.3f} [{row['win_ci95_low']:.3f}, {row['win_ci95_high']:.3f}]"
 
 
 def draw(run_dir: Path, reference: str) -> Path | None:
@@ -98,9 +117,12 @@ def draw(run_dir: Path, reference: str) -> Path | None:
     import matplotlib.pyplot as plt
 
     with path.open() as handle:
-        rows = list(csv.DictReader(handle))
-    unit = "games" if "games" in rows[0] else "timesteps"  # train_td.py counts games, PPO timesteps
-    steps = np.array([float(r[unit]) for r in rows]) / (1e3 if unit == "games" else 1e6)
+        reader = csv.DictReader(handle)
+        unit, rows = reader.fieldnames[0], list(reader)
+    if not rows:
+        return None
+    scale = 1e6 if unit == "timesteps" else 1e3
+    steps = np.array([float(r[unit]) for r in rows]) / scale
     fig, ax = plt.subplots(figsize=(7, 4))
     if "mean_score" in rows[0]:
         mean = np.array([float(r["mean_score"]) for r in rows])
@@ -115,7 +137,7 @@ def draw(run_dir: Path, reference: str) -> Path | None:
         ax.fill_between(steps, [float(r["win_ci95_low"]) for r in rows], [float(r["win_ci95_high"]) for r in rows], alpha=0.2)
         ax.axhline(0.5, color="grey", linestyle="--")
         ax.set_ylabel("win rate")
-    ax.set_xlabel("training games (thousands)" if unit == "games" else "timesteps (millions)")
+    ax.set_xlabel(f"{unit} ({'millions' if scale == 1e6 else 'thousands'})")
     ax.legend()
     ax.grid(alpha=0.3)
     fig.tight_layout()

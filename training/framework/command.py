@@ -1,0 +1,163 @@
+"""The command line of every training pipeline: one parser, one way to start, resume and report.
+
+    python training/train.py --env invers                      # PPO (configs/invers.yaml)
+    python training/train_td.py --env inverted_dice            # turn-value TD (configs/inverted_dice_td.yaml)
+    python training/expert_iteration.py --config configs/invers_distill.yaml
+    python training/train_rllib.py --env invers                # Ray RLlib (configs/invers.yaml)
+
+Every one of them takes ``--env``, ``--config``, ``--resume RUN_DIR``, ``--seed``,
+``--run-dir``, ``--eval-games``, ``--no-eval``, ``--no-progress`` and the overrides its
+pipeline declares (its budget, such as ``--timesteps`` or ``--games``, and a few keys
+of its own). A new run goes to ``checkpoints/<env>/<date>-<time>-<algorithm>-seed<seed>/``;
+after training, the run is evaluated against its config's opponents
+(``training/evaluate.py``'s report in ``<run>/evaluation/``). Bad input (config values,
+agents, env options, an unusable checkpoint) is one line on stderr and exit code 2,
+before anything runs; Ctrl-C or SIGTERM saves a checkpoint and exits with 130 / 143,
+printing the command that resumes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from training.evaluation.report import evaluate_run
+from training.framework.cli import USER_ERRORS, fail, interrupted
+from training.framework.config import RunConfig, build_agent, config_from_dict, load_config
+from training.framework.paths import checkpoint_root, config_path
+from training.framework.run import Pipeline, print_interrupted, run_training
+from training.framework.run_files import CONFIG_FILE, METADATA_FILE
+from training.framework.schema import ConfigError
+from training.framework.stop import TrainingInterrupted
+
+
+def parse_args(pipeline: type[Pipeline], argv: list[str] | None, script: str, description: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog=script, description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    default = pipeline.default_config.format(env="<env>")
+    parser.add_argument("--env", help=f"env name (configs/{default} is the default config)")
+    parser.add_argument("--config", help=f"config file (default: configs/{default})")
+    parser.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its last checkpoint up to its budget")
+    parser.add_argument("--seed", type=int, help="seed (overrides the config)")
+    parser.add_argument("--run-dir", help=f"where to write the run (default: checkpoints/<env>/<time>-{pipeline.name}-seed<seed>)")
+    for option in pipeline.overrides:
+        parser.add_argument(f"--{option.flag}", type=option.type, dest=option.key, help=f"{option.help} (overrides the config's {option.key})")
+    parser.add_argument("--eval-games", type=int, help="games of the closing evaluation (overrides the config)")
+    parser.add_argument("--no-eval", action="store_true", help="skip the closing evaluation")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar or lines")
+    args = parser.parse_args(argv)
+    if not (args.env or args.config or args.resume):
+        parser.error("give --env NAME, --config FILE or --resume RUN_DIR")
+    if args.resume and args.config:
+        parser.error("--resume continues a run with its own config.yaml; --config cannot be combined with it")
+    if args.resume and args.run_dir:
+        parser.error("--resume continues the run in its own folder; --run-dir cannot be combined with it")
+    for option in pipeline.overrides:
+        value = getattr(args, option.key)
+        if option.positive and value is not None and value <= 0:
+            parser.error(f"--{option.flag} must be positive")
+    if args.eval_games is not None and args.eval_games <= 0:
+        parser.error("--eval-games must be positive")
+    return args
+
+
+def new_run_dir(env: str, algorithm: str, seed: int) -> Path:
+    """``checkpoints/<env>/<date>-<time>-<algorithm>-seed<seed>``."""
+    return checkpoint_root() / env / f"{datetime.now().strftime('%Y%m%d-%H%M%S')}-{algorithm}-seed{seed}"
+
+
+def resolve(pipeline: type[Pipeline], args: argparse.Namespace):
+    """The config to train with, the run directory and (with ``--resume``) the checkpoint. Reads; writes nothing."""
+    overrides: dict[str, Any] = {o.key: getattr(args, o.key) for o in pipeline.overrides if getattr(args, o.key) is not None}
+    checkpoint = None
+    if args.resume:
+        run_dir = Path(args.resume)
+        if not (run_dir / CONFIG_FILE).is_file():
+            raise ConfigError(f"cannot resume: {run_dir / CONFIG_FILE} does not exist (is {run_dir} a run folder?)")
+        config = load_config(pipeline.schema, run_dir / CONFIG_FILE, overrides)
+        if args.env and args.env != config.env:
+            raise ConfigError(f"cannot resume: run {run_dir} trained env {config.env!r}, not {args.env!r}")
+        if args.seed is not None:
+            raise ConfigError("cannot resume with a different --seed; the run keeps its own")
+        checkpoint = pipeline.read_checkpoint(run_dir)
+    else:
+        if args.env:
+            pipeline.check_env(args.env)
+        path = Path(args.config) if args.config else config_path(pipeline.default_config.format(env=args.env), args.env)
+        if args.seed is not None:
+            overrides["seed"] = args.seed
+        config = load_config(pipeline.schema, path, overrides)
+        if args.env and args.env != config.env:
+            raise ConfigError(f"config {path} is for env {config.env!r}, not {args.env!r}")
+        run_dir = Path(args.run_dir) if args.run_dir else new_run_dir(config.env, pipeline.name, config.seed)
+        if (run_dir / METADATA_FILE).exists() or (run_dir / CONFIG_FILE).exists():
+            raise ConfigError(f"{run_dir} already holds a run; use --resume {run_dir} to continue it")
+    if args.eval_games is not None:
+        config.evaluation.games = args.eval_games
+    config = config_from_dict(pipeline.schema, config.to_dict(), source="resolved config (config file and command line)")
+    if checkpoint is not None and checkpoint.done >= getattr(config, pipeline.budget_key):
+        raise ConfigError(
+            f"run {run_dir} already has {checkpoint.done} {pipeline.unit} (budget {getattr(config, pipeline.budget_key)}); "
+            f"ask for more with the budget option"
+        )
+    return config, run_dir, checkpoint
+
+
+def build_evaluation_agents(config: RunConfig) -> None:
+    """Build every opponent of the closing evaluation once, before training: a bot that
+    cannot play this game, or an unusable solver cache, is reported now rather than after
+    the training; a bot with a solved table (``optimal``) solves or loads it now."""
+    from envs.registry import make_game
+
+    game = make_game(config.env, **config.env_kwargs)
+    for spec in config.evaluation.opponents:
+        build_agent(config.env, spec, game, seed=0)
+
+
+def main(pipeline: type[Pipeline], argv: list[str] | None, script: str, description: str) -> int:
+    """Parse, train (or resume), then evaluate: a training command's whole life."""
+    args = parse_args(pipeline, argv, script, description)
+    run_dir = None
+    try:
+        config, run_dir, checkpoint = resolve(pipeline, args)
+        if not args.no_eval and pipeline.evaluable:
+            build_evaluation_agents(config)
+        learner = pipeline(config, run_dir, checkpoint)
+        if checkpoint is not None:
+            print(f"Resuming {run_dir} at {checkpoint.done} of {learner.budget} {pipeline.unit}")
+        else:
+            print(f"Training {config.env} ({pipeline.name}) for {learner.budget} {pipeline.unit} -> {run_dir}")
+        metadata = run_training(learner, checkpoint, progress=not args.no_progress)
+    except USER_ERRORS as error:
+        return fail(error)
+    except TrainingInterrupted as stop:
+        print_interrupted(stop, f"python {script}", run_dir, pipeline.unit)
+        return interrupted(stop.signum)
+    except KeyboardInterrupt:
+        saved = run_dir is not None and (run_dir / METADATA_FILE).is_file()
+        hint = f"the last checkpoint is intact; resume with: python {script} --resume {run_dir}" if saved else "nothing was saved"
+        print(f"\ninterrupted: {hint}", file=sys.stderr)
+        return interrupted()
+    print(f"Trained {metadata[pipeline.unit]} {pipeline.unit} in {metadata['wall_time_s']:.0f} s; run: {run_dir}")
+    if args.no_eval:
+        return 0
+    if not pipeline.evaluable:
+        print(f"No closing evaluation: the evaluation has no agent that loads a {pipeline.name} run yet")
+        return 0
+    return closing_evaluation(learner, run_dir, config)
+
+
+def closing_evaluation(learner: Pipeline, run_dir: Path, config: RunConfig) -> int:
+    print(f"Closing evaluation, {config.evaluation.games} games per agent or pairing (--eval-games N shortens it, --no-eval skips it)")
+    try:
+        evaluate_run(run_dir, games=config.evaluation.games, candidate=learner.agent_spec())
+    except USER_ERRORS as error:
+        fail(error)
+        print(f"The trained run is saved; evaluate it with: python training/evaluate.py --checkpoint {run_dir}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"\nevaluation interrupted; the trained run is saved: python training/evaluate.py --checkpoint {run_dir}", file=sys.stderr)
+        return interrupted()
+    return 0

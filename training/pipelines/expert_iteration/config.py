@@ -1,0 +1,67 @@
+"""The expert-iteration pipeline's config schema (``configs/<env>_expert_iteration.yaml``, ``configs/invers_distill.yaml``).
+
+Every key is documented beside its field; :mod:`training.pipelines.expert_iteration.learner`
+describes the method.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from envs.core import Game
+from training.framework.config import EvaluationConfig, LearningCurveConfig, RunConfig
+from training.framework.schema import (
+    AGENT_SPECS, BOOL, OPTIONAL_TEXT, ConfigError, integer, number, optional, section, setting, table,
+)
+from training.pipelines.ppo.config import POLICY_SETTINGS
+
+
+@dataclass
+class ExpertIterationConfig(RunConfig):
+    init: str | None = setting(None, OPTIONAL_TEXT)  #: run directory or .zip to start from (e.g. a PPO run); null: a fresh network
+    policy_kwargs: dict[str, Any] = setting({"net_arch": [256, 256], "activation_fn": "relu"}, table(POLICY_SETTINGS, "policy_kwargs"))
+    generations: int = setting(50, integer(1))  #: the budget
+    max_minutes: float | None = setting(None, optional(number(above=0)))  #: stop after the generation that passes this wall time
+    games_per_generation: int = setting(40, integer(1))
+    search_depth: int = setting(2, integer(1))  #: plies the learner searches while playing (every root move exact)
+    random_opening_plies: int = setting(2, integer(0))
+    explore_plies: int = setting(8, integer(0))  #: the learner samples its moves (softmax of search values) until this ply
+    explore_temperature: float = setting(0.1, number(above=0))
+    pool: list[str] = setting(["search:depth=1", "search:depth=2"], AGENT_SPECS)  #: fixed opponents
+    imitate_pool: bool = setting(True, BOOL)  #: also learn from the fixed bots' positions (their move, their seat's outcome)
+    #: share of games between two bots of the pool, without the learner (both seats imitated:
+    #: games between strong players whose outcomes say more about positions than a
+    #: beginner's losses do)
+    bot_game_weight: float = setting(0.0, number(0, 1))
+    self_play_weight: float = setting(0.4, number(0, 1))  #: share of (the other) games against the learner itself
+    snapshot_weight: float = setting(0.2, number(0, 1))  #: share of games against a frozen earlier generation (when there is one)
+    max_snapshots: int = setting(5, integer(1))
+    policy_temperature: float = setting(0.1, number(above=0))  #: softness of the policy target over search values
+    value_mix: float = setting(0.5, number(0, 1))  #: weight of the search value (vs the game's outcome) in the value target
+    buffer_size: int = setting(100_000, integer(1))
+    batch_size: int = setting(256, integer(1))
+    sample_reuse: float = setting(4.0, number(above=0))  #: gradient samples per new position each generation
+    learning_rate: float = setting(1e-3, number(above=0))
+    weight_decay: float = setting(1e-4, number(minimum=0))
+    value_loss_weight: float = setting(1.0, number(minimum=0))
+    #: agent spec of a bot with ``move_values(state)`` that labels every recorded position
+    #: (null: the learner's own search labels its positions, the bots' are imitated)
+    teacher: str | None = setting(None, OPTIONAL_TEXT)
+    workers: int = setting(1, integer(1))  #: processes labelling positions with the teacher
+    #: share of moves after the opening that either seat of a training game plays
+    #: uniformly at random, so that positions after mistakes are seen too
+    random_move_rate: float = setting(0.0, number(0, 1))
+    symmetries: bool = setting(True, BOOL)  #: turn each minibatch by a random symmetry of the game
+    checkpoint_every: int = setting(1, integer(1))  #: generations between checkpoints
+    evaluation: EvaluationConfig = section(EvaluationConfig, games=200, random_opening_plies=2)
+    learning_curve: LearningCurveConfig = section(LearningCurveConfig)
+
+    def agent_specs(self) -> dict[str, list[str]]:
+        return {"pool": self.pool, "teacher": [self.teacher] if self.teacher else [], **super().agent_specs()}
+
+    def check(self, game: Game) -> None:
+        if game.num_players != 2:
+            raise ConfigError(f"expert iteration plays two-player games; env_kwargs set {self.env} up for {game.num_players}")
+        if self.self_play_weight + self.snapshot_weight > 1.0:
+            raise ConfigError(f"self_play_weight + snapshot_weight must be at most 1, got {self.self_play_weight + self.snapshot_weight}")

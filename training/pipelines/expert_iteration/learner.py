@@ -1,0 +1,236 @@
+"""Expert Iteration: a policy-value network improved by the search it guides, for any
+two-player perfect-information game (command: ``training/expert_iteration.py``).
+
+Each generation (Anthony et al. 2017, "Thinking Fast and Slow"; AlphaZero's targets):
+
+1. **Play.** The learner, the network inside :class:`~agents.search.NetworkSearch`
+   (every root move searched exactly), plays ``games_per_generation`` games against an
+   opponent drawn per game from the pool: itself (self-play), a frozen snapshot of an
+   earlier generation inside the same search, or a fixed bot (``pool``: agent specs).
+   The learner's seat alternates game by game; the first ``random_opening_plies`` are
+   uniformly random and the learner samples its first ``explore_plies`` moves from the
+   softmax of its search values, so games differ. With ``imitate_pool`` the fixed bots'
+   positions are kept too, their move as the policy target (a warm start from the bots'
+   play that search-made targets take over as the network outgrows them); a share
+   ``bot_game_weight`` of the games are between two bots of the pool, both seats kept.
+2. **Targets.** Every position the learner moved in is kept with the policy target
+   softmax(search values / ``policy_temperature``) and the value target
+   ``value_mix`` · search value + (1 − ``value_mix``) · the game's outcome *for the seat
+   that moved there* (:func:`learner_targets`; in self-play both seats are the learner
+   and each position gets its own seat's outcome, never the other's; a bot's position
+   has no search value, so its value target is its seat's outcome alone).
+3. **Learn.** Adam on cross-entropy (masked policy) plus squared value error, over a
+   replay buffer of the latest ``buffer_size`` positions, each minibatch turned by one
+   of the game's symmetries (:meth:`~envs.core.Game.symmetries`) drawn at random.
+
+**A teacher search** (``teacher``, the spec of a bot with ``move_values(state)``, such as
+``search:depth=4`` of Invers) replaces the learner's own search as the source of targets:
+every recorded position, whoever moved in it, is labelled with the teacher's values of
+all the legal moves (policy target: their softmax at ``policy_temperature``; search value:
+the best of them), by ``workers`` processes at once, since labelling is most of the
+cost. With ``bot_game_weight: 1`` the games are all between bots of the pool (spiced with
+``random_move_rate``), and a run is a distillation of the teacher into the network: the
+warm start from which the learner's own search, deeper than the teacher at the same
+time per move, takes over (a later session without ``teacher``).
+
+The network is sb3's MaskablePPO actor-critic, so a run's ``model.zip`` loads as the
+agent ``ppo`` (the policy alone) and ``ppo+search`` (the network in the search), and a
+PPO run can be the starting point (``init``). A checkpoint is ``model.zip``;
+``metadata.json`` adds positions, games, CPU time and ``generation_log`` (per
+generation: positions, play and learn times, losses and the results against the pool).
+A run may be resumed with changed settings in its ``config.yaml``; a resumed run keeps
+the network but starts with an empty replay buffer, a fresh optimizer and no snapshots.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import time
+from collections import deque
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from agents.base import Agent
+from agents.network import PolicyValueNetwork
+from agents.registry import make_agent
+from agents.trained import load_model
+from envs.registry import get_entry, make_game
+from training.framework.checkpoint import Checkpoint
+from training.framework.run import Override, Pipeline, Session
+from training.framework.run_files import MODEL_FILE
+from training.pipelines.expert_iteration.config import ExpertIterationConfig
+from training.pipelines.expert_iteration.play import Learner, learner_targets, play_training_game
+from training.pipelines.ppo.vector import policy_kwargs
+from training.teacher.labels import TeacherLabels, teacher_targets
+from training.teacher.loss import soft_target_cross_entropy
+from training.teacher.symmetry import symmetry_maps, turned
+
+
+class ExpertIteration(Pipeline):
+    name = "expert_iteration"
+    schema = ExpertIterationConfig
+    unit = "generations"
+    budget_key = "generations"
+    default_config = "{env}_expert_iteration.yaml"
+    checkpoint_required = (MODEL_FILE,)
+    overrides = (
+        Override("generations", "generations", int, "generations in all"),
+        Override("max-minutes", "max_minutes", float, "wall-time limit in minutes"),
+        Override("init", "init", str, "run directory or model .zip to start from", positive=False),
+    )
+
+    def __init__(self, config: ExpertIterationConfig, run_dir: Path, checkpoint: Checkpoint | None = None):
+        from sb3_contrib import MaskablePPO  # sb3 takes seconds to import
+
+        super().__init__(config, run_dir, checkpoint)
+        torch.set_num_threads(1)
+        self.game = make_game(config.env, **config.env_kwargs)
+        self.rng = np.random.default_rng(config.seed)
+        torch.manual_seed(config.seed)
+        start = checkpoint.files[MODEL_FILE] if checkpoint is not None else config.init
+        if start is not None:
+            self.model = load_model(start, self.game)
+        else:
+            import gymnasium
+
+            env = gymnasium.make(get_entry(config.env).gym_id, **config.env_kwargs)
+            self.model = MaskablePPO("MlpPolicy", env, seed=config.seed, device="cpu", policy_kwargs=policy_kwargs(config.policy_kwargs))
+        self.policy = self.model.policy
+        self.network = PolicyValueNetwork(self.policy)
+        self.optimizer = torch.optim.Adam(self.policy.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay)
+        self.learner = Learner(self.network, config, self.game.num_actions)
+        self.fixed = [make_agent(config.env, spec, self.game, seed=config.seed + i) for i, spec in enumerate(config.pool)]
+        self.snapshots: list[tuple[str, Learner]] = []
+        self.buffer: deque = deque(maxlen=config.buffer_size)
+        self.symmetries = symmetry_maps(self.game) if config.symmetries else [None]
+        self.teacher = None if config.teacher is None else TeacherLabels(config.env, config.env_kwargs, config.teacher, config.seed, config.workers)
+        earlier = checkpoint.metadata if checkpoint is not None else {}
+        self.log: list[dict] = list(earlier.get("generation_log", []))
+        self.positions = int(earlier.get("positions", 0))
+        self.cpu_s = float(earlier.get("cpu_time_s", 0.0))
+
+    @property
+    def done(self) -> int:
+        return len(self.log)
+
+    def bot(self) -> tuple[str, Agent]:
+        index = self.rng.integers(len(self.fixed))
+        return self.config.pool[index], self.fixed[index]
+
+    def opponent(self) -> tuple[str, Learner | Agent]:
+        """The opponent of one game: the learner itself, a snapshot, or a fixed bot."""
+        draw = self.rng.random()
+        if draw < self.config.self_play_weight:
+            return "self", self.learner
+        if self.snapshots and draw < self.config.self_play_weight + self.config.snapshot_weight:
+            return self.snapshots[self.rng.integers(len(self.snapshots))]
+        return self.bot()
+
+    def play_generation(self) -> tuple[list[tuple], dict[str, list[float]]]:
+        games, results = [], {}
+        config = self.config
+        for g in range(config.games_per_generation):
+            if self.rng.random() < config.bot_game_weight:  # a teacher game: two bots, both seats kept
+                games.append(
+                    play_training_game(
+                        self.game, [self.bot()[1], self.bot()[1]], self.rng, config.random_opening_plies, {0, 1}, config.random_move_rate
+                    )
+                )
+                continue
+            name, opponent = self.opponent()
+            seat = g % 2
+            seats: list = [opponent, opponent]
+            seats[seat] = self.learner
+            recorded = {0, 1} if opponent is self.learner or (self.config.imitate_pool and name in self.config.pool) else {seat}
+            final, records = play_training_game(self.game, seats, self.rng, config.random_opening_plies, recorded, config.random_move_rate)
+            if opponent is not self.learner:
+                results.setdefault(name, []).append(float(final.returns()[seat]))
+            games.append((final, records))
+        if self.teacher is not None:
+            records = [record for _, game_records in games for record in game_records]
+            for record, values in zip(records, self.teacher.label([r.observation for r in records])):
+                record.policy, record.search_value = teacher_targets(values, self.game.num_actions, config.policy_temperature)
+        data = [target for final, records in games for target in learner_targets(records, final, config.value_mix)]
+        return data, results
+
+    def update(self, new_positions: int) -> dict[str, float]:
+        steps = max(1, int(new_positions * self.config.sample_reuse / self.config.batch_size))
+        observations, masks, policies, values = (np.stack(column) for column in zip(*self.buffer))
+        observations = torch.as_tensor(observations, dtype=torch.float32)
+        masks = torch.as_tensor(masks, dtype=torch.bool)
+        policies = torch.as_tensor(policies, dtype=torch.float32)
+        values = torch.as_tensor(values, dtype=torch.float32)
+        self.policy.train()
+        totals = {"policy_loss": 0.0, "value_loss": 0.0}
+        for _ in range(steps):
+            index = torch.as_tensor(self.rng.integers(len(self.buffer), size=self.config.batch_size))
+            symmetry = self.symmetries[self.rng.integers(len(self.symmetries))]
+            batch_observations, batch_masks, batch_policies, _ = turned(symmetry, observations[index], masks[index], policies[index])
+            features = self.policy.extract_features(batch_observations)
+            latent_pi, latent_vf = self.policy.mlp_extractor(features)
+            policy_loss = soft_target_cross_entropy(self.policy.action_net(latent_pi), batch_masks, batch_policies)
+            value_loss = ((self.policy.value_net(latent_vf)[:, 0] - values[index]) ** 2).mean()
+            loss = policy_loss + self.config.value_loss_weight * value_loss
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+            totals["policy_loss"] += policy_loss.item() / steps
+            totals["value_loss"] += value_loss.item() / steps
+        self.policy.eval()
+        return totals
+
+    def add_snapshot(self, generation: int) -> None:
+        frozen = copy.deepcopy(self.policy).eval()
+        config = dataclasses.replace(self.config, explore_plies=0)
+        self.snapshots.append((f"snapshot-{generation}", Learner(PolicyValueNetwork(frozen), config, self.game.num_actions)))
+        del self.snapshots[: -self.config.max_snapshots]
+
+    def learn(self, session: Session) -> str | None:
+        config = self.config
+        started, cpu_started = time.perf_counter(), time.process_time()
+        while self.done < config.generations and not session.stop_requested:
+            t0 = time.perf_counter()
+            data, results = self.play_generation()
+            t1 = time.perf_counter()
+            self.buffer.extend(data)
+            losses = self.update(len(data))
+            t2 = time.perf_counter()
+            self.add_snapshot(self.done)
+            entry = {
+                "generation": self.done,
+                "positions": len(data),
+                "play_s": round(t1 - t0, 1),
+                "learn_s": round(t2 - t1, 1),
+                **{k: round(v, 4) for k, v in losses.items()},
+                "score_vs": {name: round(float(np.mean(r)), 3) for name, r in sorted(results.items())},
+                "games_vs": {name: len(r) for name, r in sorted(results.items())},
+            }
+            self.log.append(entry)
+            self.positions += len(data)
+            self.cpu_s += time.process_time() - cpu_started
+            cpu_started = time.process_time()
+            if self.done < config.generations:
+                session.saved_if_due()
+            session.say(json.dumps(entry))
+            if config.max_minutes is not None and time.perf_counter() - started > config.max_minutes * 60:
+                return f"time limit ({config.max_minutes} minutes)"
+        return None
+
+    def metadata(self) -> dict:
+        return {
+            "generation_log": self.log,
+            "positions": self.positions,
+            "games": self.config.games_per_generation * len(self.log),
+            "cpu_time_s": round(self.cpu_s, 1),  # this process only, not the teacher's workers; wall / cpu: the load
+        }
+
+    def checkpoint_files(self):
+        return {MODEL_FILE: self.model.save}
+
+    def close(self) -> None:
+        if self.teacher is not None:
+            self.teacher.close()

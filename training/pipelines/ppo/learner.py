@@ -1,0 +1,99 @@
+"""The PPO pipeline: MaskablePPO (sb3-contrib) on a game's Gymnasium env, its opponents in the other seats.
+
+The learner is :class:`~training.pipelines.ppo.warm_start.TeacherGuidedPPO` (MaskablePPO
+plus an optional decaying guide towards a teacher's demonstrations) on the vectorized
+env of the config (:mod:`training.pipelines.ppo.vector`), against fixed opponents or a
+self-play pool (:mod:`training.pipelines.ppo.self_play`), optionally warm-started from a
+bot (:mod:`training.pipelines.ppo.warm_start`). Everything else (run folder,
+checkpoints, resume, stop, curve, evaluation) is the run framework's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import torch
+from stable_baselines3.common.callbacks import CallbackList
+from stable_baselines3.common.utils import configure_logger
+
+from envs.registry import make_game
+from training.framework.checkpoint import Checkpoint
+from training.framework.run import Override, Pipeline, Session
+from training.framework.run_files import MODEL_FILE, TENSORBOARD_DIR, TRAINING_STATE_FILE
+from training.pipelines.ppo import checkpoint as ppo_checkpoint
+from training.pipelines.ppo.callbacks import LearningCurveCallback, RunCallback
+from training.pipelines.ppo.config import PPOConfig
+from training.pipelines.ppo.vector import make_training_env, policy_kwargs
+from training.pipelines.ppo.warm_start import TeacherGuidedPPO, resume_guide, warm_start
+
+
+class PPO(Pipeline):
+    name = "ppo"
+    schema = PPOConfig
+    unit = "timesteps"
+    budget_key = "total_timesteps"
+    default_config = "{env}.yaml"
+    checkpoint_required = (MODEL_FILE, TRAINING_STATE_FILE)
+    overrides = (Override("timesteps", "total_timesteps", int, "total timesteps"),)
+
+    def __init__(self, config: PPOConfig, run_dir: Path, checkpoint: Checkpoint | None, on_curve_point: Callable[[dict], None] | None = None):
+        super().__init__(config, run_dir, checkpoint)
+        self.resumed = checkpoint is not None
+        self.on_curve_point = on_curve_point
+        self.warm_start_summary = None
+        self.game = make_game(config.env, **config.env_kwargs)
+        torch.set_num_threads(config.torch_threads)
+        self.venv, self.self_play = make_training_env(config, seed=checkpoint is None)
+        if checkpoint is not None:
+            if config.normalize_reward:
+                self.venv = ppo_checkpoint.load_reward_normalizer(checkpoint, self.venv.venv)
+            self.model = ppo_checkpoint.load_model(checkpoint, self.venv, TeacherGuidedPPO)
+            ppo_checkpoint.restore_training_state(ppo_checkpoint.training_state(checkpoint), self.model, self.self_play)
+            if config.warm_start.enabled and resume_guide(self.model, config.warm_start, run_dir, self.game):
+                print(f"Warm start: the teacher guide resumes at weight {self.model.current_guide_coef():.3f}")
+        else:
+            self.model = TeacherGuidedPPO(
+                "MlpPolicy",
+                self.venv,
+                seed=config.seed,
+                device="cpu",
+                verbose=0,
+                tensorboard_log=str(run_dir / TENSORBOARD_DIR),
+                policy_kwargs=policy_kwargs(config.policy_kwargs),
+                **config.ppo,
+            )
+
+    @property
+    def done(self) -> int:
+        return int(self.model.num_timesteps)
+
+    def learn(self, session: Session) -> None:
+        config, model = self.config, self.model
+        model.set_logger(configure_logger(0, str(self.run_dir / TENSORBOARD_DIR), "ppo", reset_num_timesteps=not self.resumed))
+        if config.warm_start.enabled and not self.resumed:
+            self.warm_start_summary = warm_start(model, self.venv, config.warm_start, config.env, self.game, config.seed, self.run_dir)
+            print(f"Warm start: {self.warm_start_summary}")
+        run_callback = RunCallback(session, self.self_play)
+        callbacks = [run_callback]
+        curve = self.learning_curve(on_point=self.on_curve_point)
+        if curve is not None:
+            callbacks.append(LearningCurveCallback(curve))
+        model.learn(
+            total_timesteps=self.budget - model.num_timesteps,
+            callback=CallbackList(callbacks),
+            reset_num_timesteps=not self.resumed,
+            progress_bar=session.progress,
+            tb_log_name="ppo",
+        )
+        if model.num_timesteps < self.budget:  # stopped mid-rollout: the checkpoint holds what the model has learned from
+            model.num_timesteps = run_callback.learned_timesteps
+
+    def checkpoint_files(self):
+        return ppo_checkpoint.checkpoint_files(self.model, self.venv if self.config.normalize_reward else None, self.self_play)
+
+    def metadata(self) -> dict:
+        return {"warm_start": self.warm_start_summary} if self.warm_start_summary is not None else {}
+
+    def close(self) -> None:
+        self.venv.close()

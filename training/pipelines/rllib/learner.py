@@ -1,0 +1,172 @@
+"""Ray RLlib's PPO on any env of the collection: one shared masked policy plays every seat.
+
+For users who outgrow one machine: start a cluster with ``ray start --head`` on one
+machine and ``ray start --address HEAD_IP:6379`` on the others, then train with
+``address: auto`` (``--address auto``). Without an address a local Ray is started with
+``workers`` env runners. Each env step is one move of the agent to act, so "env steps"
+count every move of every seat. A checkpoint is ``rllib_checkpoint.zip``, RLlib's own
+checkpoint folder zipped into one file, so that the run framework commits it with the
+rest of the run and ``--resume`` restores it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from training.framework.checkpoint import Checkpoint
+from training.framework.run import Override, Pipeline, Session
+from training.pipelines.rllib.config import ACTIVATIONS, RLlibConfig
+
+SHARED_POLICY = "shared"
+CHECKPOINT_FILE = "rllib_checkpoint.zip"
+
+#: Seconds an iteration waits for the env runners' samples; RLlib's default (60 s) drops
+#: whole batches on a busy machine, leaving iterations that sampled nothing.
+SAMPLE_TIMEOUT_S = 900.0
+
+
+def shared_policy(agent_id, episode, **kwargs) -> str:
+    """Self-play: every seat is played by the same policy."""
+    return SHARED_POLICY
+
+
+def build_config(config: RLlibConfig):
+    """RLlib's ``PPOConfig``: the env's game options, network and PPO hyperparameters in RLlib's names, masked self-play."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+
+    from envs.integrations.rllib import register_envs, rllib_env_name
+
+    register_envs()
+    ppo = config.ppo
+    hidden = list(config.policy_kwargs.get("net_arch", [64, 64]))
+    activation = ACTIVATIONS[config.policy_kwargs.get("activation_fn", "tanh")]  # sb3's default activation is tanh
+    batch = config.rollout_steps or ppo.get("n_steps", 2048) * config.n_envs
+    env_config = {**config.env_kwargs, **({"reward_mode": config.reward_mode} if config.reward_mode else {})}
+    return (
+        PPOConfig()
+        .environment(rllib_env_name(config.env), env_config=env_config)
+        .env_runners(
+            num_env_runners=config.workers, num_envs_per_env_runner=1, num_cpus_per_env_runner=1, sample_timeout_s=SAMPLE_TIMEOUT_S
+        )
+        .learners(num_learners=0)  # the learner runs in the driver
+        .multi_agent(policies={SHARED_POLICY}, policy_mapping_fn=shared_policy)
+        .rl_module(
+            rl_module_spec=MultiRLModuleSpec(
+                rl_module_specs={
+                    SHARED_POLICY: RLModuleSpec(
+                        module_class=ActionMaskingTorchRLModule,
+                        model_config={"fcnet_hiddens": hidden, "fcnet_activation": activation, "head_fcnet_hiddens": []},
+                    )
+                }
+            )
+        )
+        .training(
+            lr=ppo.get("learning_rate", 3e-4),
+            gamma=ppo.get("gamma", 0.99),
+            lambda_=ppo.get("gae_lambda", 0.95),
+            entropy_coeff=ppo.get("ent_coef", 0.0),
+            clip_param=ppo.get("clip_range", 0.2),
+            num_epochs=ppo.get("n_epochs", 10),
+            minibatch_size=min(ppo.get("batch_size", 64), batch),
+            train_batch_size_per_learner=batch,
+        )
+        .debugging(seed=config.seed)
+    )
+
+
+def masked_greedy_actions(module, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """The trained module's most likely action for each row (the mask applied by the module)."""
+    import torch
+    from ray.rllib.core.columns import Columns
+
+    batch = {
+        Columns.OBS: {
+            "observations": torch.as_tensor(observations, dtype=torch.float32),
+            "action_mask": torch.as_tensor(masks, dtype=torch.float32),
+        }
+    }
+    with torch.no_grad():
+        logits = module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS]
+    return logits.argmax(dim=-1).numpy()
+
+
+class RLlib(Pipeline):
+    name = "rllib"
+    schema = RLlibConfig
+    unit = "iterations"
+    budget_key = "iterations"
+    default_config = "{env}.yaml"
+    checkpoint_required = (CHECKPOINT_FILE,)
+    evaluable = False  # no agent loads an RLlib module yet: the run reports its returns instead
+    overrides = (
+        Override("iterations", "iterations", int, "PPO iterations (one train batch each)"),
+        Override("workers", "workers", int, "env runners, one CPU each", positive=False),
+        Override("address", "address", str, "Ray cluster to join, e.g. 'auto'", positive=False),
+        Override("rollout-steps", "rollout_steps", int, "env steps per iteration"),
+    )
+
+    def __init__(self, config: RLlibConfig, run_dir: Path, checkpoint: Checkpoint | None):
+        import ray  # Ray is an optional extra: pip install -e ".[rllib]"
+
+        super().__init__(config, run_dir, checkpoint)
+        unused = config.unused_keys()
+        if unused:
+            print(f"RLlib: the sb3 pipeline's {', '.join(unused)} are not used here (every seat is the shared policy)")
+        if config.address:
+            ray.init(address=config.address)
+        else:
+            ray.init(num_cpus=config.workers + 1, include_dashboard=False)
+        self.algo = build_config(config).build_algo()
+        self.iterations = 0
+        if checkpoint is not None:
+            with tempfile.TemporaryDirectory() as folder:
+                with zipfile.ZipFile(checkpoint.files[CHECKPOINT_FILE]) as archive:
+                    archive.extractall(folder)
+                try:
+                    self.algo.restore_from_path(folder)
+                except Exception as error:  # Ray raises many types for a foreign or damaged checkpoint
+                    raise checkpoint.unusable(CHECKPOINT_FILE, error) from None
+            self.iterations = checkpoint.done
+
+    @property
+    def checkpoint_every(self) -> int:
+        return self.config.checkpoint_iterations
+
+    @property
+    def done(self) -> int:
+        return self.iterations
+
+    def learn(self, session: Session) -> None:
+        while self.iterations < self.budget and not session.stop_requested:
+            result = self.algo.train()
+            self.iterations += 1
+            runners = result["env_runners"]
+            sampled = runners["num_env_steps_sampled_lifetime"]
+            returns = runners.get("agent_episode_returns_mean", {})
+            shown = " ".join(f"{agent}={value:+.2f}" for agent, value in sorted(returns.items()))
+            session.say(f"iter {self.iterations:>3}  env steps {sampled:>8}  {sampled / session.wall_s:7.0f} steps/s  returns {shown}")
+            if self.iterations < self.budget:
+                session.saved_if_due()
+
+    def checkpoint_files(self):
+        return {CHECKPOINT_FILE: self._write_checkpoint}
+
+    def _write_checkpoint(self, filename: str) -> None:
+        with tempfile.TemporaryDirectory() as folder:
+            self.algo.save_to_path(folder)
+            archive = shutil.make_archive(str(Path(folder).with_suffix("")) + "-zip", "zip", folder)
+            shutil.move(archive, filename)
+
+    def close(self) -> None:
+        import ray
+
+        self.algo.stop()
+        ray.shutdown()

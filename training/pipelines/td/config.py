@@ -1,0 +1,54 @@
+"""The turn-value TD pipeline's config schema: ``configs/<env>_td.yaml``."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+from agents.registry import TURN_VALUE_AGENTS
+from agents.turn_value import TurnValueAgent
+from envs.core import Game
+from training.framework.config import EvaluationConfig, LearningCurveConfig, RunConfig
+from training.framework.schema import BOOL, LAYERS, TEXT, ConfigError, integer, number, section, setting
+
+
+@dataclass
+class TDWarmStart:
+    teacher: str = setting("heuristic", TEXT)  #: agent spec of the teacher (a bot, not a solver)
+    games: int = setting(2000, integer(0))  #: teacher games whose returns V is first fitted to; 0: none
+    epochs: int = setting(10, integer(1))  #: passes over the teacher's turns
+    #: also fit V to the teacher's own estimate of the sheets each turn's writes could
+    #: leave, where the teacher has one (agents.turn_value.TurnValueAgent.teacher_values)
+    teacher_values: bool = setting(True, BOOL)
+
+
+@dataclass
+class TDConfig(RunConfig):
+    games: int = setting(20_000, integer(1))  #: the budget: self-play games after the warm start
+    hidden: list[int] = setting([256, 256], LAYERS)  #: the value network's hidden layers
+    learning_rate: float = setting(0.001, number(above=0))
+    batch_size: int = setting(512, integer(1))
+    games_per_iteration: int = setting(200, integer(1))
+    updates_per_iteration: int = setting(100, integer(1))
+    replay_size: int = setting(100_000, integer(1))  #: turn samples kept (the newest)
+    td_lambda: float = setting(0.3, number(0, 1))
+    checkpoint_every: int = setting(2000, integer(1))  #: games between checkpoints
+    warm_start: TDWarmStart = section(TDWarmStart)
+    learning_curve: LearningCurveConfig = section(LearningCurveConfig, every=2000, games=300)
+    evaluation: EvaluationConfig = section(EvaluationConfig, opponents=["heuristic", "random"])
+
+    def agent_specs(self) -> dict[str, list[str]]:
+        return {"warm_start.teacher": [self.warm_start.teacher], **super().agent_specs()}
+
+    def check(self, game: Game) -> None:
+        td_agent_class(self.env)
+        if game.num_players != 1:
+            raise ConfigError(f"env_kwargs: the turn-value agent plays solitaire, got {game.num_players} players")
+
+
+def td_agent_class(env: str) -> type[TurnValueAgent]:
+    """The turn-value agent class of ``env`` (agent spec ``td``), or a ConfigError."""
+    if env not in TURN_VALUE_AGENTS:
+        raise ConfigError(f"{env} has no turn-value agent; train_td.py trains {sorted(TURN_VALUE_AGENTS)}")
+    module_name, class_name = TURN_VALUE_AGENTS[env].split(":")
+    return getattr(importlib.import_module(module_name), class_name)
