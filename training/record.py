@@ -1,7 +1,7 @@
 """Record one whole game as an animated GIF, every seat played by the same agent.
 
-    python -m envs.record --env inverted_dice --agent heuristic out.gif
-    python -m envs.record --env invers --agent search:depth=2 --seed 3 invers.gif
+    python -m training.record --env inverted_dice --agent heuristic out.gif
+    python -m training.record --env invers --agent search:depth=2 --seed 3 invers.gif
 
 One frame per action (the env's ``render_mode="rgb_array"`` picture), the last frame
 held longer. Agents are named as everywhere else (``agents.registry``).
