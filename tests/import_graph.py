@@ -19,14 +19,17 @@ Imports written as strings (``importlib.import_module``, Gymnasium entry points)
 not seen.
 
 Prints every upward arrow as ``module -> module (file:line)``, every cycle, and the
-function-level imports of project modules, then a one-line summary. Exits 1 when there
+function-level imports of project modules (each with the comment that says why, if
+any), then a one-line summary. Exits 1 when there
 is an upward arrow or a cycle, else 0.
 """
 
 from __future__ import annotations
 
+import argparse
 import ast
 import sys
+import tokenize
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +49,7 @@ class Arrow:
     path: str  #: the importing file, relative to the root
     line: int
     function: str | None  #: the enclosing function's name, None at module level
+    comment: str = ""  #: the comment on the import's line or above its block of imports (why it is there)
 
     def where(self) -> str:
         return f"{self.path}:{self.line}"
@@ -103,6 +107,12 @@ def _resolve(name: str, modules: dict[str, Path]) -> str | None:
     return name or None
 
 
+def _comments(path: Path) -> dict[int, str]:
+    """Line number -> the comment on that line."""
+    with path.open("rb") as source:
+        return {t.start[0]: t.string for t in tokenize.tokenize(source.readline) if t.type == tokenize.COMMENT}
+
+
 class _Imports(ast.NodeVisitor):
     def __init__(self, module: str, path: Path, modules: dict[str, Path], root: Path):
         self.module, self.path, self.modules = module, path, modules
@@ -110,6 +120,8 @@ class _Imports(ast.NodeVisitor):
         self.functions: list[str] = []
         self.arrows: list[Arrow] = []
         self.seen: set[tuple[str, int]] = set()  # one arrow per target and statement
+        self.comments = _comments(path)
+        self.lines = path.read_text(encoding="utf-8").splitlines()
 
     def _function(self, node):
         self.functions.append(node.name)
@@ -124,7 +136,17 @@ class _Imports(ast.NodeVisitor):
         if target is not None and target != self.module and seen not in self.seen:
             self.seen.add(seen)
             function = self.functions[-1] if self.functions else None
-            self.arrows.append(Arrow(self.module, target, self.relative, node.lineno, function))
+            comment = self._comment(node.lineno)
+            self.arrows.append(Arrow(self.module, target, self.relative, node.lineno, function, comment))
+
+    def _comment(self, line: int) -> str:
+        """The comment on ``line``, or on the line above its block of import statements."""
+        if line in self.comments:
+            return self.comments[line]
+        above = line - 1
+        while above > 0 and self.lines[above - 1].lstrip().startswith(("import ", "from ")):
+            above -= 1
+        return self.comments.get(above, "") if above > 0 and self.lines[above - 1].lstrip().startswith("#") else ""
 
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
@@ -246,7 +268,7 @@ def report(root: Path = ROOT) -> tuple[list[str], bool]:
     lines.append(f"cycles ({len(found_cycles)}):")
     lines += [f"  {format_cycle(c)}" for c in found_cycles]
     lines.append(f"function-level imports of project modules ({len(in_functions)}):")
-    lines += [f"  {a} in {a.function}()" for a in in_functions]
+    lines += [f"  {a} in {a.function}(){'  ' + a.comment if a.comment else '  (no comment says why)'}" for a in in_functions]
     modules = len({a.source for a in all_arrows} | {a.target for a in all_arrows if layer_of(a.target) < len(LAYERS)})
     ok = not up and not found_cycles
     lines.append(
@@ -257,6 +279,7 @@ def report(root: Path = ROOT) -> tuple[list[str], bool]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args(argv)
     lines, ok = report()
     print("\n".join(lines))
     return 0 if ok else 1
