@@ -62,7 +62,7 @@ def parse_grid(items: list[str]) -> dict[str, list]:
 
 def run_trial(base: dict, values: dict, timesteps: int, evaluations: int, report) -> float:
     """Train ``base`` with ``values`` for ``timesteps`` steps; the last evaluation's score."""
-    from training.train import train
+    from training.train import train  # torch and sb3: loaded when a trial runs, so --help and bad options answer at once
 
     config = copy.deepcopy(base)
     for key, value in values.items():

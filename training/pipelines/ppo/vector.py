@@ -18,6 +18,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv,
 from envs.registry import get_entry, make_game
 from training.framework.config import ACTIVATIONS, TrainConfig, build_agent
 from training.pipelines.ppo.game_vec_env import GameVecEnv
+from training.pipelines.ppo.self_play import SelfPlay
 
 _ACTIVATION_MODULES = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU, "elu": torch.nn.ELU, "gelu": torch.nn.GELU}
 assert set(_ACTIVATION_MODULES) == set(ACTIVATIONS)
@@ -43,8 +44,6 @@ def make_training_env(config: TrainConfig, seed: bool = True) -> tuple[VecEnv, A
     others = game.num_players - 1
     self_play = None
     if config.self_play.enabled:
-        from training.pipelines.ppo.self_play import SelfPlay
-
         self_play = SelfPlay(config, game)
 
     def opponents_for(index: int):
