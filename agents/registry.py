@@ -22,6 +22,7 @@ import inspect
 from pathlib import Path
 
 from agents.base import Agent, RandomAgent
+from agents.trained import PolicyAgent, TrainedAgent, load_model
 from envs.core import Game
 
 #: Bots of each game: name -> ``"module:Class"``; every class takes ``(game, seed=None, **options)``.
@@ -101,10 +102,17 @@ def make_agent(env_name: str, spec: str, game: Game, seed: int | None = None) ->
         return _network_agent(env_name, name, options, game, seed)
     cls, options = _agent_class(env_name, spec)
     if cls is None:
-        from agents.trained import TrainedAgent
-
         return TrainedAgent.load(spec, game, seed=seed)
     return cls(game, seed=seed, **options)
+
+
+def opponent_by_name(game: Game, spec: str) -> Agent:
+    """The agent ``spec`` names, as an opponent in ``game`` (the env's own game object).
+
+    ``import agents`` registers this with :mod:`envs.opponents`, so that the Gymnasium
+    envs take ``opponents="heuristic"``: envs, below agents, cannot import it.
+    """
+    return make_agent(game.name, spec, game)
 
 
 def check_spec(env_name: str, spec: str) -> None:
@@ -151,14 +159,13 @@ def _check_network_options(name: str, options: dict[str, object]) -> None:
 
 
 def _network_agent(env_name: str, name: str, options: dict[str, object], game: Game, seed: int | None) -> Agent:
-    from agents.trained import PolicyAgent, load_model
-
     _check_network_options(name, options)
     options = dict(options)
     path = options.pop("path", None)
     model = load_model(Path(str(path)) if path is not None else shipped_network(env_name), game)
     if name == "ppo":
         return PolicyAgent(game, model.policy, deterministic=True, seed=seed)
+    # torch loads only when a network agent is made: bot names are resolved without it.
     from agents.network import PolicyValueNetwork
     from agents.search import SearchAgent
 

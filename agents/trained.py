@@ -26,7 +26,7 @@ class PolicyAgent(Agent):
     name = "trained"
 
     def __init__(self, game: Game, policy, deterministic: bool = True, seed: int | None = None):
-        from agents.network import PolicyValueNetwork
+        from agents.network import PolicyValueNetwork  # torch: loaded by the first network agent, not on import
 
         self.policy = policy
         self.network = PolicyValueNetwork(policy)
@@ -68,7 +68,7 @@ def load_model(path: str | Path, game: Game):
     Checks that the model was trained for this game: same env name when the run's
     config is at hand, and always the same observation and action spaces.
     """
-    from sb3_contrib import MaskablePPO
+    from sb3_contrib import MaskablePPO  # sb3 and torch: loaded with the first checkpoint, not on import
 
     model_path = model_file(path)
     if not model_path.is_file():

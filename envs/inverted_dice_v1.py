@@ -136,7 +136,7 @@ random 73.7.
   States compare with `==` and hash by position (`state.key()`), never by future dice,
   for transposition tables.
 * `game.action_from_name("reroll dice 1,3")` is the exact inverse of `game.action_name`.
-* `render_mode="rgb_array"` draws the dice and the score sheet; `python -m envs.record
+* `render_mode="rgb_array"` draws the dice and the score sheet; `python -m training.record
   --env inverted_dice --agent heuristic out.gif` records a whole game.
 
 ## Version history

@@ -12,27 +12,26 @@ the mask is also given in ``info["action_mask"]`` (``int8``) for other libraries
 
 An opponent is any object with ``act(observation, action_mask) -> int``; if it also has
 ``reset(seed=...)`` it is reseeded from the env's seed at every ``reset``, so the same
-seed gives the same game.
+seed gives the same game. An opponent may also be given by a bot's name (``"heuristic"``)
+once ``agents`` is imported: envs knows no bots, the agents layer lends them through the
+hook in :mod:`envs.opponents`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
 
 from envs.aec import GAME_OVER, check_render_mode, observation_box, render_state, resolve_reward_mode, reward_basis
 from envs.core import Game, GameState, IllegalActionError
+from envs.opponents import Policy, resolve
 from envs.spaces import LegalActionSpace
 
 
 OPPONENTS_EXPECTED = "None (random), a bot name such as \"heuristic\", an object with act(observation, action_mask), or a list of those (one per other seat)"
-
-
-class Policy(Protocol):
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int: ...
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -46,8 +45,9 @@ class SingleAgentEnv(gymnasium.Env):
             end); default ``"score"`` for one player and ``"win"`` for more.
         opponents: one policy for every other seat, or a list with one per other seat in
             seat order (skipping the learner's); ``None`` plays uniformly random legal moves.
-            A policy is an object with ``act(observation, action_mask)`` or the name of a
-            bot of the game (an agent spec such as ``"heuristic"``, see ``agents/registry.py``).
+            A policy is an object with ``act(observation, action_mask)`` or, once ``agents``
+            is imported, the name of a bot of the game (an agent spec such as
+            ``"heuristic"``, see ``agents/registry.py`` and :mod:`envs.opponents`).
         learner_seat: the learner's seat, or ``None`` for a random seat every episode.
         **game_options: the game's own options (``num_players`` and its rulings).
     """
@@ -90,11 +90,10 @@ class SingleAgentEnv(gymnasium.Env):
         return [self._named_opponent(o) if isinstance(o, str) else self._check_policy(o) for o in opponents]
 
     def _named_opponent(self, spec: str) -> Policy:
-        """The bot named ``spec`` (an agent spec such as ``"heuristic"`` or ``"search:depth=2"``)."""
-        from agents.registry import make_agent  # agents build on envs: imported only when a name is given
-
+        """The bot named ``spec`` (an agent spec such as ``"heuristic"`` or ``"search:depth=2"``),
+        from the resolver the agents layer registers (:mod:`envs.opponents`)."""
         try:
-            return make_agent(self.game.name, spec, self.game)
+            return resolve(self.game, spec)
         except ValueError as error:
             raise ValueError(f"opponents: {error}") from None
 

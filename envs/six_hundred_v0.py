@@ -154,7 +154,7 @@ so nothing is hidden. Named offsets: `envs.games.six_hundred.OBS_*`.
   for transposition tables.
 * `game.action_from_name("lock dice 1,2 and roll the rest")` is the exact inverse of
   `game.action_name`.
-* `render_mode="rgb_array"` draws the dice and the score sheet; `python -m envs.record
+* `render_mode="rgb_array"` draws the dice and the score sheet; `python -m training.record
   --env six_hundred --agent heuristic out.gif` records a whole game.
 
 ## Version history

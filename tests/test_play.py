@@ -1,9 +1,12 @@
-"""Playing in the terminal: moves by id or name, bad moves refused with the legal ones."""
+"""Playing in the terminal: moves by id or name, bad moves refused with the legal ones, bad
+command lines refused in one line with exit code 2."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
+from agents import registry
 from envs.games.invers import Invers
 from training import play
 from training.play import parse_move, read_move
@@ -53,3 +56,32 @@ def test_a_whole_game_against_an_agent_and_quitting(monkeypatch):
     game = Invers(max_plies=6)
     final = play.play(game, RandomAgent(game), 0, seed=0, say=said.append)
     assert final.is_terminal() and moves == [0, 0, 0] and said[-1] == "A draw."
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--env", "nope"], "error: --env: unknown env 'nope'; known envs: invers, inverted_dice"),
+        (["--env", "invers", "--opponent", "nope"], "error: --opponent: unknown agent 'nope' for invers: expected one of ['random', 'greedy', 'search']"),
+        (["--env", "invers", "--opponent", "search:width=3"], "error: --opponent: agent spec 'search:width=3': got an unexpected keyword argument 'width'"),
+        (["--env", "invers", "--seat", "2"], "error: --seat must be in 0..1 for invers, got 2"),
+        (["--env", "invers", "--opponent", "ppo"], "error: agent 'ppo': checkpoint "),
+    ],
+    ids=["unknown env", "unknown agent", "unknown option", "bad seat", "missing shipped network"],
+)
+def test_bad_input_is_one_line_and_exit_code_2(argv, message, capsys, monkeypatch, tmp_path):
+    monkeypatch.setattr(registry, "shipped_network", lambda env: tmp_path / "no_network")  # as if none were shipped
+    asked = []
+    assert play.main(argv, ask=asked.append, say=asked.append) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(message) and err.count("\n") == 1, err
+    assert not asked  # no game was started
+
+
+def test_anything_else_keeps_its_traceback(monkeypatch):
+    def broken(*args, **kwargs):
+        raise ValueError("a bug, not bad input")
+
+    monkeypatch.setattr(play, "play", broken)
+    with pytest.raises(ValueError, match="a bug"):
+        play.main(["--env", "invers"], ask=scripted("q"), say=print)

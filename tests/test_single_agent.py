@@ -6,8 +6,10 @@ import gymnasium
 import numpy as np
 import pytest
 
+import agents  # noqa: F401  (lends the bots' names to opponents=, see envs.opponents)
 import envs  # noqa: F401  (registers the ids)
 from agents.base import Agent
+from envs import opponents
 from envs.aec import leads
 from envs.games.inverted_dice import SCORE
 
@@ -119,3 +121,15 @@ def test_action_space_sample_draws_legal_actions_and_pickles_plainly():
             env.reset()
     restored = pickle.loads(pickle.dumps(env.action_space))
     assert restored == gymnasium.spaces.Discrete(env.game.num_actions)
+
+
+def test_a_bot_name_without_the_agents_layer_says_what_to_do():
+    previous = opponents.register(None)  # as if only envs were imported
+    try:
+        with pytest.raises(ValueError, match=r"opponents: 'heuristic' is a bot name, but no bot names are registered: import agents"):
+            gymnasium.make("InvertedDice-v1", num_players=2, opponents="heuristic")
+        env = gymnasium.make("InvertedDice-v1", num_players=2, opponents=RecordingAgent(None))  # objects need no resolver
+        env.reset(seed=0)
+    finally:
+        opponents.register(previous)
+    assert type(gymnasium.make("InvertedDice-v1", num_players=2, opponents="heuristic").unwrapped.opponents[0]).__name__ == "InvertedDiceHeuristic"

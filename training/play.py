@@ -8,6 +8,10 @@ name (``3``, or ``row 1 ←``; case and spaces do not matter, and a unique begin
 name is enough); ``?`` lists the legal moves, ``q`` quits. A move that is not legal is
 refused with the legal ones listed, and asked for again. In games of more than two
 players the opponent agent plays every other seat.
+
+Bad input (an unknown env or agent, a seat the game does not have, a missing network) is
+one line ``error: ...`` on stderr and exit code 2; anything else is a bug and keeps its
+traceback.
 """
 
 from __future__ import annotations
@@ -15,14 +19,14 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from pathlib import Path
-
 
 import numpy as np
 
-from agents.registry import make_agent
+from agents.base import Agent
 from envs.core import Game, GameState
-from envs.registry import make_game
+from envs.registry import ENVS, make_game
+from training.framework.cli import USER_ERRORS, fail
+from training.framework.config import ConfigError, build_agent, check_agent_spec
 
 
 class Quit(Exception):
@@ -93,24 +97,36 @@ def play(game: Game, opponent, human_seat: int, seed: int, ask: Callable[[str], 
     return state
 
 
+def game_and_opponent(env: str, opponent: str, seat: int, seed: int) -> tuple[Game, Agent]:
+    """The game and the opponent the command line names.
+
+    Bad input (an unknown env, an unknown agent or option, a seat the game does not have,
+    a missing or unusable network or solver cache) raises one of
+    :data:`training.framework.cli.USER_ERRORS`, with a message that names the option.
+    """
+    if env not in ENVS:
+        raise ConfigError(f"--env: unknown env {env!r}; known envs: {', '.join(sorted(ENVS))}")
+    game = make_game(env)
+    if not 0 <= seat < game.num_players:
+        raise ConfigError(f"--seat must be in 0..{game.num_players - 1} for {env}, got {seat}")
+    check_agent_spec(env, opponent, "--opponent")
+    return game, build_agent(env, opponent, game, seed=seed)
+
+
 def main(argv: list[str] | None = None, ask: Callable[[str], str] = input, say: Callable[[str], None] = print) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--env", required=True, help="env name")
+    parser.add_argument("--env", required=True, help=f"env name: {', '.join(sorted(ENVS))}")
     parser.add_argument("--opponent", default="random", help="agent spec of the opponent (default random)")
     parser.add_argument("--seat", type=int, default=0, help="your seat (default 0: you move first)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the game's chance and the opponent")
     args = parser.parse_args(argv)
-    import torch
+    import torch  # for a network opponent; here, not at module level, so that --help starts fast
 
     torch.set_num_threads(1)
     try:
-        game = make_game(args.env)
-        if not 0 <= args.seat < game.num_players:
-            raise ValueError(f"--seat must be in 0..{game.num_players - 1}")
-        opponent = make_agent(args.env, args.opponent, game, seed=args.seed)
-    except (KeyError, ValueError, TypeError) as error:
-        print(f"error: {error.args[0] if error.args else error}", file=sys.stderr)
-        return 2
+        game, opponent = game_and_opponent(args.env, args.opponent, args.seat, args.seed)
+    except USER_ERRORS as error:
+        return fail(error)
     try:
         play(game, opponent, args.seat, args.seed, ask, say)
     except (Quit, EOFError, KeyboardInterrupt):

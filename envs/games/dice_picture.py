@@ -1,7 +1,7 @@
 """A picture of a dice game as an ``(H, W, 3)`` ``uint8`` array: the dice and the score sheet.
 
 Shared by the dice games' ``render_mode="rgb_array"`` (videos with Gymnasium's
-``RecordVideo``, GIFs with ``python -m envs.record``). A game passes what a player would
+``RecordVideo``, GIFs with ``python -m training.record``). A game passes what a player would
 see on the table, already worded: a status line, the dice (locked ones first, drawn
 shaded), and the score sheet as rows of text, one column per player. Drawn with Pillow
 (no plotting library); a frame takes a few milliseconds. The picture's size depends only

@@ -26,30 +26,12 @@ from typing import Any
 import numpy as np
 
 from envs.core import Children, Game, GameState
+from envs.games.invers_picture import draw_position
+from envs.games.invers_tiles import CELLS, FLIPPED, RED, SIZE, TILE_LETTERS, YELLOW, colour, flipped, is_flipped
 
-SIZE = 6
-CELLS = SIZE * SIZE
 TILES_PER_COLOUR = CELLS // 2 + 1  # 18 on the board and one in hand
-YELLOW, RED = 0, 1  # a colour is also the seat of the player who owns it
 DRAW = -1  # ``InversState.winner`` of a drawn game
 COLOUR_NAMES = ("yellow", "red")
-
-# A tile is one small int: bit 0 its colour, bit 1 set once it is flipped (dot side up).
-FLIPPED = 2
-TILE_LETTERS = "YRyr"  # colour side up: Y, R; dot side up: y, r
-
-
-def flipped(tile: int) -> int:
-    """The tile turned dot side up (unchanged if it already is)."""
-    return tile | FLIPPED
-
-
-def is_flipped(tile: int) -> bool:
-    return bool(tile & FLIPPED)
-
-
-def colour(tile: int) -> int:
-    return tile & 1
 
 
 # -- the 24 pushes ---------------------------------------------------------------------
@@ -492,8 +474,6 @@ class InversState(GameState):
         return f"{COLOUR_NAMES[self._winner]} (player {self._winner}) wins."
 
     def render_rgb(self) -> np.ndarray:
-        from envs.games.invers_picture import draw_position
-
         return draw_position(self._board, self._hands, None if self._terminal else self._player)
 
     def clone_resampled(self, rng: np.random.Generator | None = None) -> InversState:

@@ -12,7 +12,7 @@ from functools import cache
 
 import numpy as np
 
-from envs.games.invers import FLIPPED, SIZE, colour
+from envs.games.invers_tiles import FLIPPED, SIZE, colour
 
 TILE = 40  # pixels per tile, gaps included
 GAP = 3

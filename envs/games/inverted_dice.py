@@ -345,7 +345,7 @@ class InvertedDiceState(DiceRoundsState):
         return "\n".join(lines)
 
     def render_rgb(self) -> np.ndarray:
-        from envs.games.dice_picture import draw_sheet
+        from envs.games.dice_picture import draw_sheet  # Pillow: loaded by the first picture, not with the rules
 
         n = self.game.num_players
         rows = [

@@ -436,7 +436,7 @@ class SixHundredState(DiceRoundsState):
         return "\n".join(lines)
 
     def render_rgb(self) -> np.ndarray:
-        from envs.games.dice_picture import draw_sheet
+        from envs.games.dice_picture import draw_sheet  # Pillow: loaded by the first picture, not with the rules
 
         rows = [(label.strip(), [str(c) for c in cells]) for label, cells in self._sheet_rows()]
         players = [f"P{p}" for p in range(self.game.num_players)]

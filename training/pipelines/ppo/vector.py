@@ -19,6 +19,7 @@ from envs.registry import get_entry, make_game
 from training.framework.config import build_agent
 from training.pipelines.ppo.config import ACTIVATIONS, PPOConfig
 from training.pipelines.ppo.game_vec_env import GameVecEnv
+from training.pipelines.ppo.self_play import SelfPlay
 
 _ACTIVATION_MODULES = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU, "elu": torch.nn.ELU, "gelu": torch.nn.GELU}
 assert set(_ACTIVATION_MODULES) == set(ACTIVATIONS)
@@ -44,8 +45,6 @@ def make_training_env(config: PPOConfig, seed: bool = True) -> tuple[VecEnv, Any
     others = game.num_players - 1
     self_play = None
     if config.self_play.enabled:
-        from training.pipelines.ppo.self_play import SelfPlay
-
         self_play = SelfPlay(config, game)
 
     def opponents_for(index: int):

@@ -1,10 +1,11 @@
 """Record one whole game as an animated GIF, every seat played by the same agent.
 
-    python -m envs.record --env inverted_dice --agent heuristic out.gif
-    python -m envs.record --env invers --agent search:depth=2 --seed 3 invers.gif
+    python -m training.record --env inverted_dice --agent heuristic out.gif
+    python -m training.record --env invers --agent search:depth=2 --seed 3 invers.gif
 
 One frame per action (the env's ``render_mode="rgb_array"`` picture), the last frame
-held longer. Agents are named as everywhere else (``agents.registry``).
+held longer. Agents are named as everywhere else (``agents.registry``): bots, ``ppo``,
+``ppo+search``, a trained run's path. Bad input is one line ``error: ...``, exit code 2.
 """
 
 from __future__ import annotations
@@ -15,17 +16,20 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from agents.registry import bot_names, make_agent
-from envs.registry import ENVS, get_entry
+from envs.registry import ENVS, get_entry, make_game
+from training.framework.cli import USER_ERRORS, fail
+from training.framework.config import ConfigError, build_agent, check_agent_spec
 
 
 def play_frames(env_name: str, agent_spec: str, seed: int = 0, num_players: int | None = None) -> list[np.ndarray]:
-    """The pictures of one game of ``env_name`` with ``agent_spec`` in every seat."""
+    """The pictures of one game of ``env_name`` with ``agent_spec`` in every seat.
+
+    An agent that cannot be made (unknown, a missing network) raises a ``ConfigError``."""
     module = get_entry(env_name).load_module()
     options = {} if num_players is None else {"num_players": num_players}
     env = module.raw_env(render_mode="rgb_array", **options)
     env.reset(seed=seed)
-    agents = {a: make_agent(env_name, agent_spec, env.game, seed=seed + i) for i, a in enumerate(env.possible_agents)}
+    agents = {a: build_agent(env_name, agent_spec, env.game, seed=seed + i) for i, a in enumerate(env.possible_agents)}
     frames = [env.render()]
     for agent in env.agent_iter():
         observation, _, terminated, truncated, _ = env.last()
@@ -54,9 +58,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--frame-ms", type=int, default=250, help="milliseconds per frame")
     parser.add_argument("output", help="the .gif to write")
     args = parser.parse_args(argv)
-    if args.agent.partition(":")[0] not in bot_names(args.env) and not Path(args.agent).exists():
-        parser.error(f"--agent {args.agent!r}: expected one of {bot_names(args.env)} or a trained run's path")
-    frames = play_frames(args.env, args.agent, args.seed, args.players)
+    try:
+        if args.players is not None:
+            try:
+                make_game(args.env, num_players=args.players)
+            except ValueError as error:
+                raise ConfigError(f"--players: {error}") from None
+        check_agent_spec(args.env, args.agent, "--agent")
+        frames = play_frames(args.env, args.agent, args.seed, args.players)
+    except USER_ERRORS as error:
+        return fail(error)
     save_gif(frames, args.output, args.frame_ms)
     print(f"wrote {args.output}: {len(frames)} frames")
     return 0

@@ -1,0 +1,56 @@
+"""Opponents given by name: the hook through which the agents layer lends envs its bots.
+
+``SingleAgentEnv(opponents=...)`` takes policies: objects with ``act(observation,
+action_mask) -> int``. It also takes a bot's *name*, ``opponents="heuristic"``, but the
+bots live in ``agents``, which is built on envs, so envs may not import it (not even
+inside a function: that is an upward arrow all the same, and ``import envs`` would
+quietly load every bot). Instead envs declares this hook and the layer that knows the
+names plugs into it: ``import agents`` registers :func:`agents.registry.opponent_by_name`
+with :func:`register`. Importing ``agents`` imports envs too, so one line is enough::
+
+    import gymnasium, agents   # registers the Gymnasium ids and the bot names
+    env = gymnasium.make("InvertedDice-v1", num_players=2, opponents="heuristic")
+
+With envs alone (``import gymnasium, envs``) there is no resolver, and a name is a
+``ValueError`` that says to ``import agents`` or to pass a policy object; policy objects
+work either way. The Gymnasium ids stay registered by envs with envs' own entry points:
+pointing them at a factory in ``agents`` would be the same upward arrow written as a string.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+import numpy as np
+
+from envs.core import Game
+
+
+class Policy(Protocol):
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int: ...
+
+
+#: Turns ``(game, name)`` into the policy the name stands for in that game, or raises
+#: ``ValueError`` naming the known names.
+Resolver = Callable[[Game, str], Policy]
+
+_resolver: Resolver | None = None
+
+
+def register(resolver: Resolver | None) -> Resolver | None:
+    """Make ``resolver`` the one that turns opponent names into policies; returns the one
+    it replaces. ``None`` unregisters (names are then refused)."""
+    global _resolver
+    previous, _resolver = _resolver, resolver
+    return previous
+
+
+def resolve(game: Game, name: str) -> Policy:
+    """The policy ``name`` stands for in ``game``, from the registered resolver."""
+    if _resolver is None:
+        raise ValueError(
+            f"{name!r} is a bot name, but no bot names are registered: import agents first "
+            "(it registers them), or pass an object with act(observation, action_mask)"
+        )
+    return _resolver(game, name)
