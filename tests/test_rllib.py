@@ -37,22 +37,39 @@ def test_the_rllib_env_plays_a_whole_game_with_rllibs_keys(name):
     assert [returns[a] for a in env.possible_agents] == pytest.approx(expected.tolist())
 
 
-def test_masked_ppo_self_play_on_a_two_worker_local_cluster_never_plays_an_illegal_move():
-    import ray
+def test_train_rllib_runs_the_users_config_saves_resumes_and_never_plays_an_illegal_move(tmp_path):
+    """The path a user runs: ``train_rllib.py`` on a config file, through the run framework."""
+    import json
 
-    from training.pipelines.rllib.learner import SHARED_POLICY, build_config, masked_greedy_actions
+    import yaml
 
-    ray.init(num_cpus=3, include_dashboard=False, log_to_driver=False)
+    from training import train_rllib
+    from training.framework.config import load_config
+    from training.pipelines.rllib.config import RLlibConfig
+    from training.pipelines.rllib.learner import SHARED_POLICY, RLlib, build_config, masked_greedy_actions
+
+    config = yaml.safe_load(open("configs/invers.yaml"))
+    config.update(env_kwargs={"max_plies": 60}, iterations=2, workers=2, rollout_steps=400, checkpoint_iterations=1,
+                  policy_kwargs={"net_arch": [32, 32], "activation_fn": "tanh"})
+    path = tmp_path / "invers_rllib.yaml"
+    path.write_text(yaml.safe_dump(config))
+    run = tmp_path / "run"
+    assert train_rllib.main(["--config", str(path), "--run-dir", str(run), "--no-progress"]) == 0
+    metadata = json.loads((run / "metadata.json").read_text())
+    assert metadata["iterations"] == 2 and metadata["algorithm"] == "rllib"
+    assert (run / "rllib_checkpoint.zip").is_file()
+    saved = load_config(RLlibConfig, run / "config.yaml")
+    assert saved.env_kwargs == {"max_plies": 60}  # the game's options reach the envs
+    module_config = build_config(saved).rl_module_spec.rl_module_specs[SHARED_POLICY].model_config
+    assert module_config["fcnet_activation"] == "tanh" and module_config["fcnet_hiddens"] == [32, 32]
+    assert train_rllib.main(["--resume", str(run), "--iterations", "3", "--no-progress"]) == 0
+    assert json.loads((run / "metadata.json").read_text())["iterations"] == 3
+
+    learner = RLlib(saved, run, RLlib.read_checkpoint(run))
     try:
-        algo = build_config("invers", workers=2, seed=0, env_options={"max_plies": 60}, batch_size=400).build_algo()
-        for _ in range(2):
-            result = algo.train()
-        assert result["env_runners"]["num_env_steps_sampled_lifetime"] >= 800
-        module = algo.get_module(SHARED_POLICY)
-        algo.stop()
+        module = learner.algo.get_module(SHARED_POLICY)
     finally:
-        ray.shutdown()
-
+        learner.close()
     # Whole games with the trained policy in both seats: an illegal choice would raise.
     env = ENVS["invers"].load_module().env(max_plies=60)
     for seed in range(3):

@@ -24,6 +24,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from envs.registry import make_game
 from training.evaluation.report import evaluate_run
 from training.framework.cli import USER_ERRORS, fail, interrupted
 from training.framework.config import RunConfig, build_agent, config_from_dict, load_config
@@ -109,8 +110,6 @@ def build_evaluation_agents(config: RunConfig) -> None:
     """Build every opponent of the closing evaluation once, before training: a bot that
     cannot play this game, or an unusable solver cache, is reported now rather than after
     the training; a bot with a solved table (``optimal``) solves or loads it now."""
-    from envs.registry import make_game
-
     game = make_game(config.env, **config.env_kwargs)
     for spec in config.evaluation.opponents:
         build_agent(config.env, spec, game, seed=0)

@@ -33,7 +33,8 @@ import yaml
 from training.framework import metadata as run_metadata
 from training.framework.checkpoint import Checkpoint, commit_checkpoint, read_checkpoint
 from training.framework.config import RunConfig
-from training.framework.curve import LearningCurve
+from envs.registry import make_game
+from training.framework.curve import LearningCurve, draw
 from training.framework.run_files import CONFIG_FILE, write_text_atomic
 from training.framework.stop import StopRequest, TrainingInterrupted, stop_requested_by_signals
 
@@ -160,8 +161,6 @@ class Pipeline(abc.ABC):
         settings = getattr(self.config, "learning_curve", None)
         if settings is None or not settings.every:
             return None
-        from envs.registry import make_game
-
         game = make_game(self.config.env, **self.config.env_kwargs)
         return LearningCurve(self.run_dir, self.config.env, game, settings, self.unit, record, on_point)
 
@@ -199,8 +198,6 @@ def run_training(pipeline: Pipeline, checkpoint: Checkpoint | None = None, progr
             pipeline.close()
     curve = getattr(config, "learning_curve", None)
     if curve is not None:
-        from training.framework.curve import draw
-
         draw(run_dir, curve.reference)
     if stop.signum is not None:
         raise TrainingInterrupted(stop.signum, pipeline.done, complete)

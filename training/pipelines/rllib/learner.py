@@ -42,7 +42,7 @@ def build_config(config: RLlibConfig):
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
-    from envs.integrations.rllib import register_envs, rllib_env_name
+    from envs.integrations.rllib import register_envs, rllib_env_name  # imports Ray, an optional extra
 
     register_envs()
     ppo = config.ppo
