@@ -139,7 +139,8 @@ def main(pipeline: type[Pipeline], argv: list[str] | None, script: str, descript
         hint = f"the last checkpoint is intact; resume with: python {script} --resume {run_dir}" if saved else "nothing was saved"
         print(f"\ninterrupted: {hint}", file=sys.stderr)
         return interrupted()
-    print(f"Trained {metadata[pipeline.unit]} {pipeline.unit} in {metadata['wall_time_s']:.0f} s; run: {run_dir}")
+    wall = metadata["sessions"][-1]["wall_time_s"]
+    print(f"Trained {metadata[pipeline.unit]} {pipeline.unit} in {wall:.0f} s{learner.timing(wall)}; run: {run_dir}")
     if args.no_eval:
         return 0
     if not pipeline.evaluable:

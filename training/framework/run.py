@@ -35,7 +35,8 @@ from training.framework.checkpoint import Checkpoint, commit_checkpoint, read_ch
 from training.framework.config import RunConfig
 from envs.registry import make_game
 from training.framework.curve import LearningCurve, draw
-from training.framework.run_files import CONFIG_FILE, write_text_atomic
+from training.framework.progress import StoppedBeforeCheckpoint
+from training.framework.run_files import CONFIG_FILE, DEMONSTRATIONS_FILE, write_text_atomic
 from training.framework.stop import StopRequest, TrainingInterrupted, stop_requested_by_signals
 
 
@@ -148,6 +149,10 @@ class Pipeline(abc.ABC):
     def checkpoint_files(self) -> dict[str, Callable[[str], None]]:
         """The files of a checkpoint: name -> ``write(filename)``."""
 
+    def timing(self, wall_s: float) -> str:
+        """Where a session's ``wall_s`` seconds went, when the pipeline knows more than the total (e.g. a warm start)."""
+        return ""
+
     def metadata(self) -> dict[str, Any]:
         """Facts of the pipeline's own to record in ``metadata.json`` at each save."""
         return {}
@@ -188,7 +193,13 @@ def run_training(pipeline: Pipeline, checkpoint: Checkpoint | None = None, progr
     with stop_requested_by_signals() as stop:
         session = Session(pipeline, run_dir, metadata, stop, progress)
         try:
-            stopped_early = pipeline.learn(session)
+            try:
+                stopped_early = pipeline.learn(session)
+            except StoppedBeforeCheckpoint as stopped:
+                if checkpoint is None:  # nothing to resume from: leave the folder free for a new start
+                    for name in (CONFIG_FILE, DEMONSTRATIONS_FILE):
+                        (run_dir / name).unlink(missing_ok=True)
+                raise TrainingInterrupted(stop.signum, pipeline.done, False, saved=False, during=stopped.during) from None
             complete = pipeline.done >= pipeline.budget
             if complete:
                 session.save("completed")
@@ -209,7 +220,10 @@ def print_interrupted(stop: TrainingInterrupted, command: str, run_dir: Path, un
     import signal
 
     name = signal.Signals(stop.signum).name
-    if stop.complete:
+    if not stop.saved:
+        print(f"{name}: stopped during {stop.during}, before the run's first checkpoint: nothing to resume; start it again",
+              file=sys.stderr)
+    elif stop.complete:
         print(f"{name}: training complete ({stop.done} {unit}), closing evaluation skipped; "
               f"evaluate with: python training/evaluate.py --checkpoint {run_dir}", file=sys.stderr)
     else:

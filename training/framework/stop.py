@@ -30,9 +30,10 @@ class StopRequest:
 class TrainingInterrupted(Exception):
     """Training stopped by SIGINT / SIGTERM after saving a checkpoint."""
 
-    def __init__(self, signum: int, done: int, complete: bool):
+    def __init__(self, signum: int, done: int, complete: bool, saved: bool = True, during: str = ""):
         super().__init__(signum, done, complete)
         self.signum, self.done, self.complete = signum, done, complete
+        self.saved, self.during = saved, during  #: whether a checkpoint holds the run; what it stopped (when not)
 
 
 @contextmanager

@@ -65,10 +65,15 @@ class TeacherLabels:
             context = multiprocessing.get_context("spawn")  # no forked copy of torch's threads
             self.pool = context.Pool(workers, initializer=_start_teacher, initargs=(env, env_kwargs, spec, seed))
 
-    def label(self, observations: list[np.ndarray]) -> list[dict[int, float]]:
-        if self.pool is None:
-            return [_teacher_values(o) for o in observations]
-        return self.pool.map(_teacher_values, observations, chunksize=8)
+    def label(self, observations: list[np.ndarray], progress=None) -> list[dict[int, float]]:
+        """The teacher's move values of each position, in order; ``progress.advance()`` after each."""
+        values = []
+        found = map(_teacher_values, observations) if self.pool is None else self.pool.imap(_teacher_values, observations, chunksize=8)
+        for value in found:
+            values.append(value)
+            if progress is not None:
+                progress.advance()
+        return values
 
     def close(self) -> None:
         if self.pool is not None:

@@ -72,7 +72,8 @@ class PPO(Pipeline):
         config, model = self.config, self.model
         model.set_logger(configure_logger(0, str(self.run_dir / TENSORBOARD_DIR), "ppo", reset_num_timesteps=not self.resumed))
         if config.warm_start.enabled and not self.resumed:
-            self.warm_start_summary = warm_start(model, self.venv, config.warm_start, config.env, self.game, config.seed, self.run_dir)
+            self.warm_start_summary = warm_start(model, self.venv, config.warm_start, config.env, self.game, config.seed, self.run_dir,
+                                                 say=session.say, stop_requested=lambda: session.stop_requested)
             print(f"Warm start: {self.warm_start_summary}")
         run_callback = RunCallback(session, self.self_play)
         callbacks = [run_callback]
@@ -91,6 +92,13 @@ class PPO(Pipeline):
 
     def checkpoint_files(self):
         return ppo_checkpoint.checkpoint_files(self.model, self.venv if self.config.normalize_reward else None, self.self_play)
+
+    def timing(self, wall_s: float) -> str:
+        if self.warm_start_summary is None:
+            return ""
+        warm = self.warm_start_summary["collect_s"] + self.warm_start_summary["clone_s"]
+        return (f" (warm start {warm:.0f} s: {self.warm_start_summary['collect_s']:.0f} s of teacher games and labels, "
+                f"{self.warm_start_summary['clone_s']:.0f} s of cloning; PPO {wall_s - warm:.0f} s)")
 
     def metadata(self) -> dict:
         return {"warm_start": self.warm_start_summary} if self.warm_start_summary is not None else {}

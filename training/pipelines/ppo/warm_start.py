@@ -45,6 +45,7 @@ from stable_baselines3.common.vec_env import VecEnv, VecNormalize
 from agents.registry import make_agent
 from envs.core import Game
 from training.framework.schema import ConfigError
+from training.framework.progress import Progress
 from training.framework.run_files import DEMONSTRATIONS_FILE, write_atomic
 from training.teacher.loss import soft_target_cross_entropy
 from training.teacher.symmetry import symmetry_maps, turned
@@ -85,13 +86,16 @@ def collect_demonstrations(
     label_with: str | None = None,
     workers: int = 1,
     env_kwargs: dict | None = None,
+    say=None,
+    stop_requested=None,
 ) -> Demonstrations:
     """Let ``teacher`` play ``episodes`` episodes in every env of ``venv`` together.
 
     With a :class:`VecNormalize` ``venv`` its reward statistics are updated as in
     training (they then scale PPO's first rollouts sensibly) and the returns-to-go are
     computed from the raw rewards scaled and clipped by the final statistics, as PPO
-    will see them.
+    will see them. ``say`` gets progress lines; ``stop_requested()`` true stops it with
+    :class:`~training.framework.progress.StoppedBeforeCheckpoint`.
     """
     teachers = [make_agent(env_name, teacher, game, seed=seed * 1000 + i) for i in range(venv.num_envs)]
     labels = None
@@ -101,22 +105,29 @@ def collect_demonstrations(
     finished, raw_returns = 0, []
     running = np.zeros(venv.num_envs)
     obs = venv.reset()
-    while finished < episodes:
-        mask = get_action_masks(venv)
-        action = np.array([t.act(o, m) for t, o, m in zip(teachers, obs, mask)])
-        observations.append(obs)
-        masks.append(mask)
-        actions.append(action)
-        obs, reward, done, _ = venv.step(action)
-        raw = venv.get_original_reward() if isinstance(venv, VecNormalize) else reward
-        rewards.append(raw)
-        dones.append(done)
-        running += raw
-        for i in np.flatnonzero(done):
-            raw_returns.append(running[i])
-            running[i] = 0.0
-            finished += 1
-            teachers[i].reset(seed=seed * 1000 + venv.num_envs * finished + i)
+    try:
+        played = Progress("warm start: teacher episodes", episodes, say, stop_requested)
+        while finished < episodes:
+            mask = get_action_masks(venv)
+            action = np.array([t.act(o, m) for t, o, m in zip(teachers, obs, mask)])
+            observations.append(obs)
+            masks.append(mask)
+            actions.append(action)
+            obs, reward, done, _ = venv.step(action)
+            raw = venv.get_original_reward() if isinstance(venv, VecNormalize) else reward
+            rewards.append(raw)
+            dones.append(done)
+            running += raw
+            for i in np.flatnonzero(done):
+                raw_returns.append(running[i])
+                running[i] = 0.0
+                finished += 1
+                played.advance()
+                teachers[i].reset(seed=seed * 1000 + venv.num_envs * finished + i)
+    except BaseException:  # a stop request or an error: the labelling workers go too
+        if labels is not None:
+            labels.close()
+        raise
     rewards, dones = np.array(rewards), np.array(dones)
     if isinstance(venv, VecNormalize) and venv.norm_reward:
         rewards = np.clip(rewards / np.sqrt(venv.ret_rms.var + venv.epsilon), -venv.clip_reward, venv.clip_reward)
@@ -125,7 +136,8 @@ def collect_demonstrations(
     policies = None
     if labels is not None:
         try:
-            values = labels.label(list(np.array(observations)[complete]))
+            positions = list(np.array(observations)[complete])
+            values = labels.label(positions, Progress(f"warm start: {label_with or teacher} labels", len(positions), say, stop_requested))
         finally:
             labels.close()
         policies = np.stack([teacher_targets(v, game.num_actions, temperature)[0] for v in values])
@@ -174,7 +186,7 @@ def _finished_steps(dones: np.ndarray) -> np.ndarray:
 
 
 def behaviour_clone(policy, demos: Demonstrations, epochs: int, batch_size: int, learning_rate: float,
-                    value_coef: float, seed: int, logger=None, symmetries=None) -> dict[str, float]:
+                    value_coef: float, seed: int, logger=None, symmetries=None, progress: Progress | None = None) -> dict[str, float]:
     """Fit the policy to the teacher's actions and the value head to its returns, each
     minibatch turned by a random one of ``symmetries`` (:func:`symmetry_maps`) if given."""
     symmetries = symmetries or [None]
@@ -199,6 +211,8 @@ def behaviour_clone(policy, demos: Demonstrations, epochs: int, batch_size: int,
                 logger.record(f"warm_start/{key}", value)
             logger.record("warm_start/epoch", epoch + 1)
             logger.dump(epoch + 1)
+        if progress is not None:
+            progress.advance()
     policy.set_training_mode(False)
     return summary
 
@@ -262,22 +276,23 @@ class TeacherGuidedPPO(MaskablePPO):
 
 
 def warm_start(model: TeacherGuidedPPO, venv: VecEnv, settings, env_name: str, game: Game, seed: int,
-               run_dir: Path) -> dict[str, float]:
+               run_dir: Path, say=None, stop_requested=None) -> dict[str, float]:
     """Steps 1-3 of the module docstring on a fresh ``model``; returns what it measured.
 
     The demonstrations are kept in the run folder, so that a resumed run keeps its guide.
+    Progress lines go to ``say``; a stop request ends it (see :func:`collect_demonstrations`).
     """
     started = time.perf_counter()
     demos = collect_demonstrations(
         venv, env_name, game, settings.teacher, settings.episodes, model.gamma, seed,
-        settings.temperature, settings.label_with, settings.workers,
+        settings.temperature, settings.label_with, settings.workers, say=say, stop_requested=stop_requested,
     )
     write_atomic(run_dir / DEMONSTRATIONS_FILE, lambda name: torch.save(asdict(demos), name))
     collected = time.perf_counter()
     symmetries = symmetry_maps(game)
     summary = behaviour_clone(
         model.policy, demos, settings.epochs, settings.batch_size, settings.learning_rate, settings.value_coef, seed, model.logger,
-        symmetries,
+        symmetries, Progress("warm start: cloning epochs", settings.epochs, say, stop_requested),
     )
     if settings.guide_coef > 0:
         model.attach_teacher(demos, settings.guide_coef, settings.guide_decay_steps, symmetries)
