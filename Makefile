@@ -16,7 +16,7 @@ SHIPPED ?= inverted_dice six_hundred
 
 .PHONY: train test bench results
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml setup.py
 	test -x $(PYTHON) || $(PYTHON_SYSTEM) -m venv $(VENV)
 	$(PYTHON) -m pip install --quiet --upgrade pip
 	$(PYTHON) -m pip install --quiet -e ".[dev]"
