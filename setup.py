@@ -7,9 +7,12 @@ also ship, as package data mapped into a package, without moving:
 * ``checkpoints/<env>/shipped/`` and ``shipped_td/`` (the trained networks the project
   ships) install as ``agents/checkpoints/<env>/shipped*/``; the rest of ``checkpoints/``
   (users' own runs, git-ignored) stays out of the wheel. Read by ``agents/shipped.py``.
+* ``configs/*.yaml`` (the default training configs) install as ``training/configs/``.
+  Read by ``training/framework/paths.py``.
 
 Each module that reads such data looks in the package first (an installed wheel) and
 then in the repository's top-level folder (a source checkout, or an editable install).
+``tests/wheel_check.py`` (``make wheel-check``) builds the wheel and checks it.
 """
 
 from pathlib import Path
@@ -29,11 +32,12 @@ def shipped_networks() -> dict[str, list[str]]:
 SHIPPED = shipped_networks()
 
 setup(
-    packages=find_namespace_packages(include=["envs*", "agents*", "training*"]) + sorted(SHIPPED),
-    package_dir={"agents.checkpoints": "checkpoints"},
+    packages=find_namespace_packages(include=["envs*", "agents*", "training*"]) + ["training.configs", *sorted(SHIPPED)],
+    package_dir={"agents.checkpoints": "checkpoints", "training.configs": "configs"},
     package_data={
         # The default dice faces of Lost Dice and Keldice (envs/games/lost_dice_faces.py).
         "envs.games.dice": ["*.yaml"],
+        "training.configs": ["*.yaml"],
         **SHIPPED,
     },
 )

@@ -10,8 +10,9 @@ players report win / draw / loss rates (95% CI) for every pairing, seats swapped
 :mod:`training.evaluation.harness` for the method.
 
 The report is printed and written as Markdown and CSV to a new, dated folder
-(``<run>/evaluation-<date>-<time>/``, or ``results/<env>/<date>-<time>/`` without a
-checkpoint), so no report is ever replaced; ``--out DIR`` writes to ``DIR`` and
+(``<run>/evaluation-<date>-<time>/``, or ``./results/<env>/<date>-<time>/`` under the
+current directory without a checkpoint: :mod:`training.framework.paths`), so no report
+is ever replaced; ``--out DIR`` writes to ``DIR`` and
 refuses to replace a report there unless ``--overwrite``. Progress (games done / total,
 time left) is shown on stderr.
 """
@@ -36,7 +37,8 @@ from agents.registry import bot_names
 from agents.trained import CheckpointError
 from envs.registry import get_entry
 from training.framework.cli import USER_ERRORS, fail, interrupted, yaml_mapping
-from training.framework.config import CHECKPOINT_DIR, ROOT, ConfigError, build_agent, make_checked_game
+from training.framework.config import ConfigError, build_agent, make_checked_game
+from training.framework.paths import checkpoint_root, results_root
 from training.evaluation.harness import PairingResult, SolitaireResult, evaluate_pairing, evaluate_solitaire, mean_ci
 from training.framework.run_files import CONFIG_FILE, EVALUATION_DIR, MODEL_FILE, new_report_dir
 
@@ -44,8 +46,8 @@ PERCENTILES = (5, 25, 50, 75, 95)
 
 
 def latest_run(env: str) -> Path | None:
-    """The most recently written run of ``env`` under ``checkpoints/``, if any."""
-    runs = sorted((CHECKPOINT_DIR / env).glob(f"*/{MODEL_FILE}"), key=lambda p: p.stat().st_mtime)
+    """The most recently written run of ``env`` under ``./checkpoints/`` (:func:`checkpoint_root`), if any."""
+    runs = sorted((checkpoint_root() / env).glob(f"*/{MODEL_FILE}"), key=lambda p: p.stat().st_mtime)
     return runs[-1].parent if runs else None
 
 
@@ -270,13 +272,13 @@ def output_dir(out: str | None, overwrite: bool, checkpoint: Path | None, env: s
         return out_dir
     if checkpoint is not None:
         return new_report_dir(checkpoint if checkpoint.is_dir() else checkpoint.parent, f"{EVALUATION_DIR}-")
-    return new_report_dir(ROOT / "results" / env)
+    return new_report_dir(results_root() / env)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--env", help="env name (default: the checkpoint's)")
-    parser.add_argument("--checkpoint", help="trained run directory or model .zip (default: the latest run of the env)")
+    parser.add_argument("--checkpoint", help="trained run directory or model .zip (default: the latest run of the env in ./checkpoints/)")
     parser.add_argument("--agents", nargs="+", help="agent specs to compare (default: the checkpoint and every bot)")
     parser.add_argument("--games", type=int, help="games per agent or pairing (default: the run's config, else 1000)")
     parser.add_argument("--seed", type=int, default=10_000, help="first game seed (default 10000)")

@@ -71,7 +71,8 @@ from agents.registry import make_agent
 from agents.search import NetworkSearch, mover
 from envs.core import Game, GameState
 from envs.registry import get_entry, make_game
-from training.framework.config import CHECKPOINT_DIR, ConfigError
+from training.framework.config import ConfigError
+from training.framework.paths import checkpoint_root
 from training.teacher.symmetry import symmetry_maps
 from training.teacher.labels import TeacherLabels, softmax, teacher_targets
 
@@ -429,7 +430,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             config = load_config(args.config, init=args.init, seed=args.seed, **overrides)
             stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-            run_dir = Path(args.run_dir) if args.run_dir else CHECKPOINT_DIR / config.env / f"{stamp}-exit-seed{config.seed}"
+            run_dir = Path(args.run_dir) if args.run_dir else checkpoint_root() / config.env / f"{stamp}-exit-seed{config.seed}"
             if (run_dir / MODEL_FILE).exists():
                 raise ConfigError(f"{run_dir} already holds a run; use --resume to continue it")
         print(f"Expert iteration on {config.env} -> {run_dir}", flush=True)

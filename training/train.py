@@ -37,7 +37,8 @@ import yaml
 
 from training.pipelines.ppo.checkpoint import Checkpoint, read_checkpoint, restore_training_state, save_checkpoint
 from training.framework.cli import USER_ERRORS, fail, interrupted
-from training.framework.config import CHECKPOINT_DIR, ROOT, ConfigError, TrainConfig, build_agent, config_from_dict, default_config_path, load_config
+from training.framework.config import ConfigError, TrainConfig, build_agent, config_from_dict, default_config_path, load_config
+from training.framework.paths import checkpoint_root, source_root
 from training.framework.run_files import CONFIG_FILE, METADATA_FILE, MODEL_FILE, TENSORBOARD_DIR, write_text_atomic
 
 PACKAGES = ("numpy", "torch", "gymnasium", "pettingzoo", "stable-baselines3", "sb3-contrib", "tabletop-dice-rl")
@@ -101,7 +102,7 @@ def resolve_config(args: argparse.Namespace) -> tuple[TrainConfig, Path, Checkpo
         if args.seed is not None:
             config.seed = args.seed
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-        run_dir = Path(args.run_dir) if args.run_dir else CHECKPOINT_DIR / config.env / f"{stamp}-seed{config.seed}"
+        run_dir = Path(args.run_dir) if args.run_dir else checkpoint_root() / config.env / f"{stamp}-seed{config.seed}"
         if (run_dir / MODEL_FILE).exists() or (run_dir / METADATA_FILE).exists():
             raise ConfigError(f"{run_dir} already holds a run; use --resume {run_dir} to continue it")
     if args.timesteps is not None:
@@ -141,8 +142,10 @@ def package_versions() -> dict[str, str]:
 
 
 def git_commit() -> str | None:
+    if source_root() is None:  # an installed package: no commit of its own
+        return None
     try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, timeout=5)
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=source_root(), capture_output=True, text=True, timeout=5)
     except (OSError, subprocess.SubprocessError):
         return None
     return out.stdout.strip() or None

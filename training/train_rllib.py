@@ -26,7 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from training.framework.config import CHECKPOINT_DIR, default_config_path, load_config
+from training.framework.config import default_config_path, load_config
+from training.framework.paths import checkpoint_root
 
 SHARED_POLICY = "shared"
 
@@ -139,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         returns = runners.get("agent_episode_returns_mean", {})
         shown = " ".join(f"{agent}={value:+.2f}" for agent, value in sorted(returns.items()))
         print(f"iter {iteration:>3}  env steps {sampled:>8}  {sampled / elapsed:7.0f} steps/s  returns {shown}")
-    run_dir = Path(args.run_dir) if args.run_dir else CHECKPOINT_DIR / args.env / f"rllib-{time.strftime('%Y%m%d-%H%M%S')}"
+    run_dir = Path(args.run_dir) if args.run_dir else checkpoint_root() / args.env / f"rllib-{time.strftime('%Y%m%d-%H%M%S')}"
     algo.save(str(run_dir.resolve()))
     print(f"{sampled} env steps in {time.perf_counter() - start:.0f} s; checkpoint in {run_dir}")
     algo.stop()

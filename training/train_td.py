@@ -56,9 +56,10 @@ from agents.registry import make_agent
 from agents.turn_value import VALUE_FILE, TurnValueAgent, TurnValueNet, save_turn_value
 from envs.core import Game
 from training.framework.config import (
-    AGENT_SPECS, BOOL, CHECKPOINT_DIR, CONFIG_DIR, LAYERS, MAPPING, TEXT, ConfigError, check_agent_spec, integer,
+    AGENT_SPECS, BOOL, LAYERS, MAPPING, TEXT, ConfigError, check_agent_spec, integer,
     make_checked_game, number, parse_sections, section, setting,
 )
+from training.framework.paths import checkpoint_root, config_path
 from training.framework.cli import fail, interrupted
 from training.evaluation.harness import evaluate_solitaire, mean_ci
 from training.framework.learning_curve import CURVE_FILE, draw
@@ -409,12 +410,12 @@ def main(argv=None) -> int:
                 raise ConfigError("give --env, --config or --resume")
             if args.env:
                 td_agent_class(args.env)
-            path = Path(args.config) if args.config else CONFIG_DIR / f"{args.env}_td.yaml"
+            path = Path(args.config) if args.config else config_path(f"{args.env}_td")
             config = load_td_config(path, overrides)
             if args.env and args.env != config.env:
                 raise ConfigError(f"--env {args.env} but {path} trains {config.env}")
             stamp = time.strftime("%Y%m%d-%H%M%S")
-            run_dir = Path(args.run_dir) if args.run_dir else CHECKPOINT_DIR / config.env / f"td-{stamp}-seed{config.seed}"
+            run_dir = Path(args.run_dir) if args.run_dir else checkpoint_root() / config.env / f"td-{stamp}-seed{config.seed}"
             if (run_dir / VALUE_FILE).exists():
                 raise ConfigError(f"{run_dir} already holds a run: resume it with --resume {run_dir}")
         game = make_checked_game(config.env, config.env_kwargs)

@@ -29,7 +29,8 @@ from pathlib import Path
 
 import yaml
 
-from training.framework.config import ROOT, ConfigError, config_from_dict, load_config
+from training.framework.config import ConfigError, config_from_dict, load_config
+from training.framework.paths import results_root
 
 #: The search space: dotted config key -> (kind, arguments) of Optuna's ``suggest_*``.
 SEARCH_SPACE = {
@@ -91,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timesteps", type=int, default=300_000, help="training steps per trial (default 300000)")
     parser.add_argument("--evaluations", type=int, default=4, help="evaluations per trial, for pruning (default 4)")
     parser.add_argument("--seed", type=int, default=0, help="sampler seed (default 0)")
-    parser.add_argument("--out", help="output folder (default results/tune/<config name>)")
+    parser.add_argument("--out", help="output folder (default ./results/tune/<config name>)")
     args = parser.parse_args(argv)
     try:
         import optuna
@@ -103,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     except (ConfigError, KeyError) as error:
         print(f"error: {error.args[0]}", file=sys.stderr)
         return 2
-    out = Path(args.out) if args.out else ROOT / "results" / "tune" / Path(args.config).stem
+    out = Path(args.out) if args.out else results_root() / "tune" / Path(args.config).stem
     out.mkdir(parents=True, exist_ok=True)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     if grid:

@@ -23,10 +23,7 @@ from typing import Any
 import yaml
 
 from envs.registry import ENVS, get_entry, make_game
-
-ROOT = Path(__file__).resolve().parent.parent
-CONFIG_DIR = ROOT / "configs"
-CHECKPOINT_DIR = ROOT / "checkpoints"
+from training.framework.paths import config_path
 
 #: ``policy_kwargs.activation_fn`` names accepted in configs.
 ACTIVATIONS = ("tanh", "relu", "elu", "gelu")
@@ -265,7 +262,7 @@ class TrainConfig:
 
 def default_config_path(env: str) -> Path:
     get_entry(env)  # unknown env: clear error listing the known ones
-    return CONFIG_DIR / f"{env}.yaml"
+    return config_path(env)
 
 
 def yaml_error_line(error: yaml.YAMLError) -> str:
