@@ -1,6 +1,7 @@
 # Two entry points of the README's quick start; each creates the virtual environment when missing.
 #   make train            train MaskablePPO on $(ENV) with configs/$(ENV).yaml, then evaluate it against the bots
 #   make test             run the test suite (the command CI runs)
+#   make wheel-check      build the wheel, install it in a clean venv and use it from another directory (CI runs it after make test)
 #   make bench            random-play steps/s of every env
 #   make results          every results table of the README, from the agents shipped in checkpoints/
 #                         (the PPO networks, the Inverted Dice turn-value agent against them and the bots,
@@ -14,9 +15,9 @@ ENV ?= inverted_dice
 #: Games whose trained agent is shipped as checkpoints/<game>/shipped/.
 SHIPPED ?= inverted_dice six_hundred
 
-.PHONY: train test bench results
+.PHONY: train test wheel-check bench results
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml setup.py
 	test -x $(PYTHON) || $(PYTHON_SYSTEM) -m venv $(VENV)
 	$(PYTHON) -m pip install --quiet --upgrade pip
 	$(PYTHON) -m pip install --quiet -e ".[dev]"
@@ -27,6 +28,9 @@ train: $(VENV)/.installed
 
 test: $(VENV)/.installed
 	$(PYTHON) -m pytest
+
+wheel-check: $(VENV)/.installed
+	$(PYTHON) tests/wheel_check.py
 
 bench: $(VENV)/.installed
 	$(PYTHON) benchmarks/env_speed.py

@@ -22,6 +22,7 @@ import inspect
 from pathlib import Path
 
 from agents.base import Agent, RandomAgent
+from agents.shipped import shipped_network
 from agents.trained import PolicyAgent, TrainedAgent, load_model
 from envs.core import Game
 
@@ -61,13 +62,8 @@ TURN_VALUE_AGENTS: dict[str, str] = {
     "six_hundred": "agents.six_hundred.td:SixHundredTD",
 }
 
-#: Where the network shipped for an env lives (a run directory), relative to the repository.
-SHIPPED_NETWORK = "checkpoints/{env}/shipped"
+#: Agents that play the network shipped for a game (:func:`agents.shipped.shipped_network`).
 NETWORK_AGENTS = ("ppo", "ppo+search")
-
-
-def shipped_network(env_name: str) -> Path:
-    return Path(__file__).resolve().parent.parent / SHIPPED_NETWORK.format(env=env_name)
 
 
 def bot_names(env_name: str) -> list[str]:

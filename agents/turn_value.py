@@ -32,11 +32,10 @@ import torch
 from torch import nn
 
 from agents.base import Agent
+from agents.shipped import shipped_network
 
 #: The file of a trained value network inside its run directory.
 VALUE_FILE = "value.pt"
-#: Where the value network shipped for an env lives, relative to the repository.
-SHIPPED_TURN_VALUE = "checkpoints/{env}/shipped_td"
 #: Bumped when a file's layout changes; older files are refused with a clear error.
 FORMAT_VERSION = 1
 
@@ -122,10 +121,6 @@ def load_turn_value(path: Path, env: str, num_features: int, feature_version: in
     return net
 
 
-def shipped_turn_value(env: str) -> Path:
-    return Path(__file__).resolve().parent.parent / SHIPPED_TURN_VALUE.format(env=env)
-
-
 class TurnValueAgent(Agent):
     """A game's turn planner playing against a learned ``V(sheet)``.
 
@@ -153,7 +148,7 @@ class TurnValueAgent(Agent):
             )
         super().__init__(game, seed)
         if net is None:
-            net = load_turn_value(Path(path) if path is not None else shipped_turn_value(self.env), self.env, self.num_features, self.feature_version)
+            net = load_turn_value(Path(path) if path is not None else shipped_network(self.env, "td"), self.env, self.num_features, self.feature_version)
         self.net = net
         #: The backed-up value of the turn planned last: E[this turn's points + V(next sheet)].
         self.last_turn_value = float("nan")

@@ -22,7 +22,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from agents.registry import make_agent, shipped_network
+from agents.registry import make_agent
+from agents.shipped import shipped_network
 from envs.registry import make_game
 
 

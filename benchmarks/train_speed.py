@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", nargs="+", help="config files to measure instead")
     parser.add_argument("--timesteps", type=int, default=100_000, help="learner steps per config (default 100000)")
     args = parser.parse_args(argv)
-    paths = [Path(p) for p in args.config] if args.config else [config_path(f"{e}.yaml", e) for e in (args.env or ENVS)]
+    paths = [Path(p) for p in args.config] if args.config else [config_path(e) for e in (args.env or ENVS)]
     print(f"{'config':<48} {'steps/s':>8} {'wall s':>7}  " + "  ".join(f"{p:>12}" for p in PARTS))
     for path in paths:
         config = load_config(PPOConfig, path)

@@ -17,7 +17,7 @@ Keldice is the designer's variant of Lost Dice, and the same env as
 and benchmarks as a game of its own (`python training/train.py --env keldice`). Its
 differences from Lost Dice:
 
-* its own dice (`configs/dice/keldice.yaml`), each face with a bonus symbol: V (2 VP),
+* its own dice (`envs/games/dice/keldice.yaml`), each face with a bonus symbol: V (2 VP),
   S (a wishing stone), E (an extra roll), - (none). When the two dice used for the value
   show the same symbol, the player earns it; an extra roll is thrown at once and does
   not count as one of the player's rolls;

@@ -40,7 +40,7 @@ env = gymnasium.make("Keldice-v0", num_players=3, opponents=make_agent("keldice"
 Keyword arguments: `num_players` (1..4, default 2), `variant` (`"lost_dice"` default,
 or `"keldice"`; the `keldice_v0` env has no such argument), `rolls_per_player` (default
 25 for two players, 30 solo, 20 for three or four; Keldice 20), `dice_file` (a YAML file
-of the dice faces, default `configs/dice/<variant>.yaml`; see *Dice* below),
+of the dice faces, default `envs/games/dice/<variant>.yaml`; see *Dice* below),
 `reward_mode` (`"win"` by default with several players, `"score"` solo, or `"margin"`),
 `render_mode` (`"ansi"`, `"human"`, `"rgb_array"`: the ansi sheet drawn as a picture). The Gymnasium env also takes `opponents` and
 `learner_seat` (see `envs.single_agent`).
@@ -48,7 +48,7 @@ of the dice faces, default `configs/dice/<variant>.yaml`; see *Dice* below),
 ## Dice
 
 Three dice of six faces, each face a number 1..6 or `$` and a colour R Y B G W or K
-(black). Default faces (`configs/dice/lost_dice.yaml`):
+(black). Default faces (`envs/games/dice/lost_dice.yaml`):
 
 | die | faces                              |
 |-----|------------------------------------|
@@ -56,7 +56,7 @@ Three dice of six faces, each face a number 1..6 or `$` and a colour R Y B G W o
 | 2   | 5/K, 4/B, 3/G, 2/Y, 1/W, 5/R        |
 | 3   | 1/Y, 1/G, 2/R, 5/W, 4/K, 3/B        |
 
-Keldice (`configs/dice/keldice.yaml`; number/colour/bonus symbol, V = 2 VP,
+Keldice (`envs/games/dice/keldice.yaml`; number/colour/bonus symbol, V = 2 VP,
 S = wishing stone, E = extra roll, - = none):
 
 | die | faces                                          |

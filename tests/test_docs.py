@@ -7,9 +7,9 @@
   dependency says so after the language, ```python requires=ray, and is skipped when
   that module is not installed (the same holds for ```bash blocks).
 * Every command of a ```bash block of the README names something that exists: a
-  ``make`` target of the Makefile, a script / module of the repository whose
-  ``--help`` succeeds and lists every ``--flag`` the line mentions (its comment
-  included), or an installed program. The help is run in-process, so the check costs
+  ``make`` target of the Makefile, a script / module of the repository (or a
+  ``tabletop`` subcommand, :mod:`training.console`) whose ``--help`` succeeds and lists
+  every ``--flag`` the line mentions (its comment included), or an installed program. The help is run in-process, so the check costs
   no interpreter start.
 * No document points outside the repository (the rule texts and rulings it was built
   from are not part of what a user clones), and every relative link resolves.
@@ -129,6 +129,22 @@ def run_help(argv0: str, module: str | None) -> str:
     return out.getvalue()
 
 
+def tabletop_help(command: str) -> str:
+    """``tabletop --help``, or ``tabletop <command> --help``, run in this process."""
+    from training import console
+
+    out = io.StringIO()
+    if command.startswith("-"):
+        with contextlib.redirect_stdout(out):
+            assert console.main(["--help"]) == 0
+        return out.getvalue()
+    assert command in console.COMMANDS, f"tabletop has no command {command!r}: {sorted(console.COMMANDS)}"
+    with contextlib.redirect_stdout(out), pytest.raises(SystemExit) as exit_info:
+        console.main([command, "--help"])
+    assert exit_info.value.code in (0, None), f"tabletop {command} --help exited with {exit_info.value.code}"
+    return out.getvalue()
+
+
 @pytest.mark.parametrize("command, block", shell_commands())
 def test_shell_command_names_what_exists(command, block, monkeypatch):
     skip_unless_installed(block)
@@ -140,10 +156,12 @@ def test_shell_command_names_what_exists(command, block, monkeypatch):
         targets = [w for w in words[1:] if "=" not in w]
         assert set(targets) <= make_targets(), f"{command!r}: the Makefile has no target {set(targets) - make_targets()}"
         return
-    if words[0] != "python":
+    if words[0] == "tabletop":  # the installed command: its table in training/console.py
+        help_text = tabletop_help(words[1])
+    elif words[0] != "python":
         assert shutil.which(words[0]), f"{command!r}: {words[0]} is not installed"
         return
-    if words[1] == "-m":
+    elif words[1] == "-m":
         module = words[2]
         if not (ROOT / module.replace(".", "/")).with_suffix(".py").exists():
             pytest.importorskip(module)  # a tool such as pytest: installed is all the README promises

@@ -12,7 +12,8 @@ anchored at the first agent (0). Each agent's thinking time per move is measured
 the whole tournament (under whatever load the machine carries: compare agents within
 one ladder, not across machines).
 
-Written to ``--out``: ``ladder.md`` (the rating table and every pairing),
+Written to ``--out`` (default ``./results/<env>/ladder/``, under the current directory:
+:mod:`training.framework.paths`): ``ladder.md`` (the rating table and every pairing),
 ``pairings.csv``, ``heatmap.png`` (score of each row agent against each column agent)
 and ``ratings.png`` (ratings with their intervals).
 """
@@ -34,7 +35,7 @@ import yaml
 from agents.base import Agent
 from agents.registry import make_agent
 from envs.registry import make_game
-from training.framework.paths import CONFIG_DIR, results_root
+from training.framework import paths
 from training.evaluation.harness import PairingResult, evaluate_pairing, play_game, wilson_interval
 from training.evaluation.ratings import Ratings, rate
 
@@ -279,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=40, help="games per pairing (default 40)")
     parser.add_argument("--seed", type=int, default=20_000, help="first game seed (default 20000)")
     parser.add_argument("--random-opening", type=int, default=None, metavar="PLIES", help="random opening plies (default: configs/<env>.yaml's)")
-    parser.add_argument("--out", help="output directory (default results/<env>/ladder)")
+    parser.add_argument("--out", help="output directory (default ./results/<env>/ladder)")
     parser.add_argument("--workers", type=int, default=1, help="processes playing the games (default 1); the results are the same")
     args = parser.parse_args(argv)
     try:
@@ -289,10 +290,10 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError("--workers must be positive")
         plies = args.random_opening
         if plies is None:
-            config_path = CONFIG_DIR / f"{args.env}.yaml"
+            config_path = paths.config_path(args.env)
             config = yaml.safe_load(config_path.read_text()) if config_path.is_file() else {}
             plies = ((config or {}).get("evaluation") or {}).get("random_opening_plies", 0)
-        out = Path(args.out) if args.out else results_root() / args.env / "ladder"
+        out = Path(args.out) if args.out else paths.results_root() / args.env / "ladder"
         report = run_ladder(args.env, args.agents, args.games, args.seed, out, plies, workers=args.workers)
     except (KeyError, ValueError, TypeError) as error:
         print(f"error: {error.args[0] if error.args else error}", file=sys.stderr)

@@ -347,7 +347,7 @@ class LostDice(Game):
         rolls_per_player: rolls each player has (default 25 for 2 players, 30 solo,
             20 for 3–4; 20 in Keldice).
         dice_file: a YAML file of the three dice's faces (default
-            ``configs/dice/<variant>.yaml``); validated here.
+            ``envs/games/dice/<variant>.yaml``); validated here.
     """
 
     name = "lost_dice"

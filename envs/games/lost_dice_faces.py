@@ -1,8 +1,9 @@
 """The faces of Lost Dice's and Keldice's three custom dice, and every throw they can show.
 
-The faces are data, not code: one YAML file per dice set (``configs/dice/lost_dice.yaml``,
-``configs/dice/keldice.yaml``), so a player with their own printed dice passes
-``dice_file=``. A file is validated when a game is made; a malformed one is a
+The faces are data, not code: one YAML file per dice set, shipped inside the package
+(``envs/games/dice/lost_dice.yaml``, ``envs/games/dice/keldice.yaml``, read with
+:mod:`importlib.resources`, so an installed wheel finds them from any directory); a
+player with their own printed dice passes the path of their file as ``dice_file=``. A file is validated when a game is made; a malformed one is a
 :class:`DiceFileError` naming the file, the die and the face.
 
 From a dice set this module builds, once, the table of the 216 throws (die 1's face,
@@ -15,7 +16,10 @@ from __future__ import annotations
 
 import functools
 import itertools
+import os
 from dataclasses import dataclass
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 import yaml
@@ -35,7 +39,8 @@ MAX_VALUE = 2 * MAX_NUMBER  #: the highest value two dice can add up to
 INVESTMENT = 0  #: the value of a play that is an investment (numbers are 2..MAX_VALUE)
 VARIANTS = ("lost_dice", "keldice")
 
-DICE_DIR = Path(__file__).resolve().parents[2] / "configs" / "dice"
+#: The default dice files: package data of ``envs.games`` (``dice/<variant>.yaml``).
+DICE_DIR = resources.files("envs.games") / "dice"
 
 
 class DiceFileError(ValueError):
@@ -69,13 +74,15 @@ class Play:
     bonus: str | None  #: the symbol both value dice show (Keldice), else None
 
 
-def default_dice_file(variant: str) -> Path:
+def default_dice_file(variant: str) -> Traversable:
+    """The dice file shipped for ``variant``, as package data."""
     return DICE_DIR / f"{variant}.yaml"
 
 
-def load_dice(path: str | Path, variant: str) -> tuple[tuple[Face, ...], ...]:
-    """Read and validate the dice file at ``path`` for ``variant``: three dice of six faces."""
-    path = Path(path)
+def load_dice(path: str | os.PathLike | Traversable, variant: str) -> tuple[tuple[Face, ...], ...]:
+    """Read and validate the dice file at ``path`` (a path, or a packaged file) for ``variant``: three dice of six faces."""
+    if isinstance(path, (str, os.PathLike)):
+        path = Path(path)
     try:
         raw = yaml.safe_load(path.read_text())
     except FileNotFoundError:

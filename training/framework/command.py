@@ -28,6 +28,7 @@ from envs.registry import make_game
 from training.evaluation.report import evaluate_run
 from training.framework.cli import USER_ERRORS, fail, interrupted
 from training.framework.config import RunConfig, build_agent, config_from_dict, load_config
+from envs.registry import ENVS
 from training.framework.paths import checkpoint_root, config_path
 from training.framework.run import Pipeline, print_interrupted, run_training
 from training.framework.run_files import CONFIG_FILE, METADATA_FILE
@@ -37,7 +38,7 @@ from training.framework.stop import TrainingInterrupted
 
 def parse_args(pipeline: type[Pipeline], argv: list[str] | None, script: str, description: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog=script, description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
-    default = pipeline.default_config.format(env="<env>")
+    default = pipeline.default_config.format(env="<env>") + ".yaml"
     parser.add_argument("--env", help=f"env name (configs/{default} is the default config)")
     parser.add_argument("--config", help=f"config file (default: configs/{default})")
     parser.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its last checkpoint up to its budget")
@@ -86,7 +87,7 @@ def resolve(pipeline: type[Pipeline], args: argparse.Namespace):
     else:
         if args.env:
             pipeline.check_env(args.env)
-        path = Path(args.config) if args.config else config_path(pipeline.default_config.format(env=args.env), args.env)
+        path = Path(args.config) if args.config else default_config(pipeline, args.env)
         if args.seed is not None:
             overrides["seed"] = args.seed
         config = load_config(pipeline.schema, path, overrides)
@@ -104,6 +105,16 @@ def resolve(pipeline: type[Pipeline], args: argparse.Namespace):
             f"ask for more with the budget option"
         )
     return config, run_dir, checkpoint
+
+
+def default_config(pipeline: type[Pipeline], env: str) -> Path:
+    """The pipeline's default config of ``env`` (``configs/<env>.yaml`` for PPO, ...), or a ConfigError saying why not."""
+    if env not in ENVS:
+        raise ConfigError(f"unknown env {env!r}; known envs: {', '.join(sorted(ENVS))}")
+    path = config_path(pipeline.default_config.format(env=env))
+    if not path.is_file():
+        raise ConfigError(f"{env} has no default {pipeline.name} config ({path} does not exist); give one with --config")
+    return path
 
 
 def build_evaluation_agents(config: RunConfig) -> None:

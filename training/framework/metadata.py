@@ -8,7 +8,8 @@ import subprocess
 import sys
 from datetime import datetime, timezone
 from importlib import metadata as package_metadata
-from pathlib import Path
+
+from training.framework.paths import source_root
 
 PACKAGES = ("numpy", "torch", "gymnasium", "pettingzoo", "stable-baselines3", "sb3-contrib", "tabletop-dice-rl")
 
@@ -25,10 +26,11 @@ def package_versions() -> dict[str, str]:
 
 def git_commit() -> str | None:
     """The commit of the source checkout the code runs from; None for an installed wheel."""
+    root = source_root()
+    if root is None:
+        return None
     try:
-        out = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent, capture_output=True, text=True, timeout=5
-        )
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=5)
     except (OSError, subprocess.SubprocessError):
         return None
     return out.stdout.strip() or None

@@ -1,34 +1,52 @@
-"""Where the framework finds default configs and puts new runs and reports.
+"""Where training reads its default configs and writes its runs and reports: the one place that says.
 
-Default configs are the YAML files of the repository's ``configs/`` folder. New runs go
-under ``./checkpoints/<env>/`` and reports under ``./results/<env>/``, relative to the
-working directory (as RL Baselines3 Zoo writes to ``./logs``): in a source checkout run
-from its root, that is the repository's own ``checkpoints/`` and ``results/``.
+* **Default configs** (:func:`config_path`): ``configs/<name>.yaml`` at the repository's
+  top level in a source checkout (or an editable install); an installed wheel carries the
+  same files as package data, ``training/configs/<name>.yaml`` (``setup.py`` maps the
+  top-level folder into this package). The package is looked at first, then the checkout,
+  so a default config is found from any working directory.
+* **New runs** (:func:`checkpoint_root`) go to ``./checkpoints/<env>/<run>/`` and
+  **reports** (:func:`results_root`) to ``./results/<env>/...``: relative to the current
+  working directory, as RL Baselines3 Zoo writes ``./logs``. Run from the repository's
+  root, as every command of the README is, these are the repository's own
+  ``checkpoints/`` and ``results/`` folders, as before; run anywhere else, they are made
+  there. ``--run-dir`` / ``--out`` choose another place.
+* **The source checkout** (:func:`source_root`), when the code runs from one: the
+  repository root (for its git commit), else None.
 """
 
 from __future__ import annotations
 
+from importlib import resources
 from pathlib import Path
 
-from envs.registry import ENVS
-from training.framework.schema import ConfigError
-
-CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
+#: The repository root, if this file lies in a source checkout (``training/framework/paths.py``).
+_CHECKOUT = Path(__file__).resolve().parents[2]
 
 
-def config_path(name: str, env: str | None = None) -> Path:
-    """The default config file ``name`` (e.g. ``invers.yaml``); an unknown env is a ConfigError."""
-    if env is not None and env not in ENVS:
-        raise ConfigError(f"unknown env {env!r}; known envs: {', '.join(sorted(ENVS))}")
-    path = CONFIG_DIR / name
-    if not path.is_file():
-        raise ConfigError(f"there is no default config {name} (configs/ has {', '.join(sorted(p.name for p in CONFIG_DIR.glob('*.yaml')))})")
-    return path
+def source_root() -> Path | None:
+    """The repository root when running from a source checkout (or an editable install), else None."""
+    return _CHECKOUT if (_CHECKOUT / "pyproject.toml").is_file() else None
+
+
+def config_dir() -> Path:
+    """The folder of the default configs: the installed package data, else the repository's ``configs/``."""
+    packaged = resources.files("training") / "configs"  # a wheel installs files on disk: a Path
+    if packaged.is_dir():
+        return Path(str(packaged))
+    return _CHECKOUT / "configs"
+
+
+def config_path(name: str) -> Path:
+    """The default config ``name`` (``"inverted_dice"``, ``"inverted_dice_td"``, ...): ``configs/<name>.yaml``."""
+    return config_dir() / f"{name}.yaml"
 
 
 def checkpoint_root() -> Path:
+    """Where new runs go: ``checkpoints/`` of the current working directory (``<root>/<env>/<run>/``)."""
     return Path("checkpoints")
 
 
 def results_root() -> Path:
+    """Where reports without a run of their own go: ``results/`` of the current working directory."""
     return Path("results")

@@ -106,7 +106,7 @@ class Pipeline(abc.ABC):
     schema: ClassVar[type[RunConfig]]  #: its config schema (with ``checkpoint_every`` in its unit)
     unit: ClassVar[str]  #: what the budget counts ("timesteps", "games", "generations", "iterations")
     budget_key: ClassVar[str]  #: the config key of the budget (e.g. "total_timesteps")
-    default_config: ClassVar[str]  #: its default config's name in configs/, with {env}
+    default_config: ClassVar[str]  #: its default config's name in configs/ (without .yaml), with {env}
     checkpoint_required: ClassVar[tuple[str, ...]]  #: files every checkpoint of it holds
     evaluable: ClassVar[bool] = True  #: whether the evaluation can load its trained agent (a closing evaluation follows)
     overrides: ClassVar[tuple[Override, ...]] = ()  #: command-line options that override config keys (its budget first)

@@ -75,7 +75,7 @@ class ExpertIteration(Pipeline):
     schema = ExpertIterationConfig
     unit = "generations"
     budget_key = "generations"
-    default_config = "{env}_expert_iteration.yaml"
+    default_config = "{env}_expert_iteration"
     checkpoint_required = (MODEL_FILE,)
     overrides = (
         Override("generations", "generations", int, "generations in all"),

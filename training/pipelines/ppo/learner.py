@@ -33,7 +33,7 @@ class PPO(Pipeline):
     schema = PPOConfig
     unit = "timesteps"
     budget_key = "total_timesteps"
-    default_config = "{env}.yaml"
+    default_config = "{env}"
     checkpoint_required = (MODEL_FILE, TRAINING_STATE_FILE)
     overrides = (Override("timesteps", "total_timesteps", int, "total timesteps"),)
 

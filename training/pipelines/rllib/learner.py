@@ -103,7 +103,7 @@ class RLlib(Pipeline):
     schema = RLlibConfig
     unit = "iterations"
     budget_key = "iterations"
-    default_config = "{env}.yaml"
+    default_config = "{env}"
     checkpoint_required = (CHECKPOINT_FILE,)
     evaluable = False  # no agent loads an RLlib module yet: the run reports its returns instead
     overrides = (

@@ -125,7 +125,7 @@ class TurnValueTD(Pipeline):
     schema = TDConfig
     unit = "games"
     budget_key = "games"
-    default_config = "{env}_td.yaml"
+    default_config = "{env}_td"
     checkpoint_required = (VALUE_FILE, STATE_FILE)
     overrides = (
         Override("games", "games", int, "self-play games after the warm start"),

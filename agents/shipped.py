@@ -1,0 +1,37 @@
+"""Where the trained networks the project ships live: one function, for every caller.
+
+The repository keeps them at its top level, ``checkpoints/<env>/shipped/`` (a PPO run:
+``model.zip``, ``config.yaml``, ``metadata.json``; the agent specs ``ppo`` and
+``ppo+search``) and ``checkpoints/<env>/shipped_td/`` (a turn-value run: ``value.pt``;
+the agent spec ``td``). An installed wheel carries the same folders as package data,
+``agents/checkpoints/<env>/shipped*/`` (``setup.py`` maps the top-level folder into
+this package and takes only the shipped folders). :func:`shipped_network` looks in the
+package first, then in the source checkout, so it answers from any working directory.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+#: The folder of each kind of shipped network inside ``checkpoints/<env>/``.
+SHIPPED_FOLDERS = {"ppo": "shipped", "td": "shipped_td"}
+
+
+def checkpoints_root() -> Path:
+    """The folder holding ``<env>/shipped*/``: the installed package data, else the repository's ``checkpoints/``."""
+    packaged = resources.files(__package__) / "checkpoints"  # a wheel installs files on disk: a Path
+    if packaged.is_dir():
+        return Path(str(packaged))
+    return Path(__file__).resolve().parent.parent / "checkpoints"
+
+
+def shipped_network(env: str, kind: str = "ppo") -> Path:
+    """The run directory of the network shipped for ``env``: ``kind`` ``"ppo"`` (``shipped/``) or ``"td"`` (``shipped_td/``).
+
+    The path is returned whether or not the env has such a network; its loader says
+    clearly when the folder holds none.
+    """
+    if kind not in SHIPPED_FOLDERS:
+        raise ValueError(f"kind must be one of {sorted(SHIPPED_FOLDERS)}, got {kind!r}")
+    return checkpoints_root() / env / SHIPPED_FOLDERS[kind]

@@ -1,0 +1,65 @@
+"""The ``tabletop`` command: its table, its help, its errors, and one command run through it."""
+
+from __future__ import annotations
+
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from training import console
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_pyproject_installs_the_command():
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts["tabletop"] == "training.console:main"
+
+
+def test_every_command_names_a_function():
+    assert set(console.COMMANDS) == {"train", "evaluate", "ladder", "play", "record", "solve"}
+    for name in console.COMMANDS:
+        assert callable(console.command_function(name)), name
+
+
+def test_help_lists_every_command_on_one_line(capsys):
+    assert console.main(["--help"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: tabletop <command>")
+    lines = out.splitlines()
+    for name, (_, description) in console.COMMANDS.items():
+        assert [line for line in lines if line.split()[:1] == [name] and line.endswith(description)], name
+
+
+def test_an_unknown_command_is_one_error_line_and_exit_2(capsys):
+    assert console.main(["trian", "--env", "invers"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.splitlines() == [
+        "tabletop: error: unknown command 'trian' (choose from train, evaluate, ladder, play, record, solve; see tabletop --help)"
+    ]
+
+
+def test_no_command_shows_the_usage_and_exits_2(capsys):
+    assert console.main([]) == 2
+    assert "commands:" in capsys.readouterr().err
+
+
+def test_a_commands_help_is_its_own_under_the_tabletop_name(capsys):
+    argv = sys.argv[:]
+    with pytest.raises(SystemExit) as exit_info:
+        console.main(["evaluate", "--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: tabletop evaluate") and "--checkpoint" in out and "--agents" in out
+    assert sys.argv == argv
+
+
+def test_a_command_runs_with_the_rest_of_the_line(tmp_path, capsys):
+    out = tmp_path / "report"
+    assert console.main(["evaluate", "--env", "inverted_dice", "--agents", "random", "--games", "2", "--out", str(out)]) == 0
+    assert (out / "report.md").is_file()
+    assert "random" in capsys.readouterr().out
+    assert console.main(["evaluate", "--env", "no_such_game", "--agents", "random"]) == 2
