@@ -19,7 +19,10 @@ from envs.games.lost_dice_faces import default_dice_file, load_dice
 from envs.registry import ENVS, make_game
 from training.evaluate import output_dir
 from training.framework import paths
-from training.framework.config import default_config_path, load_config
+from training.framework.command import default_config
+from training.framework.config import load_config
+from training.pipelines.ppo.config import PPOConfig
+from training.pipelines.ppo.learner import PPO
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -54,9 +57,9 @@ def test_package_data_wins_over_the_checkout(tmp_path, monkeypatch):
 
 def test_every_env_has_a_default_config_and_it_loads():
     for env in ENVS:
-        path = default_config_path(env)
+        path = default_config(PPO, env)
         assert path == ROOT / "configs" / f"{env}.yaml"
-        assert load_config(path).env == env
+        assert load_config(PPOConfig, path).env == env
     assert paths.config_path("inverted_dice_td").is_file()
     assert paths.source_root() == ROOT
 

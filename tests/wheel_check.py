@@ -52,12 +52,13 @@ from agents.shipped import shipped_network
 from envs.games.lost_dice_faces import default_dice_file
 from envs.registry import ENVS
 from training.framework import paths
-from training.framework.config import default_config_path
+from training.framework.command import default_config
+from training.pipelines.ppo.learner import PPO
 
 prefix = Path(sys.prefix).resolve()
 found = {"envs": envs.__file__, "agents": agents.__file__, "training": training.__file__}
 found.update({f"dice {v}": default_dice_file(v) for v in ("lost_dice", "keldice")})
-found.update({f"config {env}": default_config_path(env) for env in ENVS})
+found.update({f"config {env}": default_config(PPO, env) for env in ENVS})
 found.update({"config inverted_dice_td": paths.config_path("inverted_dice_td")})
 found.update({f"ppo {env}": shipped_network(env) / "model.zip" for env in ("inverted_dice", "six_hundred", "invers")})
 found.update({"td inverted_dice": shipped_network("inverted_dice", "td") / "value.pt"})
