@@ -1,5 +1,7 @@
 # Two entry points of the README's quick start; each creates the virtual environment when missing.
-#   make train            train MaskablePPO on $(ENV) with configs/$(ENV).yaml, then evaluate it against the bots
+#   make train            train MaskablePPO on $(ENV) with configs/$(ENV).yaml, then evaluate it against the bots;
+#                         ARGS passes options to training/train.py, e.g. make train ENV=invers ARGS="--timesteps 20000"
+#                         (a short run: its warm start shrinks in proportion; see python training/train.py --help)
 #   make test             run the test suite (the command CI runs)
 #   make wheel-check      build the wheel, install it in a clean venv and use it from another directory (CI runs it after make test)
 #   make bench            random-play steps/s of every env
@@ -11,6 +13,7 @@ PYTHON_SYSTEM ?= python3
 VENV := .venv
 PYTHON := $(VENV)/bin/python
 ENV ?= inverted_dice
+ARGS ?=
 
 #: Games whose trained agent is shipped as checkpoints/<game>/shipped/.
 SHIPPED ?= inverted_dice six_hundred
@@ -24,7 +27,7 @@ $(VENV)/.installed: pyproject.toml setup.py
 	touch $@
 
 train: $(VENV)/.installed
-	$(PYTHON) training/train.py --env $(ENV)
+	$(PYTHON) training/train.py --env $(ENV) $(ARGS)
 
 test: $(VENV)/.installed
 	$(PYTHON) -m pytest

@@ -103,6 +103,47 @@ def test_sigint_and_sigterm_save_a_checkpoint_and_say_how_to_resume(tmp_path, si
     assert train.main(["--resume", str(run), "--timesteps", str(_checkpoint_steps(run) + ROLLOUT), *QUIET]) == 0
 
 
+def test_a_signal_during_the_warm_start_stops_at_once_and_leaves_the_folder_free(tmp_path):
+    """Before the first checkpoint there is nothing to resume: the run says so, exits with 143
+    and leaves no config.yaml that would make the same --run-dir refuse a new start."""
+    run = tmp_path / "run"
+    config = tiny_config(tmp_path, total_timesteps=100_000, warm_start={"enabled": True, "episodes": 100_000})
+    command = [sys.executable, "-u", "training/train.py", "--config", str(config), "--run-dir", str(run), *QUIET]
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for line in process.stdout:  # wait for the warm start itself (the signal guard is up), not for a time
+            if line.startswith("Warm start: 100000 episodes"):
+                break
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=600)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 128 + signal.SIGTERM
+    assert "Traceback" not in err
+    assert err.strip().splitlines()[-1] == (
+        "SIGTERM: stopped during warm start: teacher episodes, before the run's first checkpoint: nothing to resume; start it again"
+    )
+    assert not (run / "config.yaml").exists() and not (run / METADATA_FILE).exists()
+
+
+def test_a_shorter_run_than_the_config_shortens_its_warm_start(tmp_path, capsys):
+    from training.framework.config import load_config
+    from training.pipelines.ppo.config import PPOConfig
+
+    planned = load_config(PPOConfig, "configs/invers.yaml")
+    short = load_config(PPOConfig, "configs/invers.yaml", {"total_timesteps": 20_000})
+    note = PPO.fit_to_budget(short, planned.total_timesteps, {"total_timesteps"})
+    assert short.warm_start.episodes == 38  # ceil(1500 x 20,000 / 800,000)
+    assert note == ("Warm start: 38 teacher episodes, the config's 1500 scaled to 20,000 of its 800,000 steps "
+                    "(--warm-start-episodes N sets them)")
+    chosen = load_config(PPOConfig, "configs/invers.yaml", {"total_timesteps": 20_000, "warm_start.episodes": 5})
+    assert PPO.fit_to_budget(chosen, planned.total_timesteps, {"total_timesteps", "warm_start.episodes"}) is None
+    assert chosen.warm_start.episodes == 5
+    longer = load_config(PPOConfig, "configs/invers.yaml", {"total_timesteps": 2_000_000})
+    assert PPO.fit_to_budget(longer, planned.total_timesteps, {"total_timesteps"}) is None and longer.warm_start.episodes == 1500
+
+
 def test_resuming_a_checkpoint_is_reproducible(tmp_path):
     """Weights, optimizer, RNG streams and env generators all come back: two resumes of one
     checkpoint train the same model, whatever the process's RNGs were doing before."""

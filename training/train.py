@@ -14,6 +14,12 @@ after training, ``evaluation/`` (the trained agent against the config's opponent
 a progress bar; ``--eval-games N`` shortens it, ``--no-eval`` skips it; see
 ``training/evaluate.py``).
 
+A short run (``--timesteps`` below the config's budget) shortens the config's warm start
+in proportion (``--warm-start-episodes N`` sets it): ``--env invers --timesteps 20000``
+costs about 1,500 x 20,000 / 800,000 = 38 teacher games, each decision valued by
+``search:depth=4`` (roughly a minute on 2 cores), then 20,000 PPO steps (seconds). The
+warm start prints its progress and the run's time is split into warm start and PPO.
+
 A run killed at any moment resumes from its last checkpoint with ``--resume``. Ctrl-C
 (SIGINT) or SIGTERM saves a checkpoint first and exits with 130 / 143, printing the
 command that resumes. Bad input (config values, agents, env options, an unusable

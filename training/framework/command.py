@@ -93,6 +93,11 @@ def resolve(pipeline: type[Pipeline], args: argparse.Namespace):
         config = load_config(pipeline.schema, path, overrides)
         if args.env and args.env != config.env:
             raise ConfigError(f"config {path} is for env {config.env!r}, not {args.env!r}")
+        if pipeline.budget_key in overrides:  # a shorter (or longer) run than the config plans
+            planned = load_config(pipeline.schema, path, {k: v for k, v in overrides.items() if k != pipeline.budget_key})
+            note = pipeline.fit_to_budget(config, getattr(planned, pipeline.budget_key), set(overrides))
+            if note:
+                print(note)
         run_dir = Path(args.run_dir) if args.run_dir else new_run_dir(config.env, pipeline.name, config.seed)
         if (run_dir / METADATA_FILE).exists() or (run_dir / CONFIG_FILE).exists():
             raise ConfigError(f"{run_dir} already holds a run; use --resume {run_dir} to continue it")

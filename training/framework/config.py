@@ -92,8 +92,15 @@ def config_from_dict(schema: type[RunConfig], raw: dict[str, Any], source: str =
 
 
 def load_config(schema: type[RunConfig], path: str | Path, overrides: dict[str, Any] | None = None) -> RunConfig:
-    """Read and validate a config file, with ``overrides`` (top-level keys) applied first."""
-    raw = {**read_mapping(path), **(overrides or {})}
+    """Read and validate a config file, with ``overrides`` applied first (dotted keys reach into sections:
+    ``{"warm_start.episodes": 100}``)."""
+    raw = read_mapping(path)
+    for key, value in (overrides or {}).items():
+        *sections, name = key.split(".")
+        target = raw
+        for section in sections:
+            target = target.setdefault(section, {}) if isinstance(target.get(section, {}), dict) else target
+        target[name] = value
     return config_from_dict(schema, raw, source=str(path))
 
 

@@ -120,6 +120,12 @@ class Pipeline(abc.ABC):
         self.config, self.run_dir = config, run_dir
 
     @classmethod
+    def fit_to_budget(cls, config: RunConfig, planned: int, overridden: set[str]) -> str | None:
+        """Scale what precedes learning (a warm start) to a budget set on the command line instead of
+        the config's ``planned`` one, unless ``overridden`` names it too; a line saying what changed."""
+        return None
+
+    @classmethod
     def read_checkpoint(cls, run_dir: Path) -> Checkpoint:
         """The last checkpoint of a run of this pipeline, every file verified."""
         return read_checkpoint(run_dir, cls.unit, cls.checkpoint_required)

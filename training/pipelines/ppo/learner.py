@@ -10,6 +10,7 @@ checkpoints, resume, stop, curve, evaluation) is the run framework's.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from pathlib import Path
 
@@ -35,7 +36,26 @@ class PPO(Pipeline):
     budget_key = "total_timesteps"
     default_config = "{env}"
     checkpoint_required = (MODEL_FILE, TRAINING_STATE_FILE)
-    overrides = (Override("timesteps", "total_timesteps", int, "total timesteps"),)
+    overrides = (
+        Override("timesteps", "total_timesteps", int, "total timesteps; a shorter run than the config's also shortens its warm start"),
+        Override("warm-start-episodes", "warm_start.episodes", int, "teacher episodes of the warm start"),
+    )
+
+    @classmethod
+    def fit_to_budget(cls, config: PPOConfig, planned: int, overridden: set[str]) -> str | None:
+        """A run shorter than the config's gets a warm start shorter in proportion (never below one
+        episode per env): a 20,000-step try of an 800,000-step config should not spend most of its
+        time on the teacher's games."""
+        settings = config.warm_start
+        if not settings.enabled or "warm_start.episodes" in overridden or config.total_timesteps >= planned:
+            return None
+        episodes = max(config.n_envs, math.ceil(settings.episodes * config.total_timesteps / planned))
+        if episodes >= settings.episodes:
+            return None
+        note = (f"Warm start: {episodes} teacher episodes, the config's {settings.episodes} scaled to "
+                f"{config.total_timesteps:,} of its {planned:,} steps (--warm-start-episodes N sets them)")
+        settings.episodes = episodes
+        return note
 
     def __init__(self, config: PPOConfig, run_dir: Path, checkpoint: Checkpoint | None, on_curve_point: Callable[[dict], None] | None = None):
         super().__init__(config, run_dir, checkpoint)
@@ -72,6 +92,9 @@ class PPO(Pipeline):
         config, model = self.config, self.model
         model.set_logger(configure_logger(0, str(self.run_dir / TENSORBOARD_DIR), "ppo", reset_num_timesteps=not self.resumed))
         if config.warm_start.enabled and not self.resumed:
+            labels = f", every decision valued by {config.warm_start.label_with or config.warm_start.teacher}" if config.warm_start.temperature > 0 else ""
+            print(f"Warm start: {config.warm_start.episodes} episodes of {config.warm_start.teacher}{labels}, then "
+                  f"{config.warm_start.epochs} epochs of cloning", flush=True)
             self.warm_start_summary = warm_start(model, self.venv, config.warm_start, config.env, self.game, config.seed, self.run_dir,
                                                  say=session.say, stop_requested=lambda: session.stop_requested)
             print(f"Warm start: {self.warm_start_summary}")
