@@ -6,8 +6,8 @@ than the arithmetic. So the layers of a MaskablePPO policy (two MLP towers, a po
 head and a value head, as sb3 builds them) are read once into a list of weight tensors
 and activations, and :meth:`PolicyValueNetwork.values` / :meth:`logits` run them bare.
 The tensors are the policy's own parameters, so training that updates the policy in
-place is seen at once. Torch uses the threads set with ``torch.set_num_threads``
-(one, in this project: a small MLP gains nothing from more).
+place is seen at once. Every forward pass runs on one thread (:mod:`agents.inference`),
+whatever the caller's ``torch.set_num_threads``.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 import torch.nn.functional as F
+
+from agents.inference import one_thread
 
 _ACTIVATIONS = {torch.nn.ReLU: torch.relu, torch.nn.Tanh: torch.tanh, torch.nn.ELU: F.elu, torch.nn.GELU: F.gelu}
 
@@ -34,7 +36,7 @@ def _layers(modules) -> list:
 
 def _run(layers: list, observations: np.ndarray) -> np.ndarray:
     x = torch.from_numpy(np.asarray(observations, np.float32))
-    with torch.no_grad():
+    with one_thread():
         for layer in layers:
             x = F.linear(x, *layer) if isinstance(layer, tuple) else layer(x)
     return x.numpy()

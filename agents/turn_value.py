@@ -32,6 +32,7 @@ import torch
 from torch import nn
 
 from agents.base import Agent
+from agents.inference import one_thread
 from agents.shipped import shipped_network
 
 #: The file of a trained value network inside its run directory.
@@ -72,10 +73,10 @@ class TurnValueNet(nn.Module):
             value = value + features[..., index] * scale
         return value
 
-    @torch.no_grad()
     def values(self, features: np.ndarray) -> np.ndarray:
-        """Values (float64 points) of a batch of feature rows."""
-        return self.forward(torch.as_tensor(features, dtype=torch.float32)).double().numpy()
+        """Values (float64 points) of a batch of feature rows, computed on one thread (:mod:`agents.inference`)."""
+        with one_thread():
+            return self.forward(torch.as_tensor(features, dtype=torch.float32)).double().numpy()
 
 
 def save_turn_value(path: Path, net: TurnValueNet, env: str, feature_version: int) -> None:
