@@ -1,74 +1,15 @@
-"""Invers bots: a one-ply greedy player and an alpha-beta search, the strong baseline.
-
-Both rebuild the full position from the observation
-(:meth:`~envs.games.invers.InversState.from_observation`; Invers hides nothing) and
-look ahead with the rules core's own ``clone``/``apply``, so they can never disagree
-with the env about the rules.
-"""
+"""The Invers search bot (``search``), the strong baseline: alpha-beta with a hand-tuned evaluation."""
 
 from __future__ import annotations
 
 import time
-from operator import itemgetter
 
 import numpy as np
 
 from agents.base import Agent
+from agents.invers.board import far_ends as _far_ends, read_position as _position
 from envs.core import Game
-from envs.games.invers import FAR_END, OBS_TO_MOVE, InversState, flipped
-
-#: The 24 far-end tiles of a board, in action order: ``_far_ends(board)[a]`` falls out on push ``a``.
-_far_ends = itemgetter(*FAR_END)
-
-
-def _position(game: Game, observation: np.ndarray, bot: str) -> InversState:
-    state = InversState.from_observation(game, observation)
-    if state.is_terminal() or not observation[OBS_TO_MOVE] > 0.5:
-        raise ValueError(f"invers {bot}: asked to move when it is not this player's turn")
-    return state
-
-
-def edge_features(state: InversState, player: int) -> tuple[int, int]:
-    """What the border means for ``player``, read off the 24 far ends.
-
-    Returns ``(blocking, mobility)``: the pushes the opponent cannot make because
-    ``player``'s flipped tile would fall out, and the pushes ``player`` can make.
-    """
-    far = _far_ends(state.board)
-    return far.count(flipped(player)), 24 - far.count(flipped(1 - player))
-
-
-class InversGreedy(Agent):
-    """One-ply greedy: the push after which the position looks best for the mover.
-
-    Candidates are ranked by, in order: a win now (or a loss to avoid), the balance of
-    flipped tiles (own minus opponent's), the pushes the opponent is blocked from by
-    the mover's flipped tiles on the border, and the mover's own mobility. Equal
-    candidates are broken by the bot's generator.
-    """
-
-    name = "greedy"
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        state = _position(self.game, observation, self.name)
-        me = state.to_move
-        best_key, best = None, []
-        for action in np.flatnonzero(action_mask).tolist():
-            child = state.clone()
-            child.apply(me, action)
-            key = self._rank(child, me)
-            if best_key is None or key > best_key:
-                best_key, best = key, [action]
-            elif key == best_key:
-                best.append(action)
-        return best[self.rng.integers(len(best))]
-
-    @staticmethod
-    def _rank(child: InversState, me: int) -> tuple:
-        outcome = child.returns()[me] if child.is_terminal() else 0.0
-        balance = child.flipped_tiles(me) - child.flipped_tiles(1 - me)
-        blocking, mobility = edge_features(child, me)
-        return outcome, balance, blocking, mobility
+from envs.games.invers import InversState, flipped
 
 
 # Evaluation weights of the search, in hundredths of a flipped tile; tuned in matches of
