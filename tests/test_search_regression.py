@@ -73,7 +73,7 @@ def record() -> dict:
     from agents.invers.search import InversSearch
     from agents.registry import make_agent, shipped_network
     from agents.search import NetworkSearch
-    from training.evaluation.harness import play_game
+    from agents.match import play_game
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)

@@ -32,10 +32,11 @@ import numpy as np
 import yaml
 
 from agents.base import Agent
+from agents.match import pairing_games
 from agents.registry import make_agent
 from envs.registry import make_game
 from training.framework.config import CONFIG_DIR, ROOT
-from training.evaluation.harness import PairingResult, evaluate_pairing, play_game, wilson_interval
+from training.evaluation.harness import PairingResult, evaluate_pairing, wilson_interval
 from training.evaluation.ratings import Ratings, rate
 
 BOOTSTRAP = 1000  #: bootstrap resamples behind the rating intervals
@@ -106,17 +107,13 @@ def _worker_agent(spec: str) -> TimedAgent:
 
 def _play_games(job: tuple[str, str, int, int, int, int]) -> tuple[list[float], list[tuple], dict[str, tuple[float, int]]]:
     """Games ``first`` to ``first + count`` of one pairing, exactly as :func:`evaluate_pairing`
-    plays them (each game seeded by its number, so the split into jobs changes nothing)."""
+    plays them (:func:`~agents.match.pairing_games`: each game seeded by its number, so the
+    split into jobs changes nothing)."""
     candidate_spec, opponent_spec, first, count, seed, random_opening_plies = job
-    game = _worker["game"]
     candidate, opponent = _worker_agent(candidate_spec), _worker_agent(opponent_spec)
     before = {spec: (agent.seconds, agent.moves) for spec, agent in ((candidate_spec, candidate), (opponent_spec, opponent))}
     outcomes, histories = [], []
-    for g in range(first, first + count):
-        seat = g % game.num_players
-        players = [opponent] * game.num_players
-        players[seat] = candidate
-        state, history = play_game(game, players, seed + g, random_opening_plies)
+    for seat, state, history in pairing_games(_worker["game"], candidate, opponent, range(first, first + count), seed, random_opening_plies):
         outcomes.append(float(state.returns()[seat]))
         histories.append(history)
     timing = {spec: (agent.seconds - before[spec][0], agent.moves - before[spec][1]) for spec, agent in ((candidate_spec, candidate), (opponent_spec, opponent))}
