@@ -221,7 +221,7 @@ class AlphaBeta:
         for i in order:
             if values[i] > result.value:
                 result.action, result.value = moves[i], float(values[i])
-        result.move_values = {m: float(v) for m, v in zip(moves, values)}
+        result.move_values = dict(zip(moves, map(float, values)))
         searched = [moves[i] for i in order]
         for depth in range(first_deep, self.depth + 1):
             if evaluator.decided(result.value):

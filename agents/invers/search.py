@@ -75,7 +75,10 @@ class InversEvaluator(Evaluator):
         return moves
 
     def rank_root(self, searched: list[int], result: SearchResult) -> list[int]:
-        return [result.action, *(move for move in searched if move != result.action)]
+        ranked = list(searched)
+        ranked.remove(result.action)
+        ranked.insert(0, result.action)
+        return ranked
 
 
 class InversSearch(Agent):
