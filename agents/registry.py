@@ -36,7 +36,7 @@ BOTS: dict[str, dict[str, str]] = {
         "heuristic": "agents.six_hundred.heuristic:SixHundredHeuristic",
     },
     "invers": {
-        "greedy": "agents.invers.search:InversGreedy",
+        "greedy": "agents.invers.greedy:InversGreedy",
         "search": "agents.invers.search:InversSearch",
     },
     "roll_five": {

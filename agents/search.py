@@ -1,42 +1,75 @@
-"""Alpha-beta search guided by a trained network, for any two-player perfect-information game.
+"""One alpha-beta search for two-player perfect-information games, and its network evaluator.
 
-The search knows a game only through its rules core (:class:`~envs.core.GameState`:
-``clone``, ``apply``, ``legal_mask``, ``acting_players``, ``is_terminal``, ``returns``,
-``observe``), so it plays every such game the same way; a game makes itself searchable
-by rebuilding its state from an observation (:meth:`~envs.core.Game.state_from_observation`).
+The search (:class:`AlphaBeta`) knows a game only through its rules core
+(:class:`~envs.core.GameState`: ``clone``, ``apply``, ``legal_mask``, ``acting_players``,
+``is_terminal``, ``returns``), so it searches every such game the same way. What a game
+or a player brings is an :class:`Evaluator`: what a position is worth, in which order
+moves are tried, and whether a transposition table is kept. Two plug into it:
+
+* :class:`NetworkEvaluator` (here; agent spec ``ppo+search``, expert iteration): a
+  policy-value network scores the last ply as one batch and orders moves by its
+  policy head;
+* :class:`~agents.invers.search.InversEvaluator` (the Invers bot ``search``): a
+  hand-tuned integer evaluation, a static move order and a transposition table.
+
+**The search.** Negamax alpha-beta with iterative deepening up to ``depth`` plies: a
+value is always for the player to move in the state it belongs to; a child whose mover
+is the same player (an extra turn) keeps the sign, otherwise it flips.
+
+* **The one-ply iteration** scores every root move (the evaluator's batch, or each child
+  in turn) and picks the best; with a generator the moves are visited in a random order
+  first, so equally good moves are chosen at random. Every deeper iteration searches
+  the root moves in the order the evaluator ranks them (:meth:`Evaluator.rank_root`).
+* **The root window.** A root move is searched with the window above the best value so
+  far (a worse move gets an upper bound only); with ``exact_root`` every root move of
+  every iteration gets the full window, so all root values are exact (training targets);
+  :meth:`AlphaBeta.exact_values` gives only the deepest iteration the full window.
+* **The last ply.** A batched evaluator expands a node one ply above the horizon whole
+  (all children in one call, no cut-off: it costs little more than one position);
+  otherwise each child at the horizon is scored by :meth:`Evaluator.leaf`, with the
+  usual cut-offs. Finished games are scored by :meth:`Evaluator.terminal` (which prefers
+  sooner wins).
+* **Move order** inside the tree: the table's best move first when a table is kept, then
+  the evaluator's order. The root's children are the exception: their moves follow the
+  order the evaluator gives for all of them at once (:meth:`Evaluator.order_root_children`,
+  after which the two-ply iteration is skipped) or their last one-ply expansion.
+* **Budget**: with ``seconds`` it stops once the time per move is spent (the clock is
+  read every :attr:`Evaluator.nodes_per_clock` inner nodes). A move is always chosen
+  from the one-ply iteration at least; an unfinished iteration counts once its first
+  (previously best) move is done if :attr:`Evaluator.keep_unfinished`, otherwise the
+  deepest finished iteration decides. Deepening stops early once the evaluator calls
+  the root value :meth:`~Evaluator.decided`.
+
+**The network evaluator** (:class:`NetworkSearch` is the search with it):
 
 * **Leaves** are scored by the network's value head (the value of the position for the
   player to move, clipped to [-1, 1]); decided games by their outcome, worth ``WIN``
-  (more than any network value), a sooner win more than a later one.
-* **Batched frontier**: the last ply is expanded whole and all its children go through
-  the network in one batch, which costs little more than one position.
-* **Move order**: the policy head's logits at inner nodes (good moves first give the
-  alpha-beta cut-offs); at the root, the values of the previous iteration. The root's
-  children are ordered by one policy batch over all of them, taken with the one-ply
-  values.
-* **Budget**: iterative deepening up to ``depth`` plies, and with ``ms`` it stops when
-  the time per move is spent. A move is always chosen from the one-ply iteration at
-  least; an unfinished iteration counts once its first (previously best) move is done.
-  A search that may go deeper than two plies skips the two-ply iteration: it costs a
-  network batch per root move, and what it gave the next one (an order for the root
-  children's moves) the policy batch gives for one.
-
-Negamax: a value is always for the player to move in the state it belongs to. A child
-whose mover is the same player (an extra turn) keeps the sign, otherwise it flips.
+  (more than any network value), a sooner win more than a later one. A game makes
+  itself searchable by rebuilding its state from an observation
+  (:meth:`~envs.core.Game.state_from_observation`) and lists its children with
+  :meth:`~envs.core.GameState.children`.
+* **Move order**: the policy head's logits at inner nodes; at the root, the values of
+  the previous iteration. The root's children are ordered by one policy batch over all
+  of them, taken with the one-ply values: what the two-ply iteration would have given
+  the next one for a network batch per root move, it gives for one.
+* It keeps no table, reads the clock at every inner node (a node costs a network call),
+  lets an unfinished iteration count, and stops deepening once the game is decided
+  within the horizon (a value beyond ±1).
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any, Hashable
 
 import numpy as np
 
 from agents.base import Agent
 from agents.network import PolicyValueNetwork
-from envs.core import Game, GameState
+from envs.core import Children, Game, GameState
 
-WIN = 2.0  #: a decided game's value: above any network value
+WIN = 2.0  #: a decided game's value for the network evaluator: above any network value
 PLY_COST = 1e-3  #: a win is worth this much less per ply it takes (so sooner wins are chosen)
 MAX_DEPTH = 64  #: the deepest iteration of a search limited by time only
 _INFINITY = float("inf")
@@ -50,11 +83,12 @@ class _OutOfTime(Exception):
 class SearchResult:
     action: int  #: the chosen move
     value: float  #: its value for the player to move
-    #: each root move's value at the deepest finished iteration (exact there; when the root
-    #: is searched with alpha-beta, a move worse than the best has only an upper bound)
+    #: each root move's value at the deepest finished iteration, in the order searched
+    #: (exact there; when the root is searched with alpha-beta, a move worse than the best
+    #: has only an upper bound)
     move_values: dict[int, float] = field(default_factory=dict)
     depth: int = 1  #: the deepest iteration whose result was used
-    leaves: int = 0  #: positions scored by the network or by the rules
+    leaves: int = 0  #: positions scored by the evaluator or by the rules
 
 
 def mover(state: GameState) -> int:
@@ -65,8 +99,292 @@ def mover(state: GameState) -> int:
     return players[0]
 
 
-class NetworkSearch:
-    """Alpha-beta with a policy-value network; see the module docstring.
+class Evaluator:
+    """What :class:`AlphaBeta` asks of a game's evaluation; values are numbers of one kind
+    (floats or ints), for the player named, larger is better.
+
+    A subclass gives :meth:`terminal`, :meth:`order` and either :meth:`leaf` or
+    (``batched``) :meth:`expand`; the rest has defaults.
+    """
+
+    lowest: Any = -_INFINITY  #: below every value (a window's lower end, the worst start)
+    highest: Any = _INFINITY  #: above every value
+    #: scores the children of a node at the horizon all at once (:meth:`expand`) instead
+    #: of each in turn (:meth:`leaf`)
+    batched = False
+    #: keep a transposition table (by :meth:`key`) for the length of one search
+    keeps_table = False
+    nodes_per_clock = 1  #: inner nodes searched between looks at the clock
+    #: when the time runs out, the unfinished iteration counts once its first root move
+    #: is searched (else the deepest finished iteration decides)
+    keep_unfinished = True
+
+    def mover(self, state: GameState) -> int:
+        """The player to move in the unfinished ``state``."""
+        return mover(state)
+
+    def legal_moves(self, state: GameState, me: int) -> list[int]:
+        """The legal moves of ``me`` in ``state``, ascending (the root's, when not batched)."""
+        return np.flatnonzero(state.legal_mask(me)).tolist()
+
+    def terminal(self, state: GameState, me: int, ply: int) -> Any:
+        """The value for ``me`` of the finished game ``state``, ``ply`` plies below the root."""
+        raise NotImplementedError
+
+    def leaf(self, state: GameState, me: int) -> Any:
+        """The value for ``me`` of the unfinished ``state`` at the horizon."""
+        raise NotImplementedError
+
+    def expand(self, state: GameState, me: int, ply: int) -> tuple[list[int], Any, Any]:
+        """Every legal move of ``me`` in ``state`` (``ply`` plies below the root), the value
+        for ``me`` of the position after each (a sequence), and what the evaluator wants
+        to keep of the children for :meth:`order_root_children`."""
+        raise NotImplementedError
+
+    def order(self, state: GameState, me: int, first: int | None) -> list[int]:
+        """The legal moves of ``me``, the most promising first; ``first`` (the table's best
+        move, or None) goes first."""
+        raise NotImplementedError
+
+    def order_root_children(self, children: Any) -> dict[int, list[int]] | None:
+        """Optionally, for each root move, its child's legal moves in the order to try them,
+        from the root's expansion (``children``: what :meth:`expand` kept, None when not
+        batched). None: no such order; the search then runs its two-ply iteration."""
+        return None
+
+    def rank_root(self, searched: list[int], result: SearchResult) -> list[int]:
+        """The order in which the next iteration searches the root moves, from the last
+        iteration's ``result`` (``searched``: the order it searched them in). Default:
+        by the values, best first (ties in the order of ``result.move_values``)."""
+        return sorted(result.move_values, key=result.move_values.get, reverse=True)
+
+    def decided(self, value: Any) -> bool:
+        """Whether a root value settles the game, so that deeper search changes nothing."""
+        return False
+
+    def key(self, state: GameState) -> Hashable:
+        """The transposition table's key of ``state`` (only when :attr:`keeps_table`)."""
+        raise NotImplementedError
+
+
+class AlphaBeta:
+    """Negamax alpha-beta with iterative deepening, a time budget and an evaluator; see the
+    module docstring.
+
+    Args:
+        evaluator: scores positions and orders moves.
+        depth: the deepest iteration in plies.
+        seconds: time per move, or None for a fixed-depth, reproducible search.
+        exact_root: search every root move with a full window at every iteration.
+    """
+
+    def __init__(self, evaluator: Evaluator, depth: int, seconds: float | None = None, exact_root: bool = False):
+        self.evaluator = evaluator
+        self.depth = depth
+        self.seconds = seconds
+        self.exact_root = exact_root
+
+    def search(self, state: GameState, rng: np.random.Generator | None = None) -> SearchResult:
+        """The best move for the player to move in ``state`` (left unchanged); with ``rng``,
+        a random one of equally good moves."""
+        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        return self._search(state, rng, 1 if self.exact_root else None, deadline)
+
+    def exact_values(self, state: GameState) -> SearchResult:
+        """Every root move's exact value at ``depth`` (``move_values``), without a time limit:
+        the shallower iterations search as in play, only ordering the moves (and filling
+        the table), and the deepest gives every root move the full window."""
+        return self._search(state, None, self.depth, None)
+
+    # -- iterative deepening at the root ---------------------------------------------------
+    def _search(self, state: GameState, rng: np.random.Generator | None, exact_from: int | None, deadline: float | None) -> SearchResult:
+        evaluator = self.evaluator
+        self._deadline = deadline
+        self._leaves = 0
+        self._nodes = 0
+        self._table: dict | None = {} if evaluator.keeps_table else None
+        self._child_orders: dict[int, list[int]] = {}  # root move -> its child's moves, best first
+        me = evaluator.mover(state)
+        moves, values, children = self._expand(state, me, 0)
+        if not moves:
+            raise ValueError("search: the player to move has no legal move")
+        first_deep = 2
+        if self.depth >= 3:  # order each root child's moves in one go, and skip two plies
+            orders = evaluator.order_root_children(children)
+            if orders is not None:
+                self._child_orders.update(orders)
+                first_deep = 3
+        order = list(range(len(moves)))
+        if rng is not None:
+            rng.shuffle(order)  # equal values: a random one of them
+        result = SearchResult(-1, evaluator.lowest, {})
+        for i in order:
+            if values[i] > result.value:
+                result.action, result.value = moves[i], float(values[i])
+        result.move_values = dict(zip(moves, map(float, values)))
+        searched = [moves[i] for i in order]
+        for depth in range(first_deep, self.depth + 1):
+            if evaluator.decided(result.value):
+                break  # the game is decided within the horizon: deeper search changes nothing
+            ranked = evaluator.rank_root(searched, result)
+            partial = SearchResult(-1, evaluator.lowest, {}, depth)
+            try:
+                self._root(state, me, ranked, depth, partial, exact_from is not None and depth >= exact_from)
+            except _OutOfTime:
+                if evaluator.keep_unfinished and partial.move_values:
+                    result = partial
+                break
+            result, searched = partial, ranked
+        result.leaves = self._leaves
+        return result
+
+    def _root(self, state: GameState, me: int, moves: list[int], depth: int, result: SearchResult, exact: bool) -> None:
+        lowest, highest = self.evaluator.lowest, self.evaluator.highest
+        for action in moves:
+            child = state.clone()
+            child.apply(me, action)
+            alpha = lowest if exact else result.value
+            value = self._child_value(child, me, depth - 1, alpha, highest, 1, root_move=action)
+            result.move_values[action] = value
+            if value > result.value:
+                result.action, result.value = action, value
+
+    def _expand(self, state: GameState, me: int, ply: int):
+        """Every legal move of ``me``, its one-ply value, and what the evaluator keeps of the
+        children: the evaluator's batch, or each child scored in turn."""
+        evaluator = self.evaluator
+        if evaluator.batched:
+            moves, values, children = evaluator.expand(state, me, ply)
+            self._leaves += len(values)
+            return moves, values, children
+        moves = evaluator.legal_moves(state, me)
+        values = []
+        for action in moves:
+            child = state.clone()
+            child.apply(me, action)
+            values.append(evaluator.terminal(child, me, ply + 1) if child.is_terminal() else evaluator.leaf(child, me))
+        self._leaves += len(values)
+        return moves, values, None
+
+    # -- the tree ----------------------------------------------------------------------------
+    def _child_value(
+        self, child: GameState, me: int, depth: int, alpha: Any, beta: Any, ply: int, root_move: int | None = None
+    ) -> Any:
+        """The value for ``me`` of ``child``, searched ``depth`` plies deeper."""
+        evaluator = self.evaluator
+        if child.is_terminal():
+            self._leaves += 1
+            return evaluator.terminal(child, me, ply)
+        if depth == 0:
+            self._leaves += 1
+            return evaluator.leaf(child, me)
+        child_mover = evaluator.mover(child)
+        if child_mover == me:
+            return self._negamax(child, child_mover, depth, alpha, beta, ply, root_move)
+        return -self._negamax(child, child_mover, depth, -beta, -alpha, ply, root_move)
+
+    def _negamax(self, state: GameState, me: int, depth: int, alpha: Any, beta: Any, ply: int, root_move: int | None = None) -> Any:
+        """The value of the unfinished ``state`` for its mover ``me``. ``root_move``: set for a
+        child of the root, whose moves follow the order remembered for it."""
+        evaluator = self.evaluator
+        self._nodes += 1
+        if self._deadline is not None and self._nodes % evaluator.nodes_per_clock == 0 and time.perf_counter() > self._deadline:
+            raise _OutOfTime
+        if evaluator.batched and depth <= 1:
+            moves, values, _ = self._expand(state, me, ply)
+            if root_move is not None:
+                self._child_orders[root_move] = [moves[i] for i in np.argsort(-values, kind="stable")]
+            return max(values)
+        table, table_move = self._table, None
+        if table is not None:
+            key = evaluator.key(state)
+            entry = table.get(key)
+            if entry is not None:
+                entry_depth, value, bound, table_move = entry
+                if entry_depth >= depth and (bound == 0 or (bound > 0 and value >= beta) or (bound < 0 and value <= alpha)):
+                    return value
+        start_alpha, best, best_move = alpha, evaluator.lowest, None
+        ordered = self._child_orders.get(root_move) if root_move is not None else None
+        child_depth, child_ply = depth - 1, ply + 1
+        leaves = 0
+        try:
+            for action in ordered or evaluator.order(state, me, table_move):
+                child = state.clone()
+                child.apply(me, action)
+                # _child_value, written out: this loop is the search's hot path
+                if child.is_terminal():
+                    leaves += 1
+                    value = evaluator.terminal(child, me, child_ply)
+                elif child_depth == 0:
+                    leaves += 1
+                    value = evaluator.leaf(child, me)
+                else:
+                    child_mover = evaluator.mover(child)
+                    if child_mover == me:
+                        value = self._negamax(child, child_mover, child_depth, alpha, beta, child_ply)
+                    else:
+                        value = -self._negamax(child, child_mover, child_depth, -beta, -alpha, child_ply)
+                if value > best:
+                    best, best_move = value, action
+                    if value > alpha:
+                        alpha = value
+                        if alpha >= beta:
+                            break
+        finally:  # also when the time runs out
+            self._leaves += leaves
+        if table is not None:
+            bound = 1 if best >= beta else -1 if best <= start_alpha else 0
+            table[key] = (depth, best, bound, best_move)
+        return best
+
+
+class NetworkEvaluator(Evaluator):
+    """A policy-value network's evaluation for :class:`AlphaBeta`; see the module docstring."""
+
+    batched = True
+
+    def __init__(self, network: PolicyValueNetwork):
+        self.network = network
+
+    def terminal(self, state: GameState, me: int, ply: int) -> float:
+        return float(state.returns()[me]) * (WIN - PLY_COST * ply)
+
+    def expand(self, state: GameState, me: int, ply: int) -> tuple[list[int], np.ndarray, Children]:
+        """The network scores all the undecided children in one batch
+        (:meth:`~envs.core.GameState.children`)."""
+        children = state.children(me)
+        values = children.outcomes * (WIN - PLY_COST * (ply + 1))
+        going_on = np.flatnonzero(children.movers >= 0)
+        if len(going_on):
+            signs = np.where(children.movers[going_on] == me, 1.0, -1.0)
+            values[going_on] = self.network.values(children.observations[going_on]) * signs
+        return children.actions.tolist(), values, children
+
+    def order(self, state: GameState, me: int, first: int | None) -> list[int]:
+        mask = state.legal_mask(me)
+        logits = self.network.logits(state.observe(me)[None])[0]
+        logits[mask == 0] = -_INFINITY
+        return [int(a) for a in np.argsort(-logits, kind="stable")[: int(mask.sum())]]
+
+    def order_root_children(self, children: Children) -> dict[int, list[int]]:
+        """Each undecided root child's legal moves, ranked by the policy head in one batch."""
+        going_on = np.flatnonzero(children.movers >= 0)
+        if not len(going_on):
+            return {}
+        logits = self.network.logits(children.observations[going_on])
+        logits[children.masks[going_on] == 0] = -_INFINITY
+        legal = children.masks[going_on].sum(axis=1)
+        return {
+            int(children.actions[i]): np.argsort(-logits[row], kind="stable")[:count].tolist()
+            for row, (i, count) in enumerate(zip(going_on.tolist(), legal.tolist()))
+        }
+
+    def decided(self, value: float) -> bool:
+        return abs(value) > 1.0
+
+
+class NetworkSearch(AlphaBeta):
+    """Alpha-beta with a policy-value network (:class:`NetworkEvaluator`); see the module docstring.
 
     Args:
         network: scores positions (``values``) and orders moves (``logits``).
@@ -82,122 +400,9 @@ class NetworkSearch:
         if ms is not None and (isinstance(ms, bool) or not isinstance(ms, (int, float)) or not ms > 0):
             raise ValueError(f"search: ms must be a positive number of milliseconds, got {ms!r}")
         self.network = network
-        self.depth = int(depth) if depth is not None else (3 if ms is None else MAX_DEPTH)
         self.ms = ms
-        self.exact_root = exact_root
-
-    def search(self, state: GameState, rng: np.random.Generator | None = None) -> SearchResult:
-        """The best move for the player to move in ``state`` (left unchanged)."""
-        self._deadline = None if self.ms is None else time.perf_counter() + self.ms / 1000.0
-        self._leaves = 0
-        self._child_orders: dict[int, list[int]] = {}  # root move -> its child's moves, best first
-        me = mover(state)
-        moves, values, children = self._expand(state, me, 0)
-        if not moves:
-            raise ValueError("search: the player to move has no legal move")
-        first_deep = 2
-        if self.depth >= 3:  # order each root child's moves by the policy, all in one batch, and skip two plies
-            self._order_root_children(children)
-            first_deep = 3
-        order = list(range(len(moves)))
-        if rng is not None:
-            rng.shuffle(order)  # equal values: a random one of them
-        result = SearchResult(-1, -_INFINITY, {})
-        for i in order:
-            if values[i] > result.value:
-                result.action, result.value = moves[i], float(values[i])
-        result.move_values = {m: float(v) for m, v in zip(moves, values)}
-        for depth in range(first_deep, self.depth + 1):
-            if abs(result.value) > 1.0:
-                break  # the game is decided within the horizon: deeper search changes nothing
-            ranked = sorted(result.move_values, key=result.move_values.get, reverse=True)
-            partial = SearchResult(-1, -_INFINITY, {}, depth)
-            try:
-                self._root(state, me, ranked, depth, partial)
-            except _OutOfTime:
-                if partial.move_values:
-                    result = partial
-                break
-            result = partial
-        result.leaves = self._leaves
-        return result
-
-    # -- the tree ------------------------------------------------------------------------
-    def _root(self, state: GameState, me: int, moves: list[int], depth: int, result: SearchResult) -> None:
-        for action in moves:
-            child = state.clone()
-            child.apply(me, action)
-            alpha = -_INFINITY if self.exact_root else result.value
-            value = self._child_value(child, me, depth - 1, alpha, _INFINITY, 1, root_move=action)
-            result.move_values[action] = value
-            if value > result.value:
-                result.action, result.value = action, value
-
-    def _child_value(
-        self, child: GameState, me: int, depth: int, alpha: float, beta: float, ply: int, root_move: int | None = None
-    ) -> float:
-        """The value for ``me`` of ``child``, searched ``depth`` plies deeper."""
-        if child.is_terminal():
-            self._leaves += 1
-            return float(child.returns()[me]) * (WIN - PLY_COST * ply)
-        if mover(child) == me:
-            return self._negamax(child, depth, alpha, beta, ply, root_move)
-        return -self._negamax(child, depth, -beta, -alpha, ply, root_move)
-
-    def _negamax(self, state: GameState, depth: int, alpha: float, beta: float, ply: int, root_move: int | None = None) -> float:
-        """``root_move``: set for a child of the root, whose moves are ordered by their
-        values from the previous iteration (remembered here) instead of the policy head."""
-        if self._deadline is not None and time.perf_counter() > self._deadline:
-            raise _OutOfTime
-        me = mover(state)
-        if depth <= 1:
-            moves, values, _ = self._expand(state, me, ply)
-            if root_move is not None:
-                self._child_orders[root_move] = [moves[i] for i in np.argsort(-values, kind="stable")]
-            return max(values)
-        best = -_INFINITY
-        ordered = self._child_orders.get(root_move) if root_move is not None else None
-        for action in ordered or self._ordered_moves(state, me):
-            child = state.clone()
-            child.apply(me, action)
-            value = self._child_value(child, me, depth - 1, alpha, beta, ply + 1)
-            if value > best:
-                best = value
-                if value > alpha:
-                    alpha = value
-                    if alpha >= beta:
-                        break
-        return best
-
-    def _order_root_children(self, children) -> None:
-        """Each undecided root child's legal moves, ranked by the policy head in one batch."""
-        going_on = np.flatnonzero(children.movers >= 0)
-        if not len(going_on):
-            return
-        logits = self.network.logits(children.observations[going_on])
-        logits[children.masks[going_on] == 0] = -_INFINITY
-        legal = children.masks[going_on].sum(axis=1)
-        for row, (i, count) in enumerate(zip(going_on.tolist(), legal.tolist())):
-            self._child_orders[int(children.actions[i])] = np.argsort(-logits[row], kind="stable")[:count].tolist()
-
-    def _expand(self, state: GameState, me: int, ply: int):
-        """Every legal move of ``me`` and its one-ply value (and the children themselves):
-        the network scores all the undecided children in one batch
-        (:meth:`~envs.core.GameState.children`)."""
-        children = state.children(me)
-        values = children.outcomes * (WIN - PLY_COST * (ply + 1))
-        going_on = np.flatnonzero(children.movers >= 0)
-        if len(going_on):
-            signs = np.where(children.movers[going_on] == me, 1.0, -1.0)
-            values[going_on] = self.network.values(children.observations[going_on]) * signs
-        self._leaves += len(values)
-        return children.actions.tolist(), values, children
-
-    def _ordered_moves(self, state: GameState, me: int) -> list[int]:
-        mask = state.legal_mask(me)
-        logits = self.network.logits(state.observe(me)[None])[0]
-        logits[mask == 0] = -_INFINITY
-        return [int(a) for a in np.argsort(-logits, kind="stable")[: int(mask.sum())]]
+        depth = int(depth) if depth is not None else (3 if ms is None else MAX_DEPTH)
+        super().__init__(NetworkEvaluator(network), depth, None if ms is None else ms / 1000.0, exact_root)
 
 
 class SearchAgent(Agent):

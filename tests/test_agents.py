@@ -14,7 +14,8 @@ from agents.inverted_dice.heuristic import InvertedDiceHeuristic, turn_hit_proba
 from agents.registry import bot_names, make_agent, parse_spec
 from agents.trained import CheckpointError, TrainedAgent
 from envs.games.inverted_dice import InvertedDice, inverted_sum
-from training.evaluation.harness import evaluate_solitaire, play_game
+from agents.match import play_game
+from training.evaluation.harness import evaluate_solitaire
 
 
 @pytest.mark.parametrize("num_dice", [1, 2, 5, 6])
@@ -101,3 +102,37 @@ def test_broken_checkpoints_fail_clearly(tmp_path):
     (run / "config.yaml").write_text("env: six_hundred\n")
     with pytest.raises(CheckpointError, match="trained on 'six_hundred', not 'inverted_dice'"):
         TrainedAgent.load(run, game)
+
+
+# -- the layers: agents never import training -------------------------------------------
+def test_agents_import_nothing_from_training():
+    """``agents`` sits below ``training``: the game loop lives in ``agents.match``, so no agent
+    needs the training package (an upward import would come back as an import cycle)."""
+    import ast
+    from pathlib import Path
+
+    import agents
+
+    offenders = []
+    for path in sorted(Path(agents.__file__).parent.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            offenders += [f"{path.name}:{node.lineno} {name}" for name in names if name == "training" or name.startswith("training.")]
+    assert not offenders, offenders
+
+
+def test_a_pairing_plays_each_game_by_its_number():
+    from agents.match import pairing_games
+    from envs.games.invers import Invers
+
+    game = Invers(max_plies=30)
+    a, b = RandomAgent(game), RandomAgent(game)
+    whole = list(pairing_games(game, a, b, range(6), base_seed=7, random_opening_plies=2))
+    split = [g for part in (range(0, 4), range(4, 6)) for g in pairing_games(game, a, b, part, base_seed=7, random_opening_plies=2)]
+    assert [seat for seat, _, _ in whole] == [0, 1, 0, 1, 0, 1]
+    assert [(seat, history) for seat, _, history in whole] == [(seat, history) for seat, _, history in split]
+    for g, (seat, state, history) in enumerate(whole):
+        players = [b, b]
+        players[seat] = a
+        alone, alone_history = play_game(game, players, 7 + g, 2)
+        assert alone_history == history and alone.returns().tolist() == state.returns().tolist()

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from agents.base import RandomAgent
-from agents.invers.search import InversGreedy, InversSearch
+from agents.invers.greedy import InversGreedy
+from agents.invers.search import InversSearch
 from agents.registry import make_agent
 from envs import IllegalActionError, invers_v0
 from envs.games.invers import (

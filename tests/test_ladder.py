@@ -46,3 +46,42 @@ def test_parallel_games_are_the_sequential_games():
         assert (a.candidate, a.opponent, a.distinct_games) == (b.candidate, b.opponent, b.distinct_games)
         assert np.array_equal(a.outcomes, b.outcomes) and np.array_equal(a.seats, b.seats)
     assert all(timings[spec].moves == agents[spec].moves > 0 for spec in specs)
+
+
+# -- the command line: bad input is one line and exit 2, a bug keeps its traceback ----------
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--env", "yahtzee", "--agents", "random", "greedy"], "unknown env 'yahtzee'"),
+        (["--env", "invers", "--agents", "random", "wizard"], "unknown agent 'wizard'"),
+        (["--env", "invers", "--agents", "random", "search:width=3"], "search:width=3"),
+        (["--env", "invers", "--agents", "random", "ppo+search:width=3"], "takes"),
+        (["--env", "invers", "--agents", "random", "random"], "distinct"),
+        (["--env", "invers", "--agents", "random"], "distinct"),
+        (["--env", "invers", "--agents", "random", "greedy", "--games", "0"], "--games must be positive"),
+        (["--env", "invers", "--agents", "random", "greedy", "--workers", "0"], "--workers must be positive"),
+        (["--env", "invers", "--agents", "random", "greedy", "--random-opening", "-1"], "--random-opening"),
+        (["--env", "invers", "--agents", "random", "/no/such/run.zip"], "unknown agent"),
+    ],
+)
+def test_bad_command_lines_are_one_line_and_exit_2(argv, message, capsys, tmp_path, monkeypatch):
+    monkeypatch.setattr(ladder, "run_ladder", lambda *a, **k: pytest.fail("no game may start on bad input"))
+    assert ladder.main([*argv, "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and message in err and err.count("\n") == 1
+
+
+def test_a_game_of_one_player_is_refused_before_any_game(capsys, tmp_path):
+    assert ladder.main(["--env", "inverted_dice", "--agents", "random", "heuristic", "--games", "2", "--out", str(tmp_path)]) == 2
+    assert "several players" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("bug", [KeyError("a key"), TypeError("a type"), ValueError("a value")])
+def test_a_bug_inside_the_ladder_keeps_its_traceback(bug, monkeypatch, tmp_path):
+    def broken(*args, **kwargs):
+        raise bug
+
+    monkeypatch.setattr(ladder, "run_ladder", broken)
+    with pytest.raises(type(bug)):
+        ladder.main(["--env", "invers", "--agents", "random", "greedy", "--games", "2", "--out", str(tmp_path)])

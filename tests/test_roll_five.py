@@ -21,7 +21,8 @@ from envs.games.roll_five import (
     place_action,
     read_observation,
 )
-from training.evaluation.harness import evaluate_pairing, play_game
+from agents.match import play_game
+from training.evaluation.harness import evaluate_pairing
 
 FILLER = [1, 1, 1, 1]  # dice of a roll that a scripted game never places
 

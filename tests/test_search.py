@@ -9,7 +9,7 @@ import yaml
 from agents.registry import make_agent
 from agents.search import PLY_COST, WIN, NetworkSearch, SearchAgent, mover
 from envs.games.invers import Invers, InversState
-from training.evaluation.harness import play_game
+from agents.match import play_game
 
 
 class LinearNetwork:

@@ -33,10 +33,14 @@ import numpy as np
 import yaml
 
 from agents.base import Agent
+from agents.match import pairing_games
 from agents.registry import make_agent
-from envs.registry import make_game
+from envs.registry import get_entry, make_game
+from training.evaluation.harness import PairingResult, evaluate_pairing, wilson_interval
 from training.framework import paths
-from training.evaluation.harness import PairingResult, evaluate_pairing, play_game, wilson_interval
+from training.framework.cli import USER_ERRORS, fail, interrupted
+from training.framework.config import build_agent, check_agent_spec, make_checked_game
+from training.framework.schema import ConfigError
 from training.evaluation.ratings import Ratings, rate
 
 BOOTSTRAP = 1000  #: bootstrap resamples behind the rating intervals
@@ -107,17 +111,13 @@ def _worker_agent(spec: str) -> TimedAgent:
 
 def _play_games(job: tuple[str, str, int, int, int, int]) -> tuple[list[float], list[tuple], dict[str, tuple[float, int]]]:
     """Games ``first`` to ``first + count`` of one pairing, exactly as :func:`evaluate_pairing`
-    plays them (each game seeded by its number, so the split into jobs changes nothing)."""
+    plays them (:func:`~agents.match.pairing_games`: each game seeded by its number, so the
+    split into jobs changes nothing)."""
     candidate_spec, opponent_spec, first, count, seed, random_opening_plies = job
-    game = _worker["game"]
     candidate, opponent = _worker_agent(candidate_spec), _worker_agent(opponent_spec)
     before = {spec: (agent.seconds, agent.moves) for spec, agent in ((candidate_spec, candidate), (opponent_spec, opponent))}
     outcomes, histories = [], []
-    for g in range(first, first + count):
-        seat = g % game.num_players
-        players = [opponent] * game.num_players
-        players[seat] = candidate
-        state, history = play_game(game, players, seed + g, random_opening_plies)
+    for seat, state, history in pairing_games(_worker["game"], candidate, opponent, range(first, first + count), seed, random_opening_plies):
         outcomes.append(float(state.returns()[seat]))
         histories.append(history)
     timing = {spec: (agent.seconds - before[spec][0], agent.moves - before[spec][1]) for spec, agent in ((candidate_spec, candidate), (opponent_spec, opponent))}
@@ -241,6 +241,11 @@ def _plot(out: Path, ratings: Ratings, matrix: np.ndarray) -> None:
     plt.close(fig)
 
 
+def _check_distinct(specs: list[str]) -> None:
+    if len(set(specs)) != len(specs) or len(specs) < 2:
+        raise ConfigError(f"a ladder needs two or more distinct agent specs, got {specs}")
+
+
 def run_ladder(
     env: str, specs: list[str], games: int, seed: int, out: Path, random_opening_plies: int, env_kwargs: dict | None = None, workers: int = 1
 ) -> str:
@@ -248,12 +253,11 @@ def run_ladder(
     from tqdm import tqdm
 
     torch.set_num_threads(1)
-    game = make_game(env, **(env_kwargs or {}))
+    game = make_checked_game(env, env_kwargs or {})
     if game.num_players < 2:
-        raise ValueError(f"a ladder needs a game of several players; {env} is set up for {game.num_players}")
-    if len(set(specs)) != len(specs) or len(specs) < 2:
-        raise ValueError(f"a ladder needs two or more distinct agent specs, got {specs}")
-    agents = {spec: TimedAgent(make_agent(env, spec, game, seed=seed)) for spec in specs}  # also checks every spec
+        raise ConfigError(f"a ladder needs a game of several players; {env} is set up for {game.num_players}")
+    _check_distinct(specs)
+    agents = {spec: TimedAgent(build_agent(env, spec, game, seed=seed)) for spec in specs}  # also checks every spec
     pairs = len(specs) * (len(specs) - 1) // 2
     with tqdm(total=games * pairs, desc="ladder games", leave=False, disable=None) as bar:
         if workers > 1:
@@ -273,6 +277,31 @@ def run_ladder(
     return report
 
 
+def checked_arguments(args: argparse.Namespace) -> tuple[int, Path]:
+    """The command line's random opening plies and output directory, once every value the
+    user gave is known to be usable (else a :class:`ConfigError` naming it); no agent is
+    built here (:func:`run_ladder` builds them, and reports an agent that cannot play)."""
+    if args.games <= 0:
+        raise ConfigError(f"--games must be positive, got {args.games}")
+    if args.workers <= 0:
+        raise ConfigError(f"--workers must be positive, got {args.workers}")
+    if args.random_opening is not None and args.random_opening < 0:
+        raise ConfigError(f"--random-opening must be 0 or more, got {args.random_opening}")
+    try:
+        get_entry(args.env)
+    except KeyError as error:
+        raise ConfigError(f"--env: {error.args[0]}") from None
+    _check_distinct(args.agents)
+    for spec in args.agents:
+        check_agent_spec(args.env, spec, "--agents")
+    plies = args.random_opening
+    if plies is None:
+        config_path = paths.config_path(args.env)
+        config = yaml.safe_load(config_path.read_text()) if config_path.is_file() else {}
+        plies = ((config or {}).get("evaluation") or {}).get("random_opening_plies", 0)
+    return plies, Path(args.out) if args.out else paths.results_root() / args.env / "ladder"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--env", required=True, help="env name")
@@ -284,20 +313,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=1, help="processes playing the games (default 1); the results are the same")
     args = parser.parse_args(argv)
     try:
-        if args.games <= 0:
-            raise ValueError("--games must be positive")
-        if args.workers <= 0:
-            raise ValueError("--workers must be positive")
-        plies = args.random_opening
-        if plies is None:
-            config_path = paths.config_path(args.env)
-            config = yaml.safe_load(config_path.read_text()) if config_path.is_file() else {}
-            plies = ((config or {}).get("evaluation") or {}).get("random_opening_plies", 0)
-        out = Path(args.out) if args.out else paths.results_root() / args.env / "ladder"
+        plies, out = checked_arguments(args)
         report = run_ladder(args.env, args.agents, args.games, args.seed, out, plies, workers=args.workers)
-    except (KeyError, ValueError, TypeError) as error:
-        print(f"error: {error.args[0] if error.args else error}", file=sys.stderr)
-        return 2
+    except USER_ERRORS as error:
+        return fail(error)
+    except KeyboardInterrupt:
+        print("\nladder interrupted; nothing written", file=sys.stderr)
+        return interrupted()
     print(report)
     print(f"Ladder written to {out}")
     return 0

@@ -1,1 +1,1 @@
-"""Invers bots: a one-ply greedy player and an alpha-beta search."""
+"""Invers bots: a one-ply greedy player (:mod:`.greedy`) and an alpha-beta search (:mod:`.search`)."""

@@ -1,75 +1,15 @@
-"""Invers bots: a one-ply greedy player and an alpha-beta search, the strong baseline.
-
-Both rebuild the full position from the observation
-(:meth:`~envs.games.invers.InversState.from_observation`; Invers hides nothing) and
-look ahead with the rules core's own ``clone``/``apply``, so they can never disagree
-with the env about the rules.
-"""
+"""The Invers search bot (``search``), the strong baseline: the project's alpha-beta
+(:class:`~agents.search.AlphaBeta`) with a hand-tuned evaluation (:class:`InversEvaluator`)."""
 
 from __future__ import annotations
-
-import time
-from operator import itemgetter
 
 import numpy as np
 
 from agents.base import Agent
+from agents.invers.board import far_ends, read_position
+from agents.search import AlphaBeta, Evaluator, SearchResult
 from envs.core import Game
-from envs.games.invers import FAR_END, OBS_TO_MOVE, InversState, flipped
-
-#: The 24 far-end tiles of a board, in action order: ``_far_ends(board)[a]`` falls out on push ``a``.
-_far_ends = itemgetter(*FAR_END)
-
-
-def _position(game: Game, observation: np.ndarray, bot: str) -> InversState:
-    state = InversState.from_observation(game, observation)
-    if state.is_terminal() or not observation[OBS_TO_MOVE] > 0.5:
-        raise ValueError(f"invers {bot}: asked to move when it is not this player's turn")
-    return state
-
-
-def edge_features(state: InversState, player: int) -> tuple[int, int]:
-    """What the border means for ``player``, read off the 24 far ends.
-
-    Returns ``(blocking, mobility)``: the pushes the opponent cannot make because
-    ``player``'s flipped tile would fall out, and the pushes ``player`` can make.
-    """
-    far = _far_ends(state.board)
-    return far.count(flipped(player)), 24 - far.count(flipped(1 - player))
-
-
-class InversGreedy(Agent):
-    """One-ply greedy: the push after which the position looks best for the mover.
-
-    Candidates are ranked by, in order: a win now (or a loss to avoid), the balance of
-    flipped tiles (own minus opponent's), the pushes the opponent is blocked from by
-    the mover's flipped tiles on the border, and the mover's own mobility. Equal
-    candidates are broken by the bot's generator.
-    """
-
-    name = "greedy"
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        state = _position(self.game, observation, self.name)
-        me = state.to_move
-        best_key, best = None, []
-        for action in np.flatnonzero(action_mask).tolist():
-            child = state.clone()
-            child.apply(me, action)
-            key = self._rank(child, me)
-            if best_key is None or key > best_key:
-                best_key, best = key, [action]
-            elif key == best_key:
-                best.append(action)
-        return best[self.rng.integers(len(best))]
-
-    @staticmethod
-    def _rank(child: InversState, me: int) -> tuple:
-        outcome = child.returns()[me] if child.is_terminal() else 0.0
-        balance = child.flipped_tiles(me) - child.flipped_tiles(1 - me)
-        blocking, mobility = edge_features(child, me)
-        return outcome, balance, blocking, mobility
-
+from envs.games.invers import InversState, flipped
 
 # Evaluation weights of the search, in hundredths of a flipped tile; tuned in matches of
 # depth-3 and depth-4 searches against each other (40 games a pairing, seats swapped).
@@ -84,12 +24,66 @@ WIN = 1_000_000
 VALUE_SCALE = 200.0
 
 
-class _OutOfTime(Exception):
-    """Raised inside the search when the time limit is spent."""
+class InversEvaluator(Evaluator):
+    """Integer points (:meth:`leaf`) at the horizon; a won game is worth ``WIN`` less the
+    game's ply, so quicker wins are preferred. Moves are tried in the order: the table's
+    best move, then pushes flipping one's own tile, pushes of one's own flipped tile, pushes
+    flipping the opponent's tile. The root moves keep the order they were shuffled into,
+    with each iteration's best moved to the front. A transposition table is kept; the
+    clock is read every 64 inner nodes, and a timed-out iteration is discarded."""
+
+    lowest, highest = -WIN - 1, WIN + 1
+    keeps_table = True
+    nodes_per_clock = 64
+    keep_unfinished = False
+
+    def mover(self, state: InversState) -> int:
+        return state.to_move
+
+    def legal_moves(self, state: InversState, me: int) -> list[int]:
+        return state.legal_actions(me)
+
+    def terminal(self, state: InversState, me: int, ply: int) -> int:
+        mover = state.to_move
+        value = int(state.returns()[mover]) * (WIN - state.ply)
+        return value if mover == me else -value
+
+    def leaf(self, state: InversState, me: int) -> int:
+        """The points of the side to move: the balance of flipped tiles, of own
+        colour-side-up tiles waiting at a far end (each a flip to come), of pushes blocked
+        by flipped tiles on the border, and whether it can flip a tile of its own at once."""
+        mover = state.to_move
+        far = far_ends(state.board)
+        balance = state.flipped_tiles(mover) - state.flipped_tiles(1 - mover)
+        edge_tiles = far.count(mover) - far.count(1 - mover)
+        blocks = far.count(flipped(mover)) - far.count(flipped(1 - mover))
+        value = TILE * balance + EDGE_TILE * edge_tiles + BLOCK * blocks + FLIP_NOW * (mover in far)
+        return value if mover == me else -value
+
+    def key(self, state: InversState) -> tuple:
+        return (state.board, state.tile_in_hand(0), state.tile_in_hand(1), state.to_move, state.ply)
+
+    def order(self, state: InversState, me: int, first: int | None) -> list[int]:
+        far = far_ends(state.board)
+        own, own_flipped, theirs = me, flipped(me), 1 - me
+        moves = [a for a in range(24) if far[a] == own]
+        moves += [a for a in range(24) if far[a] == own_flipped]
+        moves += [a for a in range(24) if far[a] == theirs]
+        if first is not None:
+            moves.remove(first)
+            moves.insert(0, first)
+        return moves
+
+    def rank_root(self, searched: list[int], result: SearchResult) -> list[int]:
+        ranked = list(searched)
+        ranked.remove(result.action)
+        ranked.insert(0, result.action)
+        return ranked
 
 
 class InversSearch(Agent):
-    """Alpha-beta (negamax) search with iterative deepening and a transposition table.
+    """Alpha-beta (negamax) search with iterative deepening and a transposition table
+    (:class:`~agents.search.AlphaBeta` with :class:`InversEvaluator`).
 
     Args:
         depth: plies to look ahead, the deepest iteration. Default 4: 9 ms of CPU time a
@@ -99,13 +93,8 @@ class InversSearch(Agent):
             search. When set, deepening stops once the time is spent and an unfinished
             iteration is discarded, so the move comes from the deepest finished one.
 
-    Leaves are scored for the side to move by the balance of flipped tiles, of own
-    colour-side-up tiles waiting at a far end (each a flip to come), of pushes blocked
-    by flipped tiles on the border, and whether it can flip a tile of its own at once.
-    Wins score ``WIN`` less the ply, so quicker wins are preferred. Moves are tried in
-    the order: the table's best move, then pushes flipping one's own tile, pushes of
-    one's own flipped tile, pushes flipping the opponent's tile. The root moves are
-    shuffled by the bot's generator first, so equally good moves are chosen at random.
+    The root moves are shuffled by the bot's generator first, so equally good moves are
+    chosen at random.
     """
 
     name = "search"
@@ -119,24 +108,12 @@ class InversSearch(Agent):
             raise ValueError(f"invers search: time_limit must be positive seconds or None, got {time_limit!r}")
         self.depth = int(depth)
         self.time_limit = time_limit
+        self.search = AlphaBeta(InversEvaluator(), self.depth, seconds=time_limit)
         super().__init__(game, seed)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        state = _position(self.game, observation, self.name)
-        moves = np.flatnonzero(action_mask).tolist()
-        self.rng.shuffle(moves)
-        self._table: dict = {}
-        self._deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
-        self._nodes = 0
-        best = moves[0]
-        for depth in range(1, self.depth + 1):
-            try:
-                best = self._root(state, moves, depth)
-            except _OutOfTime:
-                break
-            moves.remove(best)
-            moves.insert(0, best)
-        return best
+        state = read_position(self.game, observation, self.name)
+        return self.search.search(state, self.rng).action
 
     def move_values(self, state: InversState) -> dict[int, float]:
         """Every legal push's value for the player to move, each searched to ``depth``
@@ -147,86 +124,7 @@ class InversSearch(Agent):
         """
         if state.is_terminal():
             raise ValueError("invers search: the game is over, there is no move to value")
-        me = state.to_move
-        moves = state.legal_actions(me)
-        self._table, self._deadline, self._nodes = {}, None, 0
-        for depth in range(1, self.depth):  # shallower iterations fill the table for ordering
-            best = self._root(state, moves, depth)
-            moves.remove(best)
-            moves.insert(0, best)
-        values = {}
-        for action in moves:
-            child = state.clone()
-            child.apply(me, action)
-            points = -self._negamax(child, self.depth - 1, -WIN - 1, WIN + 1)
-            values[action] = float(np.sign(points)) if abs(points) > WIN // 2 else float(np.tanh(points / VALUE_SCALE))
-        return values
-
-    def _root(self, state: InversState, moves: list[int], depth: int) -> int:
-        me = state.to_move
-        alpha, best = -WIN - 1, moves[0]
-        for action in moves:
-            child = state.clone()
-            child.apply(me, action)
-            value = -self._negamax(child, depth - 1, -WIN - 1, -alpha)
-            if value > alpha:
-                alpha, best = value, action
-        return best
-
-    def _negamax(self, state: InversState, depth: int, alpha: int, beta: int) -> int:
-        if state.is_terminal():
-            outcome = state.returns()[state.to_move]
-            return int(outcome) * (WIN - state.ply)
-        if depth == 0:
-            return self._evaluate(state)
-        self._tick()
-        key = (state.board, state.tile_in_hand(0), state.tile_in_hand(1), state.to_move, state.ply)
-        entry = self._table.get(key)
-        table_move = None
-        if entry is not None:
-            entry_depth, value, bound, table_move = entry
-            if entry_depth >= depth and (
-                bound == 0 or (bound > 0 and value >= beta) or (bound < 0 and value <= alpha)
-            ):
-                return value
-        me = state.to_move
-        start_alpha, best_value, best_move = alpha, -WIN - 1, None
-        for action in self._ordered_moves(state, me, table_move):
-            child = state.clone()
-            child.apply(me, action)
-            value = -self._negamax(child, depth - 1, -beta, -alpha)
-            if value > best_value:
-                best_value, best_move = value, action
-                if value > alpha:
-                    alpha = value
-                    if alpha >= beta:
-                        break
-        bound = 1 if best_value >= beta else -1 if best_value <= start_alpha else 0
-        self._table[key] = (depth, best_value, bound, best_move)
-        return best_value
-
-    @staticmethod
-    def _ordered_moves(state: InversState, me: int, first: int | None) -> list[int]:
-        far = _far_ends(state.board)
-        own, own_flipped, theirs = me, flipped(me), 1 - me
-        moves = [a for a in range(24) if far[a] == own]
-        moves += [a for a in range(24) if far[a] == own_flipped]
-        moves += [a for a in range(24) if far[a] == theirs]
-        if first is not None:
-            moves.remove(first)
-            moves.insert(0, first)
-        return moves
-
-    @staticmethod
-    def _evaluate(state: InversState) -> int:
-        me = state.to_move
-        far = _far_ends(state.board)
-        balance = state.flipped_tiles(me) - state.flipped_tiles(1 - me)
-        edge_tiles = far.count(me) - far.count(1 - me)
-        blocks = far.count(flipped(me)) - far.count(flipped(1 - me))
-        return TILE * balance + EDGE_TILE * edge_tiles + BLOCK * blocks + FLIP_NOW * (me in far)
-
-    def _tick(self) -> None:
-        self._nodes += 1
-        if self._deadline is not None and self._nodes % 64 == 0 and time.perf_counter() > self._deadline:
-            raise _OutOfTime
+        points = self.search.exact_values(state).move_values
+        return {
+            action: float(np.sign(p)) if abs(p) > WIN // 2 else float(np.tanh(p / VALUE_SCALE)) for action, p in points.items()
+        }

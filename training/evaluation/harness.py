@@ -1,4 +1,5 @@
-"""Playing agents against the games and summarising the results honestly.
+"""Playing agents against the games (the game loop: :mod:`agents.match`) and summarising
+the results honestly.
 
 * One-player games: every agent plays the same ``games`` seeds, so every agent gets the
   same dice (the games' chance does not depend on decisions: common random numbers).
@@ -27,38 +28,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from gymnasium.utils import seeding
 
 from agents.base import Agent
-from envs.core import Game, GameState
+from agents.match import pairing_games, play_game
+from envs.core import Game
 
 Z95 = 1.959963984540054
-
-
-def play_game(game: Game, seats: Sequence[Agent], seed: int, random_opening_plies: int = 0) -> tuple[GameState, tuple]:
-    """Play one game with ``seats[i]`` in seat ``i``; chance seeded as ``env.reset(seed=seed)``.
-
-    The first ``random_opening_plies`` actions are uniformly random legal ones drawn from
-    a generator of their own (seeded by ``seed``). Returns the final state and the
-    sequence of ``(player, action)`` played, which identifies the game.
-    """
-    rng, _ = seeding.np_random(seed)
-    opening_seed, *agent_seeds = np.random.SeedSequence(seed).spawn(len(seats) + 1)
-    opening_rng = np.random.default_rng(opening_seed)
-    for agent, agent_seed in zip(seats, agent_seeds):
-        agent.reset(int(agent_seed.generate_state(1)[0]))
-    state = game.new_initial_state(rng)
-    history = []
-    while not state.is_terminal():
-        for player in state.acting_players():
-            mask = state.legal_mask(player)
-            if len(history) < random_opening_plies:
-                action = int(opening_rng.choice(np.flatnonzero(mask)))
-            else:
-                action = seats[player].act(state.observe(player), mask)
-            state.apply(player, action)
-            history.append((player, action))
-    return state, tuple(history)
 
 
 def mean_ci(values: np.ndarray) -> tuple[float, float]:
@@ -132,13 +107,8 @@ def evaluate_pairing(
     progress=None,
 ) -> PairingResult:
     """``candidate`` in each seat in turn against ``opponent`` in all other seats."""
-    n = game.num_players
     outcomes, seats, histories = [], [], set()
-    for g in range(games):
-        seat = g % n
-        players = [opponent[1]] * n
-        players[seat] = candidate[1]
-        state, history = play_game(game, players, base_seed + g, random_opening_plies)
+    for seat, state, history in pairing_games(game, candidate[1], opponent[1], range(games), base_seed, random_opening_plies):
         outcomes.append(state.returns()[seat])
         seats.append(seat)
         histories.add(history)
