@@ -22,8 +22,8 @@ import inspect
 from pathlib import Path
 
 from agents.base import Agent, RandomAgent
-from agents.shipped import shipped_network
-from agents.trained import PolicyAgent, TrainedAgent, load_model
+from agents.shipped import shipped_envs, shipped_network
+from agents.trained import CheckpointError, PolicyAgent, TrainedAgent, load_model, model_file
 from envs.core import Game
 
 #: Bots of each game: name -> ``"module:Class"``; every class takes ``(game, seed=None, **options)``.
@@ -158,7 +158,14 @@ def _network_agent(env_name: str, name: str, options: dict[str, object], game: G
     _check_network_options(name, options)
     options = dict(options)
     path = options.pop("path", None)
-    model = load_model(Path(str(path)) if path is not None else shipped_network(env_name), game)
+    if path is None:
+        path = shipped_network(env_name)
+        if not model_file(path).is_file():
+            raise CheckpointError(
+                f"no network is shipped for {env_name} (networks are shipped for {', '.join(shipped_envs()) or 'no env'}); "
+                f"train one with `python training/train.py --env {env_name}` and play it as {name}:path=checkpoints/{env_name}/<run>"
+            )
+    model = load_model(Path(str(path)), game)
     if name == "ppo":
         return PolicyAgent(game, model.policy, deterministic=True, seed=seed)
     # torch loads only when a network agent is made: bot names are resolved without it.
