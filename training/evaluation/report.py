@@ -270,8 +270,8 @@ def evaluate(
 
     Every agent is built (and any bad spec or a missing opponent reported) before the
     first game; ``setup`` (which run, and where the settings came from) is printed before
-    the games and heads the report. The files are written only once every game is played,
-    all together (:func:`report_folder`).
+    the games and heads the report. Nothing is written until every game is played; then
+    the files are written together (:func:`report_folder`).
     """
     import torch
 
@@ -287,29 +287,29 @@ def evaluate(
     about = (setup or Setup()).describe(game, games, random_opening_plies, seed)
     print(about, flush=True)
     title = f"# {env} evaluation\n\n{about}\n\n"
+    if game.num_players == 1:
+        print(f"Evaluating {', '.join(agents)}: {len(agents)} agents x {games} games", flush=True)
+        with progress(games * len(agents)) as update:
+            solitaire = evaluate_solitaire(game, agents, range(seed, seed + games), progress=update)
+        table, rows = solitaire_report(solitaire)
+        note = f"All agents played the same {games} seeds (same dice). Δ is the paired mean difference with its 95% CI."
+    else:
+        pairs = list(combinations(agents.items(), 2))
+        print(f"Evaluating {', '.join(agents)}: {len(pairs)} pairings x {games} games", flush=True)
+        with progress(games * len(pairs)) as update:
+            pairings = [evaluate_pairing(game, a, b, games, seed, random_opening_plies, update) for a, b in pairs]
+        table, rows = pairing_report(pairings)
+        note = (
+            f"{games} games per pairing, the first agent in each seat equally often; rates are the first agent's. "
+            f"The first {random_opening_plies} plies of every game are uniformly random (same openings for every "
+            "pairing); 'distinct' counts the games that differ in their moves."
+        )
+    report = title + table + "\n\n" + note + "\n"
     with report_folder(out_dir) as staging:
+        _write_csv(staging / "summary.csv", rows)
         if game.num_players == 1:
-            print(f"Evaluating {', '.join(agents)}: {len(agents)} agents x {games} games", flush=True)
-            with progress(games * len(agents)) as update:
-                results = evaluate_solitaire(game, agents, range(seed, seed + games), progress=update)
-            table, rows = solitaire_report(results)
-            _write_csv(staging / "summary.csv", rows)
-            _write_csv(staging / "games.csv", [{"seed": seed + i, **{r.agent: float(r.scores[i]) for r in results}} for i in range(games)])
-            _score_histogram(staging / "scores.png", results)
-            note = f"All agents played the same {games} seeds (same dice). Δ is the paired mean difference with its 95% CI."
-        else:
-            pairs = list(combinations(agents.items(), 2))
-            print(f"Evaluating {', '.join(agents)}: {len(pairs)} pairings x {games} games", flush=True)
-            with progress(games * len(pairs)) as update:
-                results = [evaluate_pairing(game, a, b, games, seed, random_opening_plies, update) for a, b in pairs]
-            table, rows = pairing_report(results)
-            _write_csv(staging / "summary.csv", rows)
-            note = (
-                f"{games} games per pairing, the first agent in each seat equally often; rates are the first agent's. "
-                f"The first {random_opening_plies} plies of every game are uniformly random (same openings for every "
-                "pairing); 'distinct' counts the games that differ in their moves."
-            )
-        report = title + table + "\n\n" + note + "\n"
+            _write_csv(staging / "games.csv", [{"seed": seed + i, **{r.agent: float(r.scores[i]) for r in solitaire}} for i in range(games)])
+            _score_histogram(staging / "scores.png", solitaire)
         (staging / "report.md").write_text(report)
     return report
 
