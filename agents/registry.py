@@ -5,7 +5,10 @@ An agent spec, as typed on the command line, is one of
 * ``random``;
 * a bot name of that game (``heuristic``, ...), optionally with keyword arguments:
   ``search:depth=3,time_limit=0.5``;
-* a path to a trained run directory or model ``.zip`` (see :mod:`agents.trained`);
+* a path to a trained run directory (or its checkpoint file), whichever pipeline wrote
+  it (:func:`load_run`): ``model.zip`` (PPO, expert iteration; :mod:`agents.trained`),
+  ``value.pt`` (turn-value TD: the game's ``td`` agent on that network) or
+  ``rllib_checkpoint.zip`` (RLlib, when Ray is installed: :mod:`agents.rllib`);
 * ``td`` (Inverted Dice, Six Hundred): the game's turn planner against a learned value
   (:mod:`agents.turn_value`), the network shipped in ``checkpoints/<env>/shipped_td/``
   or ``td:path=RUN_DIR``;
@@ -22,8 +25,9 @@ import inspect
 from pathlib import Path
 
 from agents.base import Agent, RandomAgent
-from agents.shipped import shipped_network
-from agents.trained import PolicyAgent, TrainedAgent, load_model
+from agents.rllib import RLlibAgent
+from agents.shipped import shipped_envs, shipped_network
+from agents.trained import CheckpointError, PolicyAgent, TrainedAgent, load_model, model_file, run_kind
 from envs.core import Game
 
 #: Bots of each game: name -> ``"module:Class"``; every class takes ``(game, seed=None, **options)``.
@@ -98,8 +102,29 @@ def make_agent(env_name: str, spec: str, game: Game, seed: int | None = None) ->
         return _network_agent(env_name, name, options, game, seed)
     cls, options = _agent_class(env_name, spec)
     if cls is None:
-        return TrainedAgent.load(spec, game, seed=seed)
+        return load_run(env_name, spec, game, seed=seed)
     return cls(game, seed=seed, **options)
+
+
+def load_run(env_name: str, path: str | Path, game: Game, seed: int | None = None) -> Agent:
+    """The trained agent of a run folder (or its checkpoint file), whichever pipeline wrote it.
+
+    ``model.zip`` (PPO, expert iteration): the policy alone (:class:`TrainedAgent`);
+    ``value.pt`` (turn-value TD): the game's ``td`` agent on that network;
+    ``rllib_checkpoint.zip`` (RLlib): :class:`agents.rllib.RLlibAgent`, which needs Ray.
+    """
+    kind = run_kind(path)
+    if kind == "td":
+        if env_name not in TURN_VALUE_AGENTS:
+            raise CheckpointError(
+                f"checkpoint {path} is a turn-value run (value.pt), but {env_name} has no turn-value agent "
+                f"(those of: {', '.join(sorted(TURN_VALUE_AGENTS))})"
+            )
+        module_name, class_name = TURN_VALUE_AGENTS[env_name].split(":")
+        return getattr(importlib.import_module(module_name), class_name)(game, seed=seed, path=str(path))
+    if kind == "rllib":
+        return RLlibAgent.load(path, game, seed=seed)
+    return TrainedAgent.load(path, game, seed=seed)
 
 
 def opponent_by_name(game: Game, spec: str) -> Agent:
@@ -158,7 +183,14 @@ def _network_agent(env_name: str, name: str, options: dict[str, object], game: G
     _check_network_options(name, options)
     options = dict(options)
     path = options.pop("path", None)
-    model = load_model(Path(str(path)) if path is not None else shipped_network(env_name), game)
+    if path is None:
+        path = shipped_network(env_name)
+        if not model_file(path).is_file():
+            raise CheckpointError(
+                f"no network is shipped for {env_name} (networks are shipped for {', '.join(shipped_envs()) or 'no env'}); "
+                f"train one with `python training/train.py --env {env_name}` and play it as {name}:path=checkpoints/{env_name}/<run>"
+            )
+    model = load_model(Path(str(path)), game)
     if name == "ppo":
         return PolicyAgent(game, model.policy, deterministic=True, seed=seed)
     # torch loads only when a network agent is made: bot names are resolved without it.

@@ -35,3 +35,10 @@ def shipped_network(env: str, kind: str = "ppo") -> Path:
     if kind not in SHIPPED_FOLDERS:
         raise ValueError(f"kind must be one of {sorted(SHIPPED_FOLDERS)}, got {kind!r}")
     return checkpoints_root() / env / SHIPPED_FOLDERS[kind]
+
+
+def shipped_envs(kind: str = "ppo") -> list[str]:
+    """The envs for which a network of ``kind`` is shipped (their folder holds its file), sorted."""
+    required = {"ppo": "model.zip", "td": "value.pt"}[kind]
+    root = checkpoints_root()
+    return sorted(folder.parent.name for folder in root.glob(f"*/{SHIPPED_FOLDERS[kind]}") if (folder / required).is_file())

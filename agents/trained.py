@@ -56,6 +56,33 @@ class TrainedAgent(PolicyAgent):
         return agent
 
 
+#: What a run folder's trained agent is loaded from, by the kind of run that wrote it:
+#: ``model.zip`` (MaskablePPO's format: ``training/train.py`` and
+#: ``training/expert_iteration.py``), ``value.pt`` (``training/train_td.py``) and
+#: ``rllib_checkpoint.zip`` (``training/train_rllib.py``). The first one present decides.
+RUN_FILES = {"model.zip": "sb3", "value.pt": "td", "rllib_checkpoint.zip": "rllib"}
+
+
+def run_kind(path: str | Path) -> str:
+    """``"sb3"``, ``"td"`` or ``"rllib"``: which loader plays the run folder (or checkpoint file) ``path``.
+
+    A folder that holds none of :data:`RUN_FILES` raises :class:`CheckpointError` naming
+    what a run folder holds; a file is told by its name (any other ``.zip``: sb3).
+    """
+    path = Path(path)
+    if path.is_dir():
+        for name, kind in RUN_FILES.items():
+            if (path / name).is_file():
+                return kind
+        raise CheckpointError(
+            f"checkpoint {path} holds no trained agent: a run folder holds model.zip (PPO, expert iteration), "
+            "value.pt (turn-value TD) or rllib_checkpoint.zip (RLlib); an interrupted run may not have saved one yet"
+        )
+    if path.suffix == ".pt":
+        return "td"
+    return RUN_FILES.get(path.name, "sb3")
+
+
 def model_file(path: str | Path) -> Path:
     """The model file of ``path``: a run directory (its ``model.zip``) or a ``.zip`` file."""
     path = Path(path)

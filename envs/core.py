@@ -22,7 +22,8 @@ ecosystem's APIs, so the interface covers every shape of turn our games have:
 * **Chance** (dice, shuffled cards): the state draws it from the ``numpy`` generator it
   was created with, and from nothing else, so the same seed gives the same game.
 * **Hidden information** (Roll Five's cards): ``observe(player)`` shows only what that
-  player may see.
+  player may see, and ``render_for(player)`` draws only that (``render()`` draws the
+  whole table).
 
 Beyond the rules, every state offers what search and multi-agent learners ask for, each
 with a default that fits most games:
@@ -246,7 +247,20 @@ class GameState(abc.ABC):
 
     @abc.abstractmethod
     def render(self) -> str:
-        """A text picture of the state that a player of the physical game would recognise."""
+        """A text picture of the state that a player of the physical game would recognise.
+
+        The whole table, as a spectator (or the env's ``render()``) sees it, hidden
+        cards and pending rolls included; :meth:`render_for` is one seat's view.
+        """
+
+    def render_for(self, player: int) -> str:
+        """The text picture as ``player`` may see it: what :meth:`observe` shows that player
+        and nothing it hides, for a person playing that seat (``training/play.py``).
+
+        The default is :meth:`render`, right for every game in which all players see the
+        whole table; a game with hidden information overrides it.
+        """
+        return self.render()
 
     def render_rgb(self) -> np.ndarray:
         """An ``(height, width, 3)`` ``uint8`` picture, for games with "rgb_array" rendering."""

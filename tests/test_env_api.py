@@ -164,3 +164,17 @@ def test_render_modes_are_checked():
         entry.load_module().env(render_mode="rgb")
     with pytest.raises(ValueError, match="reward_mode"):
         entry.load_module().env(reward_mode="points")
+
+
+@pytest.mark.parametrize("name", list(ENVS))
+def test_a_seats_picture_is_the_whole_table_unless_the_game_hides_something(name):
+    """``render_for(player)`` (what a person in that seat is shown) is ``render()`` in the games of
+    open information; Roll Five, whose cards and rolls are hidden, draws less until the reveal."""
+    from envs.registry import make_game
+
+    state = make_game(name).new_initial_state(np.random.default_rng(0))
+    pictures = [state.render_for(p) for p in range(state.game.num_players)]
+    if name == "roll_five":
+        assert all("?" in picture and picture != state.render() for picture in pictures)
+    else:
+        assert pictures == [state.render()] * state.game.num_players

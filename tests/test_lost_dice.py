@@ -407,6 +407,19 @@ def test_keldice_dice_files_have_symbols_and_no_investments(tmp_path):
         LostDice(dice_file=tmp_path / "missing.yaml")
 
 
+def test_a_binary_or_unreadable_dice_file_is_named_with_its_problem(tmp_path):
+    picture = tmp_path / "some.png"
+    picture.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    with pytest.raises(DiceFileError) as error:
+        LostDice(dice_file=picture)
+    assert str(error.value) == (
+        f"dice file {picture} is not a text file (byte 0 is not UTF-8): expected YAML listing the faces of the three dice, "
+        "like envs/games/dice/lost_dice.yaml"
+    )
+    with pytest.raises(DiceFileError, match=f"dice file {tmp_path} is a folder, not a file"):
+        Keldice(dice_file=tmp_path)
+
+
 def test_a_users_own_dice_file_is_played(tmp_path):
     all_red = ["1/R", "2/R", "3/R", "4/R", "5/R", "6/R"]
     game = LostDice(num_players=1, dice_file=write_dice(tmp_path, [all_red] * 3))

@@ -65,7 +65,7 @@ def test_a_whole_game_against_an_agent_and_quitting(monkeypatch):
         (["--env", "invers", "--opponent", "nope"], "error: --opponent: unknown agent 'nope' for invers: expected one of ['random', 'greedy', 'search']"),
         (["--env", "invers", "--opponent", "search:width=3"], "error: --opponent: agent spec 'search:width=3': got an unexpected keyword argument 'width'"),
         (["--env", "invers", "--seat", "2"], "error: --seat must be in 0..1 for invers, got 2"),
-        (["--env", "invers", "--opponent", "ppo"], "error: agent 'ppo': checkpoint "),
+        (["--env", "invers", "--opponent", "ppo"], "error: agent 'ppo': no network is shipped for invers (networks are shipped for "),
     ],
     ids=["unknown env", "unknown agent", "unknown option", "bad seat", "missing shipped network"],
 )
@@ -85,3 +85,67 @@ def test_anything_else_keeps_its_traceback(monkeypatch):
     monkeypatch.setattr(play, "play", broken)
     with pytest.raises(ValueError, match="a bug"):
         play.main(["--env", "invers"], ask=scripted("q"), say=print)
+
+
+def test_a_missing_shipped_network_names_the_envs_that_have_one_and_how_to_train_one(capsys):
+    assert play.main(["--env", "roll_five", "--opponent", "ppo"], ask=scripted("q"), say=print) == 2
+    assert capsys.readouterr().err == (
+        "error: agent 'ppo': no network is shipped for roll_five (networks are shipped for invers, inverted_dice, six_hundred); "
+        "train one with `python training/train.py --env roll_five` and play it as ppo:path=checkpoints/roll_five/<run>\n"
+    )
+
+
+def first_legal(game, state, player, ask, say):
+    return int(np.flatnonzero(state.legal_mask(player))[0])
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_roll_five_shows_the_person_only_what_their_seat_may_see(seat, monkeypatch):
+    from agents.base import RandomAgent
+    from envs.games.roll_five import RollFive
+
+    monkeypatch.setattr(play, "read_move", first_legal)
+    game, said = RollFive(), []
+    final = play.play(game, RandomAgent(game, seed=1), seat, seed=3, say=said.append)
+    other = 1 - seat
+    boards = [line for line in said if line.startswith("Roll Five")]
+    for board in boards[:-1]:  # every board before the reveal
+        rows = board.splitlines()
+        assert rows[1 + other].startswith(f"player {other}: cards/dice ?/") and "roll" not in rows[1 + other]
+        assert "committed" not in rows[1 + other]  # nor whether the opponent has chosen
+        assert rows[1 + seat].startswith(f"player {seat} (you): cards/dice " + str(final.cards(seat)[0]))
+        assert ("roll" in rows[1 + seat]) == ("bid" not in rows[0])  # the person's own roll, on every placing turn
+    assert str(final.cards(other)[0]) + "/" in boards[-1].splitlines()[1 + other]  # revealed at the end
+    # the opponent's choice is told only once the round has resolved: after the person's own move
+    moves = [line for line in said if line.startswith(("You play", f"Player {other}"))]
+    assert moves[:2] == [moves[0], moves[1]] and moves[0].startswith("You play") and moves[1].startswith(f"Player {other} (random) plays")
+    assert len(moves) == 12  # five placing turns and the bid, two moves each
+
+
+def test_the_persons_move_is_on_the_board_before_the_reply(monkeypatch):
+    from agents.base import RandomAgent
+
+    monkeypatch.setattr(play, "read_move", first_legal)
+    game, said = Invers(max_plies=6), []
+    play.play(game, RandomAgent(game), 0, seed=0, say=said.append)
+    first_move = said.index(next(line for line in said if line.startswith("You play")))
+    assert said[first_move + 1] == play_board_after_first_move(game)
+    assert said[first_move + 2].startswith("Player 1 (random) plays")
+
+
+def play_board_after_first_move(game):
+    state = game.new_initial_state(np.random.default_rng(0))
+    state.apply(0, int(np.flatnonzero(state.legal_mask(0))[0]))
+    return state.render_for(0)
+
+
+def test_a_solitaire_game_ends_with_the_final_score(monkeypatch):
+    from agents.base import RandomAgent
+    from envs.games.six_hundred import SixHundred
+
+    monkeypatch.setattr(play, "read_move", first_legal)
+    game, said = SixHundred(), []
+    final = play.play(game, RandomAgent(game), 0, seed=0, say=said.append)
+    assert said[-1] == f"Game over: your final score is {final.scores()[0]:g}."
+    boards = [i for i, line in enumerate(said) if not line.startswith("You play")]
+    assert all(b + 1 not in boards for b in boards[:-2])  # alone, the board is drawn once per move, not twice

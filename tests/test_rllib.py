@@ -88,3 +88,39 @@ def test_train_rllib_runs_the_users_config_saves_resumes_and_never_plays_an_ille
     masks = np.eye(24, dtype=np.int8)[np.random.default_rng(2).permutation(24)]
     actions = masked_greedy_actions(module, observations, masks)
     assert (masks[np.arange(24), actions] == 1).all()
+
+
+def test_an_rllib_run_folder_is_evaluated_as_its_modules_greedy_masked_action(tmp_path, capsys):
+    """evaluate.py --checkpoint RUN on a train_rllib.py run: agents/rllib.py loads the shared module alone."""
+    import yaml
+
+    from agents.registry import make_agent
+    from envs.registry import make_game
+    from training import evaluate, train_rllib
+    from training.pipelines.rllib.learner import masked_greedy_actions
+
+    config = yaml.safe_load(open("configs/invers.yaml"))
+    config.update(env_kwargs={"max_plies": 40}, iterations=1, workers=0, rollout_steps=200, checkpoint_iterations=1,
+                  policy_kwargs={"net_arch": [32, 32], "activation_fn": "tanh"}, evaluation={"games": 2, "random_opening_plies": 2})
+    path = tmp_path / "invers_rllib.yaml"
+    path.write_text(yaml.safe_dump(config))
+    run = tmp_path / "run"
+    assert train_rllib.main(["--config", str(path), "--run-dir", str(run), "--no-progress"]) == 0
+    capsys.readouterr()
+    assert evaluate.main(["--checkpoint", str(run), "--agents", "random"]) == 0
+    assert capsys.readouterr().out.startswith(
+        f"Run: {run} (--checkpoint); game Invers(num_players=2, max_plies=40) (the run's env_kwargs), "
+        "2 random opening plies (the run's evaluation.random_opening_plies), 2 games per pairing (the run's evaluation.games)"
+    )
+    game = make_game("invers", max_plies=40)
+    agent = make_agent("invers", str(run), game)
+    state, rng = game.new_initial_state(np.random.default_rng(0)), np.random.default_rng(1)
+    observations, masks, actions = [], [], []
+    while not state.is_terminal():
+        (player,) = state.acting_players()
+        observations.append(state.observe(player))
+        masks.append(state.legal_mask(player))
+        actions.append(agent.act(observations[-1], masks[-1]))
+        state.apply(player, int(rng.choice(np.flatnonzero(masks[-1]))))
+    assert actions == masked_greedy_actions(agent.module, np.array(observations), np.array(masks)).tolist()
+    assert all(mask[action] for mask, action in zip(masks, actions))

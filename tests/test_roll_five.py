@@ -125,6 +125,38 @@ def test_observation_never_shows_another_players_cards_roll_or_pending_choice():
     assert not np.array_equal(a[0], c[0])
 
 
+def pictures_through_a_game(hands, rolls, opponent_slots, opponent_bid):
+    """Player 0's ``render_for(0)`` after every single commit of a scripted two-player game, and the final one."""
+    state = RollFive(2).new_state_from_deal(hands, rolls)
+    seen = [state.render_for(0)]
+    for turn in range(5):
+        state.apply(1, place_action(rolls[1][turn][0], opponent_slots[turn]))  # the opponent commits first
+        seen.append(state.render_for(0))
+        state.apply(0, place_action(rolls[0][turn][0], turn))
+        seen.append(state.render_for(0))
+    state.apply(1, opponent_bid)
+    seen.append(state.render_for(0))
+    state.apply(0, BID_HIGH)
+    return seen, state
+
+
+def test_a_players_picture_shows_only_what_their_observation_shows():
+    own_hand, own_rolls = [2, 5, 3, 6, 1], [[4, 2, 2, 6, 5], [1, 3, 3, 6], [6, 6, 2], [2, 1], [5]]
+    placed = [3, 1, 6, 6, 2]
+    rolls_a = [[v, 1, 1, 1, 1][: 5 - t] for t, v in enumerate(placed)]
+    rolls_b = [[v, 5, 4, 6, 6][: 5 - t] for t, v in enumerate(placed)]
+    a, final = pictures_through_a_game([own_hand, [1, 1, 2, 3, 4]], [own_rolls, rolls_a], [0, 1, 2, 3, 4], BID_HIGH)
+    b, _ = pictures_through_a_game([own_hand, [6, 6, 5, 4, 4]], [own_rolls, rolls_b], [0, 1, 2, 3, 4], BID_LOW)
+    assert a == b  # the opponent's cards, rolls, pending choice and bid change nothing player 0 is shown
+    assert a[0] == "Roll Five, casual, turn 1 of 5\nplayer 0 (you): cards/dice 2/- 5/- 3/- 6/- 1/-  roll 2 2 4 5 6\nplayer 1: cards/dice ?/- ?/- ?/- ?/- ?/-"
+    assert a[3].splitlines()[2] == "player 1: cards/dice ?/3 ?/- ?/- ?/- ?/-"  # a placed die is public once the turn resolves
+    # Everything is shown at the reveal, as render() shows it to a spectator.
+    assert final.render_for(0) == final.render().replace("player 0:", "player 0 (you):")
+    assert "player 1 (you): cards/dice 1/3 1/1 2/6 3/6 4/2  bid High" in final.render_for(1)
+    with pytest.raises(ValueError, match="no player 2"):
+        final.render_for(2)
+
+
 def test_a_pending_choice_is_invisible_until_the_turn_resolves():
     game = RollFive(3)
     state = game.new_initial_state(np.random.default_rng(11))

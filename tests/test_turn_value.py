@@ -16,7 +16,7 @@ from agents.six_hundred.td import _CATEGORY_POINTS, SixHundredTD, settlement
 from agents.turn_value import TurnValueNet, load_turn_value, save_turn_value
 from envs.games import inverted_dice as dice_rules
 from envs.games import six_hundred as sh_rules
-from training import train_td
+from training import evaluate, train_td
 from training.pipelines.td.learner import lambda_targets
 
 
@@ -159,6 +159,9 @@ def test_train_resume_evaluate_and_load_a_tiny_td_run(tmp_path, env):
     assert json.loads((run / "metadata.json").read_text())["games"] == 30
     game = make_agent(env, f"td:path={run}", (dice_rules.InvertedDice if env == "inverted_dice" else sh_rules.SixHundred)())
     assert game.net is not None
+    assert evaluate.main(["--checkpoint", str(run), "--agents", "random", "--games", "2"]) == 0  # the run folder: the td agent
+    (later,) = run.glob("evaluation-*")
+    assert "| trained | 2 |" in (later / "report.md").read_text()
 
 
 def test_td_cli_errors_name_the_problem(tmp_path, capsys):

@@ -4,16 +4,34 @@
     python training/evaluate.py --checkpoint checkpoints/inverted_dice/<run> --games 2000
     python training/evaluate.py --env inverted_dice --agents heuristic random   # bots only
 
+A run is any run folder of the project's pipelines (or its checkpoint file): ``model.zip``
+(``train.py``'s PPO, ``expert_iteration.py``) plays as its policy, ``value.pt``
+(``train_td.py``) as the game's ``td`` agent on that network, ``rllib_checkpoint.zip``
+(``train_rllib.py``) as the RLlib module's greedy masked action where Ray is installed
+(else refused in one line naming what to install). Without ``--checkpoint`` or
+``--agents`` the latest run of the env under ``checkpoints/<env>/`` is scored.
+
+The game is the one the run was trained for: its config's ``env_kwargs`` (game options),
+``evaluation.random_opening_plies`` and ``evaluation.games``, unless ``--env-kwargs``
+(over the run's options), ``--random-opening`` or ``--games`` ask otherwise; the run is
+``--checkpoint``, else the latest run, else the first trained agent of ``--agents``
+(runs trained at different games are refused without ``--env-kwargs``). One line before
+the games, and the report's first line, say which run and which game were played and
+where each setting came from, e.g.::
+
+    Run: checkpoints/roll_five/<run> (the latest run of roll_five); game RollFive(num_players=2, mode='tournament') (the run's env_kwargs), 0 random opening plies (the run's evaluation.random_opening_plies), 1000 games per pairing (the run's evaluation.games), seed 10000.
+
 One-player games report mean score (95% CI), the paired difference to the first agent,
 per-game statistics (e.g. bonus rates) and the score distribution; games with several
-players report win / draw / loss rates (95% CI) for every pairing, seats swapped. See
-:mod:`training.evaluation.harness` for the method.
+players report win / draw / loss rates (95% CI) for every pairing, seats swapped, and so
+need two agents or more. See :mod:`training.evaluation.harness` for the method.
 
 The report is printed and written as Markdown and CSV to a new, dated folder
 (``<run>/evaluation-<date>-<time>/``, or ``results/<env>/<date>-<time>/`` without a
 checkpoint), so no report is ever replaced; ``--out DIR`` writes to ``DIR`` and
-refuses to replace a report there unless ``--overwrite``. Progress (games done / total,
-time left) is shown on stderr.
+refuses to replace a report there unless ``--overwrite``. The files are written together
+once every game is played: an evaluation that fails leaves none. Progress (games done /
+total, time left) is shown on stderr.
 """
 
 from __future__ import annotations
@@ -25,16 +43,48 @@ from pathlib import Path
 from agents.registry import bot_names
 from agents.trained import CheckpointError
 from envs.registry import get_entry
-from training.evaluation.report import evaluate, latest_run, output_dir, run_config
+from training.evaluation.report import Setup, evaluate, latest_run, output_dir, run_config, trained_runs
 from training.framework.cli import USER_ERRORS, fail, interrupted, yaml_mapping
+from training.framework.config import make_checked_game
+from training.framework.paths import checkpoint_root
 from training.framework.run_files import CONFIG_FILE
 from training.framework.schema import ConfigError
+
+
+def game_options(env: str, trained: dict, runs: list[Path], asked: dict | None, setup: Setup) -> dict:
+    """The game options to play: the run's (``env_kwargs`` of its config), with ``--env-kwargs`` over them.
+
+    Without ``--env-kwargs``, trained agents that were trained at different games are
+    refused: no single game is the one each of them was trained for.
+    """
+    own = trained.get("env_kwargs") or {}
+    if asked is not None:
+        setup.env_kwargs_source = "--env-kwargs" + (f" over the run's {own}" if own else "")
+        return {**own, **asked}
+    for run in runs:
+        theirs = run_config(run).get("env_kwargs") or {}
+        if run != setup.run and make_checked_game(env, theirs).options() != make_checked_game(env, own).options():
+            raise ConfigError(
+                f"the trained agents were trained at different games: {setup.run} at {own or 'the defaults'}, "
+                f"{run} at {theirs or 'the defaults'}; choose the game with --env-kwargs"
+            )
+    setup.env_kwargs_source = "the run's env_kwargs" if setup.run is not None else "the game's defaults"
+    return dict(own)
+
+
+def setting(given: int | None, option: str, evaluation: dict, key: str, default: int) -> tuple[int, str]:
+    """A setting of the evaluation and where it came from: the command line, the run's config, or the default."""
+    if given is not None:
+        return given, option
+    if evaluation.get(key) is not None:
+        return evaluation[key], f"the run's evaluation.{key}"
+    return default, "default"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--env", help="env name (default: the checkpoint's)")
-    parser.add_argument("--checkpoint", help="trained run directory or model .zip (default: the latest run of the env)")
+    parser.add_argument("--checkpoint", help="trained run folder (PPO, expert iteration, TD, RLlib) or its checkpoint file (default: the latest run of the env)")
     parser.add_argument("--agents", nargs="+", help="agent specs to compare (default: the checkpoint and every bot)")
     parser.add_argument("--games", type=int, help="games per agent or pairing (default: the run's config, else 1000)")
     parser.add_argument("--seed", type=int, default=10_000, help="first game seed (default 10000)")
@@ -42,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--overwrite", action="store_true", help="allow --out to replace an earlier report")
     parser.add_argument("--random-opening", type=int, default=None, metavar="PLIES",
                         help="random plies opening every game of several players (default: the run's config, else 0)")
-    parser.add_argument("--env-kwargs", default=None, help='game options as YAML, e.g. "{num_players: 2}" (default: the run\'s)')
+    parser.add_argument("--env-kwargs", default=None, help='game options as YAML, e.g. "{num_players: 2}", over the run\'s (default: the run\'s)')
     args = parser.parse_args(argv)
     if not (args.env or args.checkpoint):
         parser.error("give --env NAME or --checkpoint RUN")
@@ -51,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
             raise ConfigError("--games must be positive")
         if args.random_opening is not None and args.random_opening < 0:
             raise ConfigError("--random-opening must be 0 or more")
-        env_kwargs = yaml_mapping(args.env_kwargs, "--env-kwargs") if args.env_kwargs else None
+        asked_kwargs = yaml_mapping(args.env_kwargs, "--env-kwargs") if args.env_kwargs else None
         checkpoint = Path(args.checkpoint) if args.checkpoint else None
         if checkpoint is not None and not checkpoint.exists():
             raise CheckpointError(f"checkpoint {checkpoint} does not exist")
@@ -63,20 +113,27 @@ def main(argv: list[str] | None = None) -> int:
             get_entry(env)
         except KeyError as error:
             raise ConfigError(error.args[0]) from None
-        if trained.get("env") not in (None, env):
-            raise CheckpointError(
-                f"checkpoint {checkpoint} was trained on {trained['env']}, not {env}: use --env {trained['env']} (or leave --env out)"
-            )
+        setup = Setup(checkpoint, "--checkpoint") if checkpoint is not None else Setup()
         if args.agents is None and checkpoint is None:
             checkpoint = latest_run(env)
+            setup = Setup(checkpoint, f"the latest run of {env}" if checkpoint else f"no run of {env} in {checkpoint_root() / env}: the bots only")
         specs = ([str(checkpoint)] if checkpoint else []) + (args.agents if args.agents is not None else bot_names(env))
+        runs = trained_runs(env, specs)
+        if setup.run is None and runs:
+            setup = Setup(runs[0], "the first trained agent of --agents")
+        trained = run_config(setup.run) if setup.run is not None else {}
+        for run in runs:
+            other = run_config(run).get("env")
+            if other not in (None, env):
+                raise CheckpointError(
+                    f"checkpoint {run} was trained on {other}, not {env}: use --env {other} (or leave --env out)"
+                )
+        env_kwargs = game_options(env, trained, runs, asked_kwargs, setup)
         trained_evaluation = trained.get("evaluation") or {}
-        if env_kwargs is None:
-            env_kwargs = trained.get("env_kwargs")
-        random_opening = args.random_opening if args.random_opening is not None else trained_evaluation.get("random_opening_plies", 0)
-        games = args.games or trained_evaluation.get("games") or 1000
+        random_opening, setup.random_opening_source = setting(args.random_opening, "--random-opening", trained_evaluation, "random_opening_plies", 0)
+        games, setup.games_source = setting(args.games, "--games", trained_evaluation, "games", 1000)
         out = output_dir(args.out, args.overwrite, checkpoint, env)
-        report = evaluate(env, specs, games, args.seed, out, env_kwargs, random_opening)
+        report = evaluate(env, specs, games, args.seed, out, env_kwargs, random_opening, setup)
     except USER_ERRORS as error:
         return fail(error)
     except KeyboardInterrupt:

@@ -3,15 +3,21 @@
     python training/play.py --env invers --opponent ppo+search
     python training/play.py --env invers --opponent search:depth=4 --seat 1 --seed 7
 
-The board is drawn as text (the game's ansi rendering). Type a move by its id or its
-name (``3``, or ``row 1 ←``; case and spaces do not matter, and a unique beginning of a
-name is enough); ``?`` lists the legal moves, ``q`` quits. A move that is not legal is
-refused with the legal ones listed, and asked for again. In games of more than two
-players the opponent agent plays every other seat.
+The board is drawn as text, as your seat sees it (``GameState.render_for``: in Roll Five
+the other players' cards stay face down and their rolls unseen until the reveal), before
+each of your moves and again with your move on it before another player replies; in a
+game of simultaneous moves the others' choices are told once the round resolves. Type a
+move by its id or its name (``3``, or ``row 1 ←``; case and spaces do not matter, and a
+unique beginning of a name is enough); ``?`` lists the legal moves, ``q`` quits. A move
+that is not legal is refused with the legal ones listed, and asked for again. In games
+of more than two players the opponent agent plays every other seat. A game of several
+players ends with "You win.", "A draw." or "You lose."; a solitaire game with your final
+score.
 
-Bad input (an unknown env or agent, a seat the game does not have, a missing network) is
-one line ``error: ...`` on stderr and exit code 2; anything else is a bug and keeps its
-traceback.
+Bad input (an unknown env or agent, a seat the game does not have, a missing network:
+``ppo`` for a game without a shipped network names the games that have one and the
+command that trains one) is one line ``error: ...`` on stderr and exit code 2; anything
+else is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
@@ -79,22 +85,44 @@ def read_move(game: Game, state: GameState, player: int, ask: Callable[[str], st
 
 
 def play(game: Game, opponent, human_seat: int, seed: int, ask: Callable[[str], str] = input, say: Callable[[str], None] = print) -> GameState:
-    """One game: the person in ``human_seat``, ``opponent`` everywhere else. Returns the final state."""
+    """One game: the person in ``human_seat``, ``opponent`` everywhere else. Returns the final state.
+
+    The board is drawn as the person's seat sees it (``GameState.render_for``: no hidden
+    cards, no other player's roll), before each of their moves and again after it when
+    another player replies. In a game of simultaneous moves the other players' choices
+    are told only once the round has resolved, as at the table.
+    """
     opponent.reset(seed)
     state = game.new_initial_state(np.random.default_rng(seed))
     while not state.is_terminal():
+        told = []  # the round's moves, told when the round resolves (simultaneous games)
         for player in state.acting_players():
             if player == human_seat:
-                say(state.render())
+                say(state.render_for(human_seat))
                 action = read_move(game, state, player, ask, say)
+                move = f"You play {action} ({game.action_name(action)})."
             else:
                 action = opponent.act(state.observe(player), state.legal_mask(player))
-                say(f"Player {player} ({opponent.name}) plays {action} ({game.action_name(action)}).")
+                move = f"Player {player} ({opponent.name}) plays {action} ({game.action_name(action)})."
             state.apply(player, action)
-    say(state.render())
-    outcome = state.returns()[human_seat]
-    say({1: "You win.", 0: "A draw.", -1: "You lose."}[int(np.sign(outcome))])
+            if game.simultaneous and player != human_seat:
+                told.append(move)
+                continue
+            say(move)
+            if player == human_seat and not game.simultaneous and not state.is_terminal() and human_seat not in state.acting_players():
+                say(state.render_for(human_seat))  # the person's move on the board, before the reply
+        for move in told:
+            say(move)
+    say(state.render_for(human_seat))
+    say(final_words(state, human_seat))
     return state
+
+
+def final_words(state: GameState, seat: int) -> str:
+    """The last line of a game: the final score in solitaire (nobody to beat), else the outcome."""
+    if state.game.num_players == 1:
+        return f"Game over: your final score is {state.scores()[seat]:g}."
+    return {1: "You win.", 0: "A draw.", -1: "You lose."}[int(np.sign(state.returns()[seat]))]
 
 
 def game_and_opponent(env: str, opponent: str, seat: int, seed: int) -> tuple[Game, Agent]:

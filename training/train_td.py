@@ -9,7 +9,8 @@ described) on the run framework (:mod:`training.framework`). A checkpoint is sav
 every ``checkpoint_every`` games; after Ctrl-C (exit 130) or a kill, ``--resume``
 continues from the last one. The run folder
 (``checkpoints/<env>/<date>-<time>-td-seed<seed>/``) gets ``value.pt`` (the network,
-loadable as the agent spec ``td:path=<run>``), ``config.yaml``, ``metadata.json``,
+loadable as the agent spec ``td:path=<run>``, or the run folder itself:
+``training/evaluate.py --checkpoint <run>``), ``config.yaml``, ``metadata.json``,
 ``training_state.pt`` (optimizer, replay buffer, generators: what ``--resume`` needs),
 ``learning_curve.csv`` / ``.png`` (every ``learning_curve.every`` games: the agent and
 the reference bot on the same fixed dice, also in TensorBoard) and ``evaluation/``

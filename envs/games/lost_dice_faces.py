@@ -84,9 +84,18 @@ def load_dice(path: str | os.PathLike | Traversable, variant: str) -> tuple[tupl
     if isinstance(path, (str, os.PathLike)):
         path = Path(path)
     try:
-        raw = yaml.safe_load(path.read_text())
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise DiceFileError(f"dice file {path} does not exist") from None
+    except IsADirectoryError:
+        raise DiceFileError(f"dice file {path} is a folder, not a file") from None
+    except UnicodeDecodeError as error:
+        raise DiceFileError(
+            f"dice file {path} is not a text file (byte {error.start} is not UTF-8): expected YAML listing "
+            f"the faces of the three dice, like envs/games/dice/{variant}.yaml"
+        ) from None
+    except OSError as error:
+        raise DiceFileError(f"dice file {path} cannot be read: {error.strerror or error}") from None
     except yaml.YAMLError as error:
         raise DiceFileError(f"dice file {path} is not valid YAML: {error}") from None
     if not isinstance(raw, dict) or set(raw) != {"variant", "dice"}:

@@ -459,19 +459,32 @@ class RollFiveState(GameState):
         return text_picture(self.render(), columns=64, lines=self.game.num_players + 3)
 
     def render(self) -> str:
+        """The whole table, every card and roll face up (a spectator's view; the env's ``render()``)."""
+        return self._picture(None)
+
+    def render_for(self, player: int) -> str:
+        """The table as ``player`` sees it: their own cards and roll; the others' placed dice
+        on face-down cards (``?``), and neither their rolls nor whether they have committed.
+        Everything is revealed once the game is over."""
+        if not 0 <= player < self.game.num_players:
+            raise ValueError(f"roll_five: no player {player!r} (players 0..{self.game.num_players - 1})")
+        return self._picture(player)
+
+    def _picture(self, viewer: int | None) -> str:
         n = self.game.num_players
         phase = "game over" if self._terminal else "bid" if self._turn == NUM_TURNS else f"turn {self._turn + 1} of 5"
         lines = [f"Roll Five, {self.game.mode}, {phase}"]
         for p in range(n):
-            pairs = " ".join(f"{c}/{d or '-'}" for c, d in zip(self._cards[p], self._dice[p]))
-            line = f"player {p}: cards/dice {pairs}"
+            hidden = viewer is not None and p != viewer and not self._terminal
+            pairs = " ".join(f"{'?' if hidden else c}/{d or '-'}" for c, d in zip(self._cards[p], self._dice[p]))
+            line = f"player {p}{' (you)' if p == viewer else ''}: cards/dice {pairs}"
             if self._terminal:
                 bid = BID_NAMES[self._bids[p]]
                 line += f"  bid {bid}, keeps {int(self._kept[p])}"
                 if self.game.mode == "tournament":
                     line += f" (distance {int(self._distance[p])})"
-            else:
-                if self._roll[p]:
+            elif not hidden:
+                if self._roll[p] and (viewer is None or p in self._acting):
                     line += f"  roll {' '.join(map(str, sorted(self._roll[p])))}"
                 if self.committed(p):
                     line += "  (committed)"

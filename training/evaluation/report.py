@@ -11,10 +11,15 @@ evaluation of a trained run against its config's opponents. The command line is
 from __future__ import annotations
 
 import csv
+import importlib.util
+import os
+import shutil
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 
@@ -22,20 +27,90 @@ import numpy as np
 import yaml
 from tqdm import tqdm
 
-from agents.trained import CheckpointError
+from agents.registry import NETWORK_AGENTS, TURN_VALUE_AGENTS, parse_spec
+from agents.shipped import shipped_network
+from agents.trained import RUN_FILES, CheckpointError
+from envs.core import Game
 from training.evaluation.harness import PairingResult, SolitaireResult, evaluate_pairing, evaluate_solitaire, mean_ci
 from training.framework.config import build_agent, make_checked_game
 from training.framework.paths import checkpoint_root, results_root
-from training.framework.run_files import CONFIG_FILE, EVALUATION_DIR, MODEL_FILE, new_report_dir
+from training.framework.run_files import CONFIG_FILE, EVALUATION_DIR, new_report_dir
 from training.framework.schema import ConfigError
 
 PERCENTILES = (5, 25, 50, 75, 95)
 
 
 def latest_run(env: str) -> Path | None:
-    """The most recently written run of ``env`` under ``checkpoints/``, if any."""
-    runs = sorted((checkpoint_root() / env).glob(f"*/{MODEL_FILE}"), key=lambda p: p.stat().st_mtime)
-    return runs[-1].parent if runs else None
+    """The most recently saved run of ``env`` under ``checkpoints/`` that an evaluation can play, if any.
+
+    A run counts by its checkpoint file (:data:`agents.trained.RUN_FILES`): ``model.zip``
+    (PPO, expert iteration), ``value.pt`` (turn-value TD, for the games with a ``td``
+    agent) and ``rllib_checkpoint.zip`` (RLlib, only where Ray is installed to play it).
+    """
+    names = [name for name, kind in RUN_FILES.items() if _playable_here(env, kind)]
+    runs = [path for name in names for path in (checkpoint_root() / env).glob(f"*/{name}")]
+    return max(runs, key=lambda p: p.stat().st_mtime).parent if runs else None
+
+
+def _playable_here(env: str, kind: str) -> bool:
+    if kind == "td":
+        return env in TURN_VALUE_AGENTS
+    if kind == "rllib":
+        return importlib.util.find_spec("ray") is not None  # finds Ray without importing it
+    return True
+
+
+def trained_runs(env: str, specs: list[str]) -> list[Path]:
+    """The run folders of the trained agents among ``specs``, in order: a path to a run
+    (or its checkpoint file), ``ppo`` / ``ppo+search`` / ``td`` (the shipped network's
+    folder, or their ``path=``). Only those that exist; bots have none."""
+    runs = []
+    for spec in specs:
+        if Path(spec).exists():
+            path = Path(spec)
+        else:
+            try:
+                name, options = parse_spec(spec)
+            except ValueError:
+                continue  # a bad spec: the evaluation names it when it builds the agent
+            if name in NETWORK_AGENTS:
+                path = Path(str(options["path"])) if "path" in options else shipped_network(env)
+            elif name == "td" and env in TURN_VALUE_AGENTS:
+                path = Path(str(options["path"])) if "path" in options else shipped_network(env, "td")
+            else:
+                continue
+        folder = path if path.is_dir() else path.parent
+        if (folder / CONFIG_FILE).is_file() and folder not in runs:
+            runs.append(folder)
+    return runs
+
+
+@dataclass
+class Setup:
+    """Which run an evaluation scores and where each of its settings came from.
+
+    Told in one line before the games and at the top of the report, so that a reader
+    knows which run was scored at which game (game options, random opening plies,
+    games) and whether each came from the run's config, the command line or a default.
+    """
+
+    run: Path | None = None  #: the trained run whose config the game follows; None: no run (bots only)
+    run_source: str = ""  #: how the run was chosen, e.g. "--checkpoint", "the latest run of roll_five"
+    env_kwargs_source: str = "the game's defaults"
+    random_opening_source: str = "default"
+    games_source: str = "default"
+
+    def describe(self, game: Game, games: int, random_opening_plies: int, seed: int) -> str:
+        if self.run is not None:
+            run = f"{self.run} ({self.run_source})"
+        else:
+            run = f"none ({self.run_source or 'no trained run among the agents'})"
+        parts = [f"game {game!r} ({self.env_kwargs_source})"]
+        if game.num_players > 1:
+            parts.append(f"{random_opening_plies} random opening plies ({self.random_opening_source})")
+        parts.append(f"{games} games per {'pairing' if game.num_players > 1 else 'agent'} ({self.games_source})")
+        parts.append(f"seed {seed}")
+        return f"Run: {run}; " + ", ".join(parts) + "."
 
 
 def solitaire_report(results: list[SolitaireResult]) -> tuple[str, list[dict]]:
@@ -108,6 +183,39 @@ def _write_csv(path: Path, rows: list[dict]) -> None:
         writer.writerows(rows)
 
 
+@contextmanager
+def report_folder(out_dir: Path) -> Iterator[Path]:
+    """A fresh hidden folder beside ``out_dir`` to write a report into.
+
+    Its files move into ``out_dir`` (created then) when the block ends without an error,
+    and the folder is removed either way: an evaluation that fails while writing its
+    report leaves no half report, and nothing in ``out_dir`` that blocks a rerun.
+    """
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.partial-", dir=out_dir.parent))
+    try:
+        yield staging
+        out_dir.mkdir(parents=True, exist_ok=True)
+        for path in sorted(staging.iterdir()):
+            os.replace(path, out_dir / path.name)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def agent_labels(specs: list[str]) -> list[str]:
+    """The name of each agent in the tables: a run's path is ``trained``, anything else its spec;
+    a name given twice gets ``#2``, ``#3`` ... so that no agent is lost."""
+    labels: list[str] = []
+    for spec in specs:
+        base = "trained" if Path(spec).exists() else spec
+        label, copy = base, 1
+        while label in labels:
+            copy += 1
+            label = f"{base} #{copy}"
+        labels.append(label)
+    return labels
+
+
 def _score_histogram(path: Path, results: list[SolitaireResult]) -> None:
     import matplotlib
 
@@ -156,45 +264,53 @@ def evaluate(
     out_dir: Path,
     env_kwargs: dict | None = None,
     random_opening_plies: int = 0,
+    setup: Setup | None = None,
 ) -> str:
     """Run the evaluation, write the report files into ``out_dir`` and return the Markdown report.
 
-    Every agent is built (and any bad spec reported) before the first game.
+    Every agent is built (and any bad spec or a missing opponent reported) before the
+    first game; ``setup`` (which run, and where the settings came from) is printed before
+    the games and heads the report. Nothing is written until every game is played; then
+    the files are written together (:func:`report_folder`).
     """
     import torch
 
     torch.set_num_threads(1)  # one observation at a time: threads only add overhead
     game = make_checked_game(env, env_kwargs or {})
-    agents = {}
-    for spec in agent_specs:
-        label = "trained" if Path(spec).exists() else spec
-        agents[label] = build_agent(env, spec, game, seed=seed)
-    title = f"# {env} evaluation\n\nGame: `{game!r}`; seed {seed}.\n\n"
+    if game.num_players > 1 and len(agent_specs) < 2:
+        given = " ".join(agent_specs) or "none"
+        raise ConfigError(
+            f"{env} with {game.num_players} players plays agents against each other, so the evaluation needs two "
+            f"agents or more; got {len(agent_specs)} ({given}): add an opponent, e.g. --agents {agent_specs[0] if agent_specs else 'heuristic'} random"
+        )
+    agents = {label: build_agent(env, spec, game, seed=seed) for label, spec in zip(agent_labels(agent_specs), agent_specs)}
+    about = (setup or Setup()).describe(game, games, random_opening_plies, seed)
+    print(about, flush=True)
+    title = f"# {env} evaluation\n\n{about}\n\n"
     if game.num_players == 1:
         print(f"Evaluating {', '.join(agents)}: {len(agents)} agents x {games} games", flush=True)
         with progress(games * len(agents)) as update:
-            results = evaluate_solitaire(game, agents, range(seed, seed + games), progress=update)
-        out_dir.mkdir(parents=True, exist_ok=True)
-        table, rows = solitaire_report(results)
-        _write_csv(out_dir / "summary.csv", rows)
-        _write_csv(out_dir / "games.csv", [{"seed": seed + i, **{r.agent: float(r.scores[i]) for r in results}} for i in range(games)])
-        _score_histogram(out_dir / "scores.png", results)
+            solitaire = evaluate_solitaire(game, agents, range(seed, seed + games), progress=update)
+        table, rows = solitaire_report(solitaire)
         note = f"All agents played the same {games} seeds (same dice). Δ is the paired mean difference with its 95% CI."
     else:
         pairs = list(combinations(agents.items(), 2))
         print(f"Evaluating {', '.join(agents)}: {len(pairs)} pairings x {games} games", flush=True)
         with progress(games * len(pairs)) as update:
-            results = [evaluate_pairing(game, a, b, games, seed, random_opening_plies, update) for a, b in pairs]
-        out_dir.mkdir(parents=True, exist_ok=True)
-        table, rows = pairing_report(results)
-        _write_csv(out_dir / "summary.csv", rows)
+            pairings = [evaluate_pairing(game, a, b, games, seed, random_opening_plies, update) for a, b in pairs]
+        table, rows = pairing_report(pairings)
         note = (
             f"{games} games per pairing, the first agent in each seat equally often; rates are the first agent's. "
             f"The first {random_opening_plies} plies of every game are uniformly random (same openings for every "
             "pairing); 'distinct' counts the games that differ in their moves."
         )
     report = title + table + "\n\n" + note + "\n"
-    (out_dir / "report.md").write_text(report)
+    with report_folder(out_dir) as staging:
+        _write_csv(staging / "summary.csv", rows)
+        if game.num_players == 1:
+            _write_csv(staging / "games.csv", [{"seed": seed + i, **{r.agent: float(r.scores[i]) for r in solitaire}} for i in range(games)])
+            _score_histogram(staging / "scores.png", solitaire)
+        (staging / "report.md").write_text(report)
     return report
 
 
@@ -229,8 +345,15 @@ def evaluate_run(run_dir: Path, games: int | None = None, seed: int = 10_000, ca
             table_out,
             options,
             evaluation.get("random_opening_plies", 0),
+            Setup(
+                run_dir,
+                "the run's closing evaluation",
+                "the run's env_kwargs" + (f" with evaluation.tables' {dict(extra)}" if extra else ""),
+                "the run's evaluation.random_opening_plies",
+                "the run's evaluation.games" if games in (None, evaluation.get("games", 1000)) else "--eval-games",
+            ),
         )
-        for table_out, options in tables
+        for (table_out, options), extra in zip(tables, [{}, *evaluation.get("tables", [])])
     ]
     report = "\n".join(reports)
     print(report)

@@ -105,7 +105,6 @@ class RLlib(Pipeline):
     budget_key = "iterations"
     default_config = "{env}"
     checkpoint_required = (CHECKPOINT_FILE,)
-    evaluable = False  # no agent loads an RLlib module yet: the run reports its returns instead
     overrides = (
         Override("iterations", "iterations", int, "PPO iterations (one train batch each)"),
         Override("workers", "workers", int, "env runners, one CPU each", positive=False),

@@ -1,0 +1,109 @@
+"""An RLlib run as an agent: the trained module's most likely legal action.
+
+``training/train_rllib.py`` saves ``rllib_checkpoint.zip``, RLlib's checkpoint folder of
+the whole algorithm zipped into one file. Every seat there is played by one shared
+policy, an ``ActionMaskingTorchRLModule``; :meth:`RLlibAgent.load` unzips the file and
+loads that module alone (``learner_group/learner/rl_module/shared``, with RLlib's
+``RLModule.from_checkpoint``: no Ray cluster, no env runners), and the agent plays its
+greedy masked action, as the run's own returns were measured.
+
+Ray is an optional extra (``pip install -e ".[rllib]"``): it is imported only when an
+RLlib run is loaded, so the other agents never need it; without it the load is refused
+with one line that says what to install.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from agents.base import Agent
+from agents.trained import CheckpointError
+from envs.core import Game
+
+CHECKPOINT_FILE = "rllib_checkpoint.zip"  #: as training/pipelines/rllib/learner.py writes it
+SHARED_POLICY = "shared"  #: the policy id every seat maps to
+#: Where the shared policy's module lies inside RLlib's checkpoint folder.
+MODULE_PATH = ("learner_group", "learner", "rl_module", SHARED_POLICY)
+#: The observation keys of RLlib's action-masking module (envs/integrations/rllib.py).
+OBSERVATIONS, ACTION_MASK = "observations", "action_mask"
+
+
+class RLlibAgent(Agent):
+    """Plays an RLlib ``RLModule`` (of an action-masking module): its most likely legal action."""
+
+    name = "rllib"
+
+    def __init__(self, game: Game, module, seed: int | None = None):
+        self.module = module
+        super().__init__(game, seed)
+
+    @classmethod
+    def load(cls, path: str | Path, game: Game, seed: int | None = None) -> RLlibAgent:
+        """The agent of an RLlib run folder (or its ``rllib_checkpoint.zip``), checked against ``game``."""
+        path = Path(path)
+        archive = path / CHECKPOINT_FILE if path.is_dir() else path
+        if not archive.is_file():
+            raise CheckpointError(f"checkpoint {archive} does not exist")
+        config_path = archive.parent / "config.yaml"
+        if config_path.is_file():
+            env = (yaml.safe_load(config_path.read_text()) or {}).get("env")
+            if env != game.name:
+                raise CheckpointError(f"checkpoint {archive} was trained on {env!r}, not {game.name!r}")
+        try:
+            # Ray is an optional extra, and slow to import: loaded with the first RLlib run only.
+            from ray.rllib.core.rl_module.rl_module import RLModule
+        except ImportError:
+            raise CheckpointError(
+                f"checkpoint {archive.parent} is an RLlib run ({CHECKPOINT_FILE}): playing it needs Ray RLlib, "
+                'which is not installed here; install it with pip install -e ".[rllib]" (or "ray[rllib]>=2.60,<3")'
+            ) from None
+        with tempfile.TemporaryDirectory() as folder:
+            try:
+                with zipfile.ZipFile(archive) as opened:
+                    opened.extractall(folder)
+                module = RLModule.from_checkpoint(str(Path(folder, *MODULE_PATH)))
+            except Exception as error:  # zip, pickle, torch and Ray's own errors all mean an unusable file
+                raise CheckpointError(f"checkpoint {archive} is unreadable: {type(error).__name__}: {error}") from None
+        observation_shape, actions = _spaces(module)
+        if observation_shape not in (None, game.observation_shape) or actions not in (None, game.num_actions):
+            raise CheckpointError(
+                f"checkpoint {archive} expects observations {observation_shape} and {actions} actions, "
+                f"but {game!r} has {game.observation_shape} and {game.num_actions}"
+            )
+        agent = cls(game, module, seed=seed)
+        agent.path = archive
+        return agent
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        # torch and Ray: already loaded with the module (load() imported them).
+        import torch
+        from ray.rllib.core.columns import Columns
+
+        legal = np.asarray(action_mask) > 0
+        batch = {
+            Columns.OBS: {
+                OBSERVATIONS: torch.as_tensor(np.asarray(observation, np.float32)[None]),
+                ACTION_MASK: torch.as_tensor(legal.astype(np.float32)[None]),
+            }
+        }
+        with torch.no_grad():
+            logits = self.module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS][0].double().numpy()
+        logits[~legal] = -np.inf
+        return int(np.argmax(logits))
+
+
+def _spaces(module) -> tuple[tuple[int, ...] | None, int | None]:
+    """The observation shape and number of actions the module was built for (None where it does not say)."""
+    space = getattr(module, "observation_space", None)
+    try:
+        space = space[OBSERVATIONS]
+    except (KeyError, TypeError):
+        pass
+    shape = tuple(space.shape) if getattr(space, "shape", None) is not None else None
+    actions = getattr(getattr(module, "action_space", None), "n", None)
+    return shape, None if actions is None else int(actions)
