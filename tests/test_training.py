@@ -172,3 +172,22 @@ def test_pool_opponents_draw_snapshots_and_fixed_bots():
     assert opponent.member.policy is not model.policy  # a frozen copy, not the learner
     obs, info = gymnasium.make("Invers-v0").reset(seed=0)
     assert info["action_mask"][opponent.act(obs, info["action_mask"])]
+
+
+def test_scores_and_paired_differences_against_a_common_opponent():
+    import numpy as np
+
+    from training.evaluation.harness import PairingResult
+    from training.evaluation.report import pairing_report, paired_report
+
+    seats = np.array([0, 1, 0, 1])
+    a = PairingResult("a", "bot", np.array([1, 0, -1, 1]), seats, 4)
+    b = PairingResult("b", "bot", np.array([1, -1, -1, -1]), seats, 4)
+    c = PairingResult("a", "b", np.array([1, 1, 1, 1]), seats, 4)
+    _, rows = pairing_report([a])
+    assert rows[0]["score"] == 0.625  # (1 + 0.5 + 0 + 1) / 4
+    table, paired = paired_report([a, b, c])
+    assert [(r["agent"], r["minus_agent"], r["against"]) for r in paired] == [("a", "b", "bot")]
+    assert paired[0]["score_difference"] == 0.375  # (0 + 0.5 + 0 + 1) / 4
+    assert "| a | b | bot | 4 | +0.3750 |" in table
+    assert paired_report([a, c]) == ("", [])  # no two agents met the same opponent

@@ -90,6 +90,11 @@ class PairingResult:
     def games(self) -> int:
         return len(self.outcomes)
 
+    @property
+    def scores(self) -> np.ndarray:
+        """The candidate's score per game: 1 for a win (a shared one too), ½ for a draw, 0 for a loss."""
+        return (self.outcomes + 1.0) / 2.0
+
     def rate(self, outcome: int) -> tuple[float, float, float]:
         """Rate of ``outcome`` (+1 win, 0 draw, -1 loss) and its 95% Wilson interval."""
         count = int((self.outcomes == outcome).sum())

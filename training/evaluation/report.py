@@ -147,27 +147,48 @@ def solitaire_report(results: list[SolitaireResult]) -> tuple[str, list[dict]]:
 
 
 def pairing_report(results: list[PairingResult]) -> tuple[str, list[dict]]:
-    header = ["agent", "opponent", "games", "distinct", "win rate", "95% CI", "draw rate", "loss rate", "95% CI", "mean outcome"]
+    header = ["agent", "opponent", "games", "distinct", "win rate", "95% CI", "draw rate", "loss rate", "95% CI",
+              "score (wins + ½ draws)", "mean outcome"]
     rows, table = [], []
     for r in results:
         win, win_low, win_high = r.rate(1)
         draw, _, _ = r.rate(0)
         loss, loss_low, loss_high = r.rate(-1)
         mean, half = mean_ci(r.outcomes)
+        score, score_half = mean_ci(r.scores)
         rows.append(
             {
                 "agent": r.candidate, "opponent": r.opponent, "games": r.games, "distinct_games": r.distinct_games,
                 "win_rate": round(win, 4), "win_ci95_low": round(win_low, 4), "win_ci95_high": round(win_high, 4),
                 "draw_rate": round(draw, 4),
                 "loss_rate": round(loss, 4), "loss_ci95_low": round(loss_low, 4), "loss_ci95_high": round(loss_high, 4),
+                "score": round(score, 4), "score_ci95_half_width": round(score_half, 4),
                 "mean_outcome": round(mean, 4), "mean_outcome_ci95_half_width": round(half, 4),
             }
         )
         table.append(
             [r.candidate, r.opponent, str(r.games), str(r.distinct_games), f"{win:.3f}", f"[{win_low:.3f}, {win_high:.3f}]", f"{draw:.3f}",
-             f"{loss:.3f}", f"[{loss_low:.3f}, {loss_high:.3f}]", f"{mean:+.3f} ± {half:.3f}"]
+             f"{loss:.3f}", f"[{loss_low:.3f}, {loss_high:.3f}]", f"{score:.3f} [{score - score_half:.3f}, {score + score_half:.3f}]",
+             f"{mean:+.3f} ± {half:.3f}"]
         )
     return _markdown(header, table), rows
+
+
+def paired_report(results: list[PairingResult]) -> tuple[str, list[dict]]:
+    """Two agents against the same opponent on the same games (seeds, seats, openings): the
+    paired difference of their scores per game, with its 95% CI (much tighter than the two
+    scores' own intervals, since each game's dice are shared). Empty without such pairs."""
+    header = ["agent", "minus agent", "against", "games", "score difference (paired)", "95% CI"]
+    rows, table = [], []
+    for first, second in combinations(results, 2):
+        if first.opponent != second.opponent or first.games != second.games or not (first.seats == second.seats).all():
+            continue
+        diff, half = mean_ci(first.scores - second.scores)
+        rows.append({"agent": first.candidate, "minus_agent": second.candidate, "against": first.opponent, "games": first.games,
+                     "score_difference": round(diff, 4), "ci95_low": round(diff - half, 4), "ci95_high": round(diff + half, 4)})
+        table.append([first.candidate, second.candidate, first.opponent, str(first.games), f"{diff:+.4f}",
+                      f"[{diff - half:+.4f}, {diff + half:+.4f}]"])
+    return (_markdown(header, table) if table else ""), rows
 
 
 def _markdown(header: list[str], rows: list[list[str]]) -> str:
@@ -299,14 +320,23 @@ def evaluate(
         with progress(games * len(pairs)) as update:
             pairings = [evaluate_pairing(game, a, b, games, seed, random_opening_plies, update) for a, b in pairs]
         table, rows = pairing_report(pairings)
+        paired, paired_rows = paired_report(pairings)
         note = (
             f"{games} games per pairing, the first agent in each seat equally often; rates are the first agent's. "
             f"The first {random_opening_plies} plies of every game are uniformly random (same openings for every "
-            "pairing); 'distinct' counts the games that differ in their moves."
+            "pairing); 'distinct' counts the games that differ in their moves. A game's score is 1 for a win, ½ for a "
+            "draw, 0 for a loss (an equal share is 1 / players)."
         )
+        if paired:
+            note += (
+                "\n\nAgents against a common opponent on the same games (seeds, seats and openings), "
+                "the paired difference of their scores:\n\n" + paired
+            )
     report = title + table + "\n\n" + note + "\n"
     with report_folder(out_dir) as staging:
         _write_csv(staging / "summary.csv", rows)
+        if game.num_players > 1 and paired_rows:
+            _write_csv(staging / "paired.csv", paired_rows)
         if game.num_players == 1:
             _write_csv(staging / "games.csv", [{"seed": seed + i, **{r.agent: float(r.scores[i]) for r in solitaire}} for i in range(games)])
             _score_histogram(staging / "scores.png", solitaire)
