@@ -21,6 +21,7 @@ and ``ratings.png`` (ratings with their intervals).
 from __future__ import annotations
 
 import argparse
+import os
 import csv
 import sys
 import time
@@ -175,8 +176,8 @@ def score_matrix(labels: list[str], results: list[PairingResult]) -> np.ndarray:
 def ladder_report(ratings: Ratings, results: list[PairingResult], agents: dict[str, TimedAgent], games: int, random_opening_plies: int) -> str:
     order = np.argsort(-ratings.elo)
     lines = [
-        "| rank | agent | Elo | 95% CI | games | score | ms / move |",
-        "|---|---|---|---|---|---|---|",
+        "| rank | agent | Elo | 95% CI | games | score |",
+        "|---|---|---|---|---|---|",
     ]
     for rank, i in enumerate(order, 1):
         label = ratings.agents[i]
@@ -185,7 +186,7 @@ def ladder_report(ratings: Ratings, results: list[PairingResult], agents: dict[s
         total = sum(r.games for r in played)
         lines.append(
             f"| {rank} | `{label}` | {ratings.elo[i]:+.0f} | [{ratings.low[i]:+.0f}, {ratings.high[i]:+.0f}] | {total} | "
-            f"{points / total:.3f} | {agents[label].ms_per_move:.2f} |"
+            f"{points / total:.3f} |"
         )
     lines += ["", "| agent | opponent | games | distinct | win | draw | loss | win rate 95% CI |", "|---|---|---|---|---|---|---|---|"]
     for r in results:
@@ -198,10 +199,20 @@ def ladder_report(ratings: Ratings, results: list[PairingResult], agents: dict[s
     note = (
         f"\nBradley–Terry ratings (Elo scale) fitted over all games, anchored at `{ratings.agents[0]}` = 0; "
         f"95% intervals from {BOOTSTRAP} bootstrap resamples of each pairing's games. {games} games per pairing, "
-        f"seats swapped, the first {random_opening_plies} plies of every game uniformly random. "
-        "Time per move is the mean over the tournament on this machine, under its load at the time.\n"
+        f"seats swapped, the first {random_opening_plies} plies of every game uniformly random. Every game is seeded "
+        "by its number, so these tables come out the same, digit for digit, on every run.\n"
     )
-    return "\n".join(lines) + "\n" + note
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    timing = [
+        "",
+        f"Time per move, the mean over the tournament: measured on this machine ({os.cpu_count()} CPUs, load average "
+        f"{load} when the ladder ended), so it changes from run to run; compare agents within one ladder only.",
+        "",
+        "| agent | ms / move |",
+        "|---|---|",
+        *(f"| `{ratings.agents[i]}` | {agents[ratings.agents[i]].ms_per_move:.2f} |" for i in order),
+    ]
+    return "\n".join(lines) + "\n" + note + "\n".join(timing) + "\n"
 
 
 def _plot(out: Path, ratings: Ratings, matrix: np.ndarray) -> None:
