@@ -191,3 +191,25 @@ def test_scores_and_paired_differences_against_a_common_opponent():
     assert paired[0]["score_difference"] == 0.375  # (0 + 0.5 + 0 + 1) / 4
     assert "| a | b | bot | 4 | +0.3750 |" in table
     assert paired_report([a, c]) == ("", [])  # no two agents met the same opponent
+
+
+def test_a_shipped_copy_plays_the_same_moves_from_a_smaller_file(tmp_path):
+    import numpy as np
+
+    from agents.registry import make_agent
+    from envs.registry import make_game
+    from training import ship
+
+    run, shipped = tmp_path / "run", tmp_path / "shipped"
+    assert train.main(["--config", str(tiny_config(tmp_path)), "--run-dir", str(run), "--timesteps", "128", *TINY, "--no-eval"]) == 0
+    assert ship.main([str(run), str(shipped)]) == 0
+    assert (shipped / "model.zip").stat().st_size < (run / "model.zip").stat().st_size
+    assert {p.name for p in shipped.iterdir()} == {"model.zip", "config.yaml", "metadata.json"}
+    game = make_game("inverted_dice", num_players=1)
+    original, copy = (make_agent("inverted_dice", f"ppo:path={folder}", game) for folder in (run, shipped))
+    state = game.new_initial_state(np.random.default_rng(0))
+    for _ in range(20):
+        observation, mask = state.observe(0), state.legal_mask(0)
+        assert original.act(observation, mask) == copy.act(observation, mask)
+        state.apply(0, copy.act(observation, mask))
+    assert ship.main([str(tmp_path / "nothing"), str(shipped)]) == 2
