@@ -4,7 +4,7 @@ The code is the packages ``envs``, ``agents`` and ``training`` (and every packag
 them), found as before. Top-level folders whose place is fixed by the product's layout
 also ship, as package data mapped into a package, without moving:
 
-* ``checkpoints/<env>/shipped/`` and ``shipped_td/`` (the trained networks the project
+* ``checkpoints/<env>/shipped/``, ``shipped_td/`` and ``shipped_<n>p/`` (the trained networks the project
   ships) install as ``agents/checkpoints/<env>/shipped*/``; the rest of ``checkpoints/``
   (users' own runs, git-ignored) stays out of the wheel. Read by ``agents/shipped.py``.
 * ``configs/*.yaml`` (the default training configs) install as ``training/configs/``.
@@ -26,6 +26,7 @@ def shipped_networks() -> dict[str, list[str]]:
     Paths are relative to the project root, where setuptools runs this file.
     """
     folders = sorted(Path("checkpoints").glob("*/shipped")) + sorted(Path("checkpoints").glob("*/shipped_td"))
+    folders += sorted(Path("checkpoints").glob("*/shipped_[0-9]p"))  # networks trained at another table size
     return {"agents." + ".".join(folder.parts): ["*"] for folder in folders if folder.is_dir()}
 
 

@@ -184,7 +184,7 @@ def _network_agent(env_name: str, name: str, options: dict[str, object], game: G
     options = dict(options)
     path = options.pop("path", None)
     if path is None:
-        path = shipped_network(env_name)
+        path = shipped_network(env_name, num_players=game.num_players)
         if not model_file(path).is_file():
             raise CheckpointError(
                 f"no network is shipped for {env_name} (networks are shipped for {', '.join(shipped_envs()) or 'no env'}); "

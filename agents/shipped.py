@@ -3,7 +3,9 @@
 The repository keeps them at its top level, ``checkpoints/<env>/shipped/`` (a PPO run:
 ``model.zip``, ``config.yaml``, ``metadata.json``; the agent specs ``ppo`` and
 ``ppo+search``) and ``checkpoints/<env>/shipped_td/`` (a turn-value run: ``value.pt``;
-the agent spec ``td``). An installed wheel carries the same folders as package data,
+the agent spec ``td``). A game whose observation changes with the player count ships a
+network per table size it was trained for: ``checkpoints/<env>/shipped_<n>p/`` (e.g.
+Lost Dice's ``shipped_3p``), which ``ppo`` plays at a table of ``n``. An installed wheel carries the same folders as package data,
 ``agents/checkpoints/<env>/shipped*/`` (``setup.py`` maps the top-level folder into
 this package and takes only the shipped folders). :func:`shipped_network` looks in the
 package first, then in the source checkout, so it answers from any working directory.
@@ -26,14 +28,19 @@ def checkpoints_root() -> Path:
     return Path(__file__).resolve().parent.parent / "checkpoints"
 
 
-def shipped_network(env: str, kind: str = "ppo") -> Path:
+def shipped_network(env: str, kind: str = "ppo", num_players: int | None = None) -> Path:
     """The run directory of the network shipped for ``env``: ``kind`` ``"ppo"`` (``shipped/``) or ``"td"`` (``shipped_td/``).
 
-    The path is returned whether or not the env has such a network; its loader says
-    clearly when the folder holds none.
+    With ``num_players``, a PPO network trained at that table size (``shipped_<n>p/``) is
+    preferred when one is shipped. The path is returned whether or not the env has such
+    a network; its loader says clearly when the folder holds none.
     """
     if kind not in SHIPPED_FOLDERS:
         raise ValueError(f"kind must be one of {sorted(SHIPPED_FOLDERS)}, got {kind!r}")
+    if kind == "ppo" and num_players is not None:
+        table = checkpoints_root() / env / f"shipped_{num_players}p"
+        if (table / "model.zip").is_file():
+            return table
     return checkpoints_root() / env / SHIPPED_FOLDERS[kind]
 
 

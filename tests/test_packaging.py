@@ -76,3 +76,13 @@ def test_default_dice_are_package_data_and_a_users_file_is_a_path(tmp_path):
     own = tmp_path / "dice.yaml"
     own.write_text(default_dice_file("lost_dice").read_text())
     assert load_dice(str(own), "lost_dice") == load_dice(default_dice_file("lost_dice"), "lost_dice")
+
+
+def test_a_network_trained_at_another_table_size_is_played_there(tmp_path, monkeypatch):
+    monkeypatch.setattr(shipped, "checkpoints_root", lambda: tmp_path)
+    for folder in ("shipped", "shipped_3p"):
+        (tmp_path / "lost_dice" / folder).mkdir(parents=True)
+        (tmp_path / "lost_dice" / folder / "model.zip").write_bytes(b"")
+    assert shipped.shipped_network("lost_dice", num_players=3) == tmp_path / "lost_dice" / "shipped_3p"
+    assert shipped.shipped_network("lost_dice", num_players=2) == tmp_path / "lost_dice" / "shipped"
+    assert shipped.shipped_network("lost_dice", num_players=4) == tmp_path / "lost_dice" / "shipped"
