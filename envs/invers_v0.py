@@ -111,7 +111,9 @@ is how the search bot plans from what it is given).
 * `reward_mode="win"` (default): 0 until the end, then +1 for the winner, −1 for the
   loser, 0 for both on a draw (equal flipped tiles, or truncation at `max_plies`).
 * `reward_mode="score"`: each push pays each player the change in their count of
-  flipped tiles of their own colour (so flipping an opponent's tile pays *them* +1).
+  flipped tiles of their own colour (so flipping an opponent's tile pays *them* +1); the
+  first push also pays each player the flipped tile in their hand at the start, so an
+  episode's return is the final count.
 * `reward_mode="margin"`: each step pays each player the change of their lead, their
   total minus the best other player's (solo: the score); an episode's return is the
   final lead, so points an opponent gains count against the player.

@@ -166,8 +166,8 @@ Player block (offset `77 + 118 k`):
   player with the highest total, −1 for the others; 0 for all if every total is equal.
 * `reward_mode="score"` (default solo): each step pays each player the change of their
   running score, the score the sheet would have if the game ended now (starting a
-  column pays −20; Keldice starts at −4 for zero wishing stones). An episode's return
-  is the final score.
+  column pays −20). Keldice starts at −4 for zero wishing stones, and the first step
+  pays it, so in both games an episode's return is the final score.
 * `reward_mode="margin"`: each step pays each player the change of their lead, their
   total minus the best other player's (solo: the score); an episode's return is the
   final lead, so points an opponent gains count against the player.

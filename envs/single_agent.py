@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 import gymnasium
 import numpy as np
 
-from envs.aec import GAME_OVER, check_render_mode, observation_box, render_state, resolve_reward_mode, reward_basis
+from envs.aec import GAME_OVER, check_render_mode, observation_box, render_state, resolve_reward_mode, reward_basis, start_basis
 from envs.core import Game, GameState, IllegalActionError
 from envs.opponents import Policy, resolve
 from envs.spaces import LegalActionSpace
@@ -42,7 +42,9 @@ class SingleAgentEnv(gymnasium.Env):
             ``"rgb_array"`` (an image) for games that draw one.
         reward_mode: ``"score"`` (points gained each step), ``"margin"`` (the change of
             the lead over the best other player each step) or ``"win"`` (+1/-1/0 at the
-            end); default ``"score"`` for one player and ``"win"`` for more.
+            end); default ``"score"`` for one player and ``"win"`` for more. The first
+            step also pays the points the game starts with, so an episode's rewards add
+            up to the learner's final score, final lead or outcome.
         opponents: one policy for every other seat, or a list with one per other seat in
             seat order (skipping the learner's); ``None`` plays uniformly random legal moves.
             A policy is an object with ``act(observation, action_mask)`` or, once ``agents``
@@ -123,7 +125,7 @@ class SingleAgentEnv(gymnasium.Env):
             if opponent is not None and hasattr(opponent, "reset"):
                 opponent.reset(seed=int(self._opponent_rng.integers(2**63)))
         self.game_state = self.game.new_initial_state(rng)
-        self._last_basis = reward_basis(self.game_state, self.reward_mode)[self.learner]
+        self._last_basis = start_basis(self.game)[self.learner]  # the first step pays the starting points too
         self._play_opponents()
         return self._observation(), self._info()
 

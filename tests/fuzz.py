@@ -27,7 +27,7 @@ run goes in parts (``--part K/M``, one process each, in turn or side by side) wh
 
 and once the game has ended: it ended within ``max_game_length`` steps, every agent was
 told so, a further action is refused, the AEC rewards (both as stepped and as collected
-through ``last()``) add up to the score gained (``"score"``: final minus initial scores)
+through ``last()``) add up to the final score (``"score"``), the final lead (``"margin"``)
 or to the outcome (``"win"``: ``returns()``, each of +1 / -1 / 0), and replaying the seed
 in a fresh env gives the same game (a hash of every action, observation and reward).
 
@@ -256,7 +256,6 @@ def play_checked(module: ModuleType, kwargs: dict, seed: int, checks: Counter) -
     seats = {agent: i for i, agent in enumerate(env.possible_agents)}
     action_rng, probe_rng = random.Random(seed), random.Random(f"probe {seed}")
     digest = hashlib.blake2b(digest_size=16)
-    initial_basis = reward_basis(state, env.reward_mode)
     stepped = np.zeros(game.num_players)  # rewards as stepped (env.rewards after each step)
     collected = np.zeros(game.num_players)  # rewards as an agent collects them via last()
     told_done = set()
@@ -309,7 +308,7 @@ def play_checked(module: ModuleType, kwargs: dict, seed: int, checks: Counter) -
         expect_refused(state.clone(), 0, 0, "an action after the end of the game")
         checks["finished game refuses"] += 1
         if env.reward_mode != "win":
-            expected, what = reward_basis(state, env.reward_mode) - initial_basis, f"{env.reward_mode} gained"
+            expected, what = reward_basis(state, env.reward_mode), f"the final {'score' if env.reward_mode == 'score' else 'lead'}"
         else:
             expected, what = state.returns(), "outcome"
             check(np.isin(expected, (-1.0, 0.0, 1.0)).all(), f"outcome {expected.tolist()} is not +1/-1/0 per player")

@@ -18,7 +18,7 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, seed_test
 
 import envs
-from envs import ENVS, IllegalActionError
+from envs import ENVS, IllegalActionError, keldice_v0
 from envs.aec import reward_basis
 
 
@@ -98,7 +98,6 @@ def test_random_play_invariants_through_the_aec_env(entry, num_players):
         rng = np.random.default_rng(num_players)
         for seed in range(8):
             env.reset(seed=seed)
-            initial_basis = reward_basis(env.unwrapped.game_state, reward_mode)
             returns = dict.fromkeys(env.possible_agents, 0.0)
             steps = 0
             for agent in env.agent_iter():
@@ -114,8 +113,33 @@ def test_random_play_invariants_through_the_aec_env(entry, num_players):
                 steps += 1
             state = env.unwrapped.game_state
             assert state.is_terminal() and steps <= env.unwrapped.game.max_game_length
-            expected = state.returns() if reward_mode == "win" else reward_basis(state, reward_mode) - initial_basis
+            # The env cards' promise: the return is the final score, lead or outcome
+            # (points a game starts with, such as Keldice's -4, included).
+            expected = state.returns() if reward_mode == "win" else reward_basis(state, reward_mode)
             assert [returns[a] for a in env.possible_agents] == pytest.approx(expected.tolist())
+
+
+@pytest.mark.parametrize("reward_mode", ["score", "margin"])
+def test_keldice_solo_returns_include_the_starting_minus_four_in_every_adapter(reward_mode):
+    """The issue's repro: Keldice starts at -4 (no wishing stones), and the first step pays it."""
+    aec = keldice_v0.env(num_players=1, reward_mode=reward_mode)
+    aec.reset(seed=3)
+    rng = np.random.default_rng(0)
+    total = 0.0
+    for agent in aec.agent_iter():
+        obs, reward, terminated, truncated, _ = aec.last()
+        total += reward
+        aec.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert total == aec.unwrapped.game_state.scores()[0] == -14.0
+    gym_env = gymnasium.make("Keldice-v0", num_players=1, reward_mode=reward_mode).unwrapped
+    gym_env.reset(seed=3)
+    assert gym_env.game_state.scores()[0] == -4.0
+    rewards, done = [], False
+    while not done:
+        _, reward, terminated, truncated, _ = gym_env.step(int(np.flatnonzero(gym_env.action_masks())[0]))
+        rewards.append(reward)
+        done = terminated or truncated
+    assert sum(rewards) == gym_env.game_state.scores()[0]
 
 
 @pytest.mark.parametrize("name", list(ENVS))
