@@ -25,29 +25,31 @@ On **every step** (the cheap checks):
   learner, the Parallel agents) and shows the core's mask (``info["action_mask"]`` and
   ``action_masks()`` in Gymnasium).
 
-On **a seeded sample of steps** (``--deep``, default 1 in 16, and every game's first
-step; the costly checks):
+On **a seeded sample of steps** (``--deep``, default 1 in 32; the costly checks):
 
 * every player's observation, and the adapter's equals the core's;
 * refusal: a random unmasked action of the acting player (the first id outside the space
   when all are legal) and, with several players, a legal action from a seat not to act
   raise ``IllegalActionError`` on a clone and leave it as it was; in the Parallel form
   the same actions inside a step (and a step missing an acting agent's action) are
-  refused by the env itself, leaving the game unchanged; in the Gymnasium form an
-  unmasked action ends the episode of a copy of the env with ``illegal_reward``, nothing
-  played;
+  refused by the env itself, leaving the game unchanged;
 * clone independence: the step's actions applied to a clone are accepted and leave the
-  original unchanged, and after the real step the original equals the clone (Gymnasium:
-  a deep copy of the env, stepped alike, gives the same step);
+  original unchanged, and after the real step the original equals the clone;
 * ``action_space(...).sample()`` draws a legal action.
 
 At **the end of every game**: the core is over and every agent was told (terminated xor
 truncated, as the core says), a further action is refused, and the **return promise** of
 the env cards holds for every agent: the rewards of the episode (AEC: as stepped and as
 collected through ``last()``) add up to its final score (``"score"``), its final lead
-(``"margin"``) or its outcome ``returns()``, +1 / -1 / 0 (``"win"``). **A seeded sample
-of games** (``--replay``, default 1 in 8) is played again in a fresh env without checks:
+(``"margin"``) or its outcome ``returns()``, +1 / -1 / 0 (``"win"``).
+
+**A seeded sample of games** (``--deep-games``, default 1 in 8) gets the per-game costly
+checks as well: its first step is deep; in the Gymnasium form each deep step also steps
+an unmasked action in a deep copy of the env (the episode ends with ``illegal_reward``,
+nothing played, the original untouched) and the masked one in another copy (the same
+step as the original's); and the game is played again in a fresh env without checks:
 the same seed must give the same game (a hash of every action, observation and reward).
+``--full`` runs every costly check on every step and game.
 
 A failure does not stop the run: it is printed with the command that replays it, counted,
 and the run goes on with the next game. The exit status is 1 if anything failed.
@@ -58,6 +60,7 @@ from __future__ import annotations
 import argparse
 import ast
 import copy
+import functools
 import hashlib
 import inspect
 import itertools
@@ -81,6 +84,7 @@ from envs.registry import ENVS, EnvEntry
 REWARD_MODES = ("score", "win", "margin")  # the game with seed s plays REWARD_MODES[s % 3]
 PROGRESS_SECONDS = 30.0
 INT8, FLOAT32 = np.dtype(np.int8), np.dtype(np.float32)
+ZERO_ONE, ONE = b"\x00\x01", b"\x01"  # the bytes a 0/1 int8 mask may hold, and an unmasked action
 ILLEGAL_ENDED = ".*an illegal action ended the episode"  # the Gymnasium form's warning
 
 
@@ -100,24 +104,25 @@ def check(condition, message: str) -> None:
 
 @dataclass(frozen=True)
 class Sampling:
-    """How often the costly checks run: a share of steps and a share of games, seeded."""
+    """How often the costly checks run: a seeded share of steps and a seeded share of games."""
 
-    deep: float = 1 / 16  #: share of steps with the costly checks (besides each game's first)
-    replay: float = 1 / 8  #: share of games played again to compare
+    steps: float = 1 / 32  #: share of steps with the costly checks
+    games: float = 1 / 8  #: share of games with the per-game ones (first step, copies of the env, replay)
 
-    def replayed(self, seed: int) -> bool:
-        return self.replay >= 1 or random.Random(f"replay {seed}").random() < self.replay
+    def sampled_game(self, seed: int) -> bool:
+        return self.games >= 1 or random.Random(f"sampled {seed}").random() < self.games
 
     def options(self) -> str:
         """The command-line options that give this sampling (empty for the default)."""
         default = Sampling()
-        parts = [f" --deep {self.deep}" if self.deep != default.deep else "", f" --replay {self.replay}" if self.replay != default.replay else ""]
+        parts = [f" --deep {self.steps}" if self.steps != default.steps else "", f" --deep-games {self.games}" if self.games != default.games else ""]
         return "".join(parts)
 
 
-FULL = Sampling(deep=1.0, replay=1.0)
+FULL = Sampling(steps=1.0, games=1.0)
 
 
+@functools.cache
 def option_variants(game_class) -> list[dict]:
     """Every combination of the game's boolean keyword options (``[{}]`` if it has none)."""
     names = [
@@ -231,41 +236,41 @@ class GameChecker:
         self.score_low, self.score_high = game.score_bounds()
         self.checks = checks
 
-    def check_state(self, state: GameState, step: int) -> tuple[tuple[int, ...], list[np.ndarray]]:
-        """The cheap checks of a state: acting players, every mask, the scores, and one
-        seat's observation (seat ``step % n`` with several players; the adapter's view of
-        the acting player is checked by the caller). Returns the acting players and masks."""
+    def check_state(self, state: GameState) -> tuple[tuple[int, ...], list[np.ndarray]]:
+        """The cheap checks of a state: acting players, every mask, the scores (the
+        adapter's observation of the acting player is checked by the caller, every
+        player's on the deep steps). Returns the acting players and masks.
+
+        The hot path of the fuzzer: the masks are tested as bytes (a 0/1 ``int8`` mask
+        has no byte but 0 and 1), which costs less than numpy's reductions on arrays
+        this small."""
         n, checks = self.n, self.checks
         acting = tuple(state.acting_players())
         if state.is_terminal() == bool(acting):
             raise InvariantViolation(f"terminal={state.is_terminal()} but acting players {acting}")
         masks = [state.legal_mask(p) for p in range(n)]
         for p, mask in enumerate(masks):
-            if mask.dtype != INT8 or mask.shape != self.mask_shape:
+            if (mask.dtype is not INT8 and mask.dtype != INT8) or mask.shape != self.mask_shape:
                 raise InvariantViolation(f"player {p}'s mask is {mask.dtype} {mask.shape}, not int8 ({self.num_actions},)")
-        stacked = np.array(masks)
-        if (stacked.view(np.uint8) > 1).any():  # negative int8 entries are > 1 as uint8
-            raise InvariantViolation(f"a mask holds values outside 0/1: {stacked.min()}..{stacked.max()}")
-        unmasked = np.count_nonzero(stacked, axis=1).tolist()
-        for p in range(n):
-            if (p in acting) != (unmasked[p] > 0):
+            raw = mask.tobytes()
+            if raw.translate(None, ZERO_ONE):
+                raise InvariantViolation(f"player {p}'s mask holds values outside 0/1: {mask.min()}..{mask.max()}")
+            if (p in acting) != (ONE in raw):
                 if p in acting:
                     raise InvariantViolation(f"player {p} is to act with an empty mask")
-                raise InvariantViolation(f"player {p} is not to act but {unmasked[p]} actions are unmasked")
+                raise InvariantViolation(f"player {p} is not to act but {raw.count(ONE)} actions are unmasked")
         checks["mask"] += n
         scores = state.scores()
         if scores.shape != (n,):
             raise InvariantViolation(f"scores have shape {scores.shape}, not ({n},)")
-        if not (self.score_low <= scores.min() and scores.max() <= self.score_high):
-            raise InvariantViolation(f"scores {scores.tolist()} leave the declared [{self.score_low}, {self.score_high}]")
+        low, high = self.score_low, self.score_high
+        if not all(low <= x <= high for x in scores.tolist()):  # NaN fails too
+            raise InvariantViolation(f"scores {scores.tolist()} leave the declared [{low}, {high}]")
         checks["score"] += n
-        if n > 1:
-            seat = step % n
-            self.check_observation(seat, state.observe(seat))
         return acting, masks
 
     def check_observation(self, player: int, obs: np.ndarray) -> None:
-        if obs.dtype != FLOAT32 or obs.shape != self.observation_shape:
+        if (obs.dtype is not FLOAT32 and obs.dtype != FLOAT32) or obs.shape != self.observation_shape:
             raise InvariantViolation(f"player {player}'s observation is {obs.dtype} {obs.shape}, not float32 {self.observation_shape}")
         if not (self.obs_low <= obs.min() and obs.max() <= self.obs_high):  # NaN fails too
             entry = int(np.flatnonzero(~((obs >= self.obs_low) & (obs <= self.obs_high)))[0])
@@ -350,6 +355,12 @@ class Trial:
     checks: Counter
     envs: dict = field(default_factory=dict)
 
+    @cached_property
+    def sampled(self) -> bool:
+        """A game of the seeded sample: its first step is deep, it is replayed, and its
+        Gymnasium deep steps probe copies of the env."""
+        return self.sampling.sampled_game(self.seed)
+
     def env(self, factory: str, fresh: bool = False):
         """An env made by the module's ``factory`` with the game's arguments (``raw_env``, ...)."""
         if fresh:
@@ -373,7 +384,12 @@ class Trial:
         return random.Random(self.seed), random.Random(f"deep {self.seed}"), random.Random(f"probe {self.seed}")
 
     def deep(self, step: int, deep_rng: random.Random) -> bool:
-        return step == 0 or deep_rng.random() < self.sampling.deep
+        return deep_rng.random() < self.sampling.steps or (step == 0 and self.sampled)
+
+
+def same_mask(shown: np.ndarray, core: np.ndarray) -> bool:
+    """The adapter shows the core's mask: the same array, or an equal one of the same dtype."""
+    return shown is core or (shown.dtype == core.dtype and shown.shape == core.shape and shown.tobytes() == core.tobytes())
 
 
 def choose(mask: np.ndarray, rng: random.Random) -> int:
@@ -392,10 +408,10 @@ def play_aec(g: Trial, record: bool) -> GameResult:
     seats = {agent: i for i, agent in enumerate(env.possible_agents)}
     action_rng, deep_rng, probe_rng = g.rngs()
     digest = hashlib.blake2b(digest_size=16) if record else None
-    stepped = np.zeros(game.num_players)  # rewards as stepped (env.rewards after each step)
-    collected = np.zeros(game.num_players)  # rewards as an agent collects them via last()
+    stepped = [0.0] * game.num_players  # rewards as stepped (env.rewards after each step)
+    collected = [0.0] * game.num_players  # rewards as an agent collects them via last()
     told_done = set()
-    acting, masks = checker.check_state(state, 0)
+    acting, masks = checker.check_state(state)
     steps = 0
     while env.agents:
         agent = env.agent_selection
@@ -413,7 +429,7 @@ def play_aec(g: Trial, record: bool) -> GameResult:
         if seat not in acting:
             raise InvariantViolation(f"the AEC selects {agent} but the acting players are {acting}")
         mask, observation = obs["action_mask"], obs["observation"]
-        if not np.array_equal(mask, masks[seat]):
+        if not same_mask(mask, masks[seat]):
             raise InvariantViolation(f"the AEC shows {agent} a mask other than the core's")
         checker.check_observation(seat, observation)
         checks["aec view"] += 1
@@ -434,10 +450,11 @@ def play_aec(g: Trial, record: bool) -> GameResult:
         if steps > game.max_game_length:
             raise InvariantViolation(f"the game runs past max_game_length={game.max_game_length}")
         rewards = [env.rewards[a] for a in env.possible_agents]
-        stepped += rewards
+        for i, reward in enumerate(rewards):
+            stepped[i] += reward
         if digest:
             trace_update(digest, action, observation, rewards)
-        acting, masks = checker.check_state(state, steps)
+        acting, masks = checker.check_state(state)
         if deep:
             checker.follows(state, clone, f"action {action}")
     check(state.is_terminal(), "every agent is done but the core's game is not over")
@@ -449,7 +466,7 @@ def play_aec(g: Trial, record: bool) -> GameResult:
     checks["finished game refuses"] += 2
     expected, what = final_basis(state, env.reward_mode)
     for name, total in (("stepped", stepped), ("collected through last()", collected)):
-        check(np.allclose(total, expected, rtol=0, atol=1e-9), f"AEC rewards {name} sum to {total.tolist()}, {what} is {expected.tolist()}")
+        check(np.allclose(total, expected, rtol=0, atol=1e-9), f"AEC rewards {name} sum to {total}, {what} is {expected.tolist()}")
     checks["return promise"] += 2 * game.num_players
     return GameResult(steps, digest.digest() if digest else None)
 
@@ -482,14 +499,14 @@ def play_gymnasium(g: Trial, record: bool) -> GameResult:
     action_rng, deep_rng, probe_rng = g.rngs()
     digest = hashlib.blake2b(digest_size=16) if record else None
     check(not state.is_terminal(), "the Gymnasium episode is over at reset, before the learner acted")
-    acting, masks = checker.check_state(state, 0)
+    acting, masks = checker.check_state(state)
     total, steps = 0.0, 0
     while True:
         mask = info["action_mask"]
         if learner not in acting:
             raise InvariantViolation(f"the Gymnasium env asks the learner (seat {learner}) but the acting players are {acting}")
-        if not (np.array_equal(mask, masks[learner]) and np.array_equal(env.action_masks(), masks[learner] != 0)):
-            raise InvariantViolation("the Gymnasium env's info['action_mask'] or action_masks() is not the core's mask")
+        if not same_mask(mask, masks[learner]):
+            raise InvariantViolation("the Gymnasium env's info['action_mask'] is not the core's mask")
         checker.check_observation(learner, observation)
         checks["gymnasium view"] += 1
         action = choose(mask, action_rng)
@@ -498,16 +515,21 @@ def play_gymnasium(g: Trial, record: bool) -> GameResult:
             before = Snapshot.of(state)
             checker.check_snapshot(before)
             check(np.array_equal(observation, before.observations[learner]), "the Gymnasium env shows an observation other than the core's")
+            sb3_mask = env.action_masks()
+            check(sb3_mask.dtype == np.bool_ and np.array_equal(sb3_mask, mask != 0), "the Gymnasium env's action_masks() is not the core's mask")
             checks["gymnasium observation"] += 1
             checker.probe(state, before, [(learner, action)], probe_rng)
-            bad = checker.unmasked_action(mask, probe_rng)
-            if bad < game.num_actions:  # an id of the space that the rules forbid: the episode ends
-                expect_illegal_ends_episode(env_copy(env), bad, env.illegal_reward)
-                checks["illegal action ends the episode"] += 1
-            else:  # every action is legal: an id outside the space raises and plays nothing
-                expect_refused(lambda: env.step(bad), f"action {bad}, outside the action space,")
-            expect_same(before, state, f"illegal action {bad} stepped in a copy of the env changed the original")
-            twin = env_copy(env)
+            # Copies of the env, the costliest checks, in the sampled games only.
+            probes = ("illegal", "copy") if g.sampled else ()
+            if "illegal" in probes:
+                bad = checker.unmasked_action(mask, probe_rng)
+                if bad < game.num_actions:  # an id of the space that the rules forbid: the episode ends
+                    expect_illegal_ends_episode(env_copy(env), before, bad, env.illegal_reward)
+                    checks["illegal action ends the episode"] += 1
+                else:  # every action is legal: an id outside the space raises and plays nothing
+                    expect_refused(lambda: env.step(bad), f"action {bad}, outside the action space,")
+                expect_same(before, state, f"illegal action {bad} stepped in a copy of the env changed the original")
+            twin = env_copy(env) if "copy" in probes else None
             checker.check_sample(env.action_space.sample(), mask, "action_space")
         try:
             observation, reward, terminated, truncated, info = env.step(action)
@@ -520,7 +542,7 @@ def play_gymnasium(g: Trial, record: bool) -> GameResult:
         total += reward
         if digest:
             trace_update(digest, action, observation, [reward])
-        if deep:
+        if deep and twin is not None:
             twin_step = twin.step(action)
             same = (
                 np.array_equal(twin_step[0], observation)
@@ -532,12 +554,12 @@ def play_gymnasium(g: Trial, record: bool) -> GameResult:
             checks["copy follows original"] += 1
         if terminated or truncated:
             break
-        acting, masks = checker.check_state(state, steps)
+        acting, masks = checker.check_state(state)
     check(state.is_terminal(), f"the Gymnasium episode ended (terminated={terminated}, truncated={truncated}) but the core plays on")
     check(terminated != truncated and truncated == state.is_truncated(), f"terminated={terminated}, truncated={truncated}, core says truncated={state.is_truncated()}")
     check(not info["action_mask"].any() and not env.action_masks().any(), "the learner's mask is not empty after the end")
     check(env.action_space.sample() == 0, "action_space.sample() with nothing legal is not 0")
-    checker.check_state(state, steps)
+    checker.check_state(state)
     checker.check_snapshot(Snapshot.of(state))
     expect_refused(lambda: env.step(0), "a Gymnasium step after the end")
     checks["finished game refuses"] += 1
@@ -552,9 +574,8 @@ def env_copy(env):
     return copy.deepcopy(env, {id(env.game): env.game})
 
 
-def expect_illegal_ends_episode(env, action: int, illegal_reward: float) -> None:
+def expect_illegal_ends_episode(env, before: Snapshot, action: int, illegal_reward: float) -> None:
     """An unmasked action in the Gymnasium form ends the episode with the penalty, nothing played."""
-    before = Snapshot.of(env.game_state)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=ILLEGAL_ENDED)
         try:
@@ -595,13 +616,13 @@ def play_parallel(g: Trial, record: bool) -> GameResult:
     action_rng, deep_rng, probe_rng = g.rngs()
     digest = hashlib.blake2b(digest_size=16) if record else None
     totals = np.zeros(game.num_players)
-    acting, masks = checker.check_state(state, 0)
+    acting, masks = checker.check_state(state)
     steps = 0
     while env.agents:
         check(env.agents == agents and set(observations) == set(agents), f"agents {env.agents} with observations for {sorted(observations)} while the game runs")
         for agent in agents:
             seat = seat_of[agent]
-            if not np.array_equal(observations[agent]["action_mask"], masks[seat]):
+            if not same_mask(observations[agent]["action_mask"], masks[seat]):
                 raise InvariantViolation(f"the Parallel env shows {agent} a mask other than the core's")
             checker.check_observation(seat, observations[agent]["observation"])
         checks["parallel view"] += len(agents)
@@ -633,7 +654,7 @@ def play_parallel(g: Trial, record: bool) -> GameResult:
         for agent in agents:
             if (terminations[agent], truncations[agent]) != (over and not truncated, over and truncated):
                 raise InvariantViolation(f"{agent}: terminated={terminations[agent]}, truncated={truncations[agent]}, core says over={over}, truncated={truncated}")
-        acting, masks = checker.check_state(state, steps)
+        acting, masks = checker.check_state(state)
         if deep:
             checker.follows(state, clone, f"actions {actions}")
         if over:
@@ -689,7 +710,7 @@ def play_checked(g: Trial) -> GameResult:
     """One random legal game with the checks of its form, replayed if sampled; raises
     InvariantViolation on the first breach."""
     play, replay = PLAYERS[g.form]
-    record = g.sampling.replayed(g.seed)
+    record = g.sampled
     try:
         result = play(g, record)
     except InvariantViolation as error:
@@ -868,7 +889,7 @@ def parse_option(text: str) -> tuple[str, object]:
 
 
 def share(text: str) -> float:
-    """A share of steps or games for ``--deep`` / ``--replay``: a number in [0, 1]."""
+    """A share of steps or games for ``--deep`` / ``--deep-games``: a number in [0, 1]."""
     try:
         value = float(text)
     except ValueError:
@@ -886,9 +907,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="game i has seed SEED + i (default 0)")
     parser.add_argument("--part", help="K/M: play only the K-th of M slices of the games (seeds stay those of the whole run)")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="fix a game option in every game (e.g. max_plies=30), repeatable")
-    parser.add_argument("--deep", type=share, default=Sampling.deep, metavar="P", help=f"share of steps with the costly checks (clones, refusals, every observation), besides each game's first (default {Sampling.deep})")
-    parser.add_argument("--replay", type=share, default=Sampling.replay, metavar="Q", help=f"share of games played again to compare (default {Sampling.replay})")
-    parser.add_argument("--full", action="store_true", help="the costly checks on every step and every game (--deep 1 --replay 1)")
+    parser.add_argument("--deep", type=share, default=Sampling.steps, metavar="P", help=f"share of steps with the costly checks: clones, refusal probes, every observation, sample() (default {Sampling.steps})")
+    parser.add_argument("--deep-games", type=share, default=Sampling.games, metavar="Q", help=f"share of games with the per-game ones: a deep first step, copies of the Gymnasium env on deep steps, a replay (default {Sampling.games})")
+    parser.add_argument("--full", action="store_true", help="the costly checks on every step and every game (--deep 1 --deep-games 1)")
     parser.add_argument("--sum", nargs="+", metavar="LOG", help="add up the figures in the logs of a run's parts, play nothing")
     args = parser.parse_args(argv)
     if args.sum:
@@ -904,7 +925,7 @@ def main(argv: list[str] | None = None) -> int:
         games = part_range(args.games, args.part)
     except ValueError as error:
         parser.error(str(error))
-    sampling = FULL if args.full else Sampling(deep=args.deep, replay=args.replay)
+    sampling = FULL if args.full else Sampling(steps=args.deep, games=args.deep_games)
 
     try:
         options = dict(parse_option(text) for text in args.option)
@@ -938,7 +959,7 @@ def main(argv: list[str] | None = None) -> int:
     total_checks = sum(t.total_checks for t in tallies)
     print(
         f"fuzz total ({games.start}..{games.stop - 1} of {args.games} games, seed {args.seed}, "
-        f"deep {sampling.deep:g}, replay {sampling.replay:g}): "
+        f"deep {sampling.steps:g}, deep games {sampling.games:g}): "
         f"games {sum(t.games for t in tallies)}, steps {sum(t.steps for t in tallies)}, "
         f"invariant checks {total_checks}, failures {len(failures)}",
         flush=True,
