@@ -14,13 +14,20 @@ state itself is ``env.unwrapped.game_state``.
 Rewards (``reward_mode``):
 
 * ``"score"``: every step pays each player the points they gained on it (bonuses when
-  earned, end-of-game adjustments at the end). The default for one player.
+  earned, end-of-game adjustments at the end), and the first step also pays the points
+  a game starts with (Keldice's −4 for no wishing stones, Invers's tile in hand), so a
+  game's rewards add up to the final score. The default for one player.
 * ``"win"``: 0 until the end, then +1 / -1 / 0 from :meth:`GameState.returns`. The
   default for several players.
 * ``"margin"``: every step pays each player the change of their lead, their points
   minus the best of the other players' (solo: the points). A game's rewards add up to
-  the final lead, so this is a dense signal aligned with winning: points that the
-  opponents gain count against the player.
+  the final lead (a lead the game starts with is paid with the first step), so this is
+  a dense signal aligned with winning: points that the opponents gain count against the
+  player.
+
+Every adapter pays from :func:`start_basis`, zero, not from the scores the game starts
+with: the rewards of an episode add up to the final score (``"score"``), the final lead
+(``"margin"``) or :meth:`GameState.returns` (``"win"``), which ``tests/fuzz.py`` checks.
 """
 
 from __future__ import annotations
@@ -93,6 +100,16 @@ def reward_basis(state: GameState, reward_mode: str) -> np.ndarray:
     """
     scores = state.scores()
     return leads(scores) if reward_mode == "margin" else scores
+
+
+def start_basis(game: Game) -> np.ndarray:
+    """The basis that a game's first step is paid against: zero for every seat.
+
+    Not the starting scores: a game that starts with points (Keldice's −4, Invers's
+    tile in hand) pays them with the first step, so that an episode's rewards add up to
+    the final score or lead and not to what was gained since the start.
+    """
+    return np.zeros(game.num_players)
 
 
 def step_rewards(state: GameState, reward_mode: str, last_basis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -202,7 +219,7 @@ class GameAECEnv(GameAgentsMixin, AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
-        self._last_basis = reward_basis(self.game_state, self.reward_mode)
+        self._last_basis = start_basis(self.game)
         self.agent_selection = self.possible_agents[self.game_state.acting_players()[0]]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:

@@ -35,7 +35,7 @@ env = gymnasium.make("Invers-v0", opponents=bot, learner_seat=1)
 
 Keyword arguments: `max_plies` (default 400), `reward_mode` (`"win"` by default,
 `"score"` or `"margin"`), `render_mode` (`"ansi"`, `"human"`, `"rgb_array"`). The Gymnasium env
-also takes `opponents` and `learner_seat` (see `envs.single_agent`).
+also takes `opponents`, `learner_seat`, and `illegal_action` / `illegal_reward` (an illegal action ends the episode with reward −1 by default) (see `envs.single_agent`).
 
 ## Agents
 
@@ -111,7 +111,9 @@ is how the search bot plans from what it is given).
 * `reward_mode="win"` (default): 0 until the end, then +1 for the winner, −1 for the
   loser, 0 for both on a draw (equal flipped tiles, or truncation at `max_plies`).
 * `reward_mode="score"`: each push pays each player the change in their count of
-  flipped tiles of their own colour (so flipping an opponent's tile pays *them* +1).
+  flipped tiles of their own colour (so flipping an opponent's tile pays *them* +1); the
+  first push also pays each player the flipped tile in their hand at the start, so an
+  episode's return is the final count.
 * `reward_mode="margin"`: each step pays each player the change of their lead, their
   total minus the best other player's (solo: the score); an episode's return is the
   final lead, so points an opponent gains count against the player.

@@ -43,8 +43,8 @@ env = gymnasium.make("Keldice-v0")                             # learner vs a ra
 ```
 
 Keyword arguments: `num_players` (1..4, default 2), `rolls_per_player` (default 20),
-`dice_file`, `reward_mode`, `render_mode`; the Gymnasium env also takes `opponents` and
-`learner_seat`.
+`dice_file`, `reward_mode`, `render_mode`; the Gymnasium env also takes `opponents`,
+`learner_seat`, and `illegal_action` / `illegal_reward` (an illegal action ends the episode with reward −1 by default).
 
 ## Search
 

@@ -42,8 +42,8 @@ or `"keldice"`; the `keldice_v0` env has no such argument), `rolls_per_player` (
 25 for two players, 30 solo, 20 for three or four; Keldice 20), `dice_file` (a YAML file
 of the dice faces, default `envs/games/dice/<variant>.yaml`; see *Dice* below),
 `reward_mode` (`"win"` by default with several players, `"score"` solo, or `"margin"`),
-`render_mode` (`"ansi"`, `"human"`, `"rgb_array"`: the ansi sheet drawn as a picture). The Gymnasium env also takes `opponents` and
-`learner_seat` (see `envs.single_agent`).
+`render_mode` (`"ansi"`, `"human"`, `"rgb_array"`: the ansi sheet drawn as a picture). The Gymnasium env also takes `opponents`,
+`learner_seat`, and `illegal_action` / `illegal_reward` (an illegal action ends the episode with reward −1 by default) (see `envs.single_agent`).
 
 ## Dice
 
@@ -166,8 +166,8 @@ Player block (offset `77 + 118 k`):
   player with the highest total, −1 for the others; 0 for all if every total is equal.
 * `reward_mode="score"` (default solo): each step pays each player the change of their
   running score, the score the sheet would have if the game ended now (starting a
-  column pays −20; Keldice starts at −4 for zero wishing stones). An episode's return
-  is the final score.
+  column pays −20). Keldice starts at −4 for zero wishing stones, and the first step
+  pays it, so in both games an episode's return is the final score.
 * `reward_mode="margin"`: each step pays each player the change of their lead, their
   total minus the best other player's (solo: the score); an episode's return is the
   final lead, so points an opponent gains count against the player.

@@ -27,7 +27,7 @@ import numpy as np
 from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
-from envs.aec import GameAgentsMixin, agent_observation_space, check_render_mode, render_state, resolve_reward_mode, reward_basis, state_box, step_rewards
+from envs.aec import GameAgentsMixin, agent_observation_space, check_render_mode, render_state, resolve_reward_mode, start_basis, state_box, step_rewards
 from envs.core import Game, GameState, IllegalActionError
 from envs.spaces import LegalActionSpace
 
@@ -62,7 +62,7 @@ class GameParallelEnv(GameAgentsMixin, ParallelEnv):
             self.np_random, self.np_random_seed = seeding.np_random(seed)
         self.game_state = self.game.new_initial_state(self.np_random)
         self.agents = self.possible_agents[:]
-        self._last_basis = reward_basis(self.game_state, self.reward_mode)
+        self._last_basis = start_basis(self.game)
         return self._observations(self.agents), {a: {} for a in self.agents}
 
     def step(self, actions: dict[str, Any]):

@@ -40,7 +40,7 @@ env = gymnasium.make("RollFive-v0")                          # learner vs a rand
 
 Keyword arguments: `num_players` (2..4, default 2), `mode` (`"casual"`, default, or
 `"tournament"`), `reward_mode` (`"win"`, the default, `"score"` or `"margin"`), `render_mode`
-(`"ansi"`, `"human"`, `"rgb_array"`: the ansi rows drawn as a picture). The Gymnasium env also takes `opponents` and `learner_seat` (see
+(`"ansi"`, `"human"`, `"rgb_array"`: the ansi rows drawn as a picture). The Gymnasium env also takes `opponents`, `learner_seat`, and `illegal_action` / `illegal_reward` (an illegal action ends the episode with reward −1 by default) (see
 `envs.single_agent`): the opponents commit for the other seats inside the learner's
 `step`, each seeing only its own observation.
 

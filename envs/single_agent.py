@@ -9,6 +9,19 @@ core never shows a pending choice, so each opponent decides on its own observati
 
 Action masking follows sb3-contrib's convention (``action_masks()``, a boolean array) and
 the mask is also given in ``info["action_mask"]`` (``int8``) for other libraries.
+``action_space.sample()`` draws from the learner's legal actions of the current state.
+
+An illegal action (an id of the action space that the rules forbid now) ends the episode
+by default (``illegal_action="terminate"``): ``step`` returns ``terminated=True``, the
+reward ``illegal_reward`` (default -1), the unchanged observation, an all-zero mask and
+``info["illegal_action"]``, the error's message, with a warning. The game is not
+played on and the action is not replaced by a legal one. This is the behaviour
+Gymnasium's contract asks for (every element of ``action_space`` is a valid argument of
+``step``; ``check_env`` samples its action before its seeded ``reset``, so from the mask
+of another state) and PettingZoo classic's ``TerminateIllegalWrapper`` has.
+``illegal_action="raise"`` raises :class:`~envs.core.IllegalActionError` instead and
+leaves the state unchanged. Either way an id outside the action space, a non-integer or
+a step once the episode is over raises.
 
 An opponent is any object with ``act(observation, action_mask) -> int``; if it also has
 ``reset(seed=...)`` it is reseeded from the env's seed at every ``reset``, so the same
@@ -25,12 +38,14 @@ from typing import Any, ClassVar
 import gymnasium
 import numpy as np
 
-from envs.aec import GAME_OVER, check_render_mode, observation_box, render_state, resolve_reward_mode, reward_basis
+from envs.aec import GAME_OVER, check_render_mode, observation_box, render_state, resolve_reward_mode, reward_basis, start_basis
 from envs.core import Game, GameState, IllegalActionError
 from envs.opponents import Policy, resolve
 from envs.spaces import LegalActionSpace
 
 
+#: What the Gymnasium env does with an illegal action (its ``illegal_action`` option).
+ILLEGAL_ACTION_MODES = ("terminate", "raise")
 OPPONENTS_EXPECTED = "None (random), a bot name such as \"heuristic\", an object with act(observation, action_mask), or a list of those (one per other seat)"
 
 
@@ -42,13 +57,18 @@ class SingleAgentEnv(gymnasium.Env):
             ``"rgb_array"`` (an image) for games that draw one.
         reward_mode: ``"score"`` (points gained each step), ``"margin"`` (the change of
             the lead over the best other player each step) or ``"win"`` (+1/-1/0 at the
-            end); default ``"score"`` for one player and ``"win"`` for more.
+            end); default ``"score"`` for one player and ``"win"`` for more. The first
+            step also pays the points the game starts with, so an episode's rewards add
+            up to the learner's final score, final lead or outcome.
         opponents: one policy for every other seat, or a list with one per other seat in
             seat order (skipping the learner's); ``None`` plays uniformly random legal moves.
             A policy is an object with ``act(observation, action_mask)`` or, once ``agents``
             is imported, the name of a bot of the game (an agent spec such as
             ``"heuristic"``, see ``agents/registry.py`` and :mod:`envs.opponents`).
         learner_seat: the learner's seat, or ``None`` for a random seat every episode.
+        illegal_action: ``"terminate"`` (default: an illegal action ends the episode
+            with ``illegal_reward``, see above) or ``"raise"`` (``IllegalActionError``).
+        illegal_reward: the reward of the step that an illegal action ends (default -1).
         **game_options: the game's own options (``num_players`` and its rulings).
     """
 
@@ -61,8 +81,16 @@ class SingleAgentEnv(gymnasium.Env):
         reward_mode: str | None = None,
         opponents: Policy | Sequence[Policy] | None = None,
         learner_seat: int | None = None,
+        illegal_action: str = "terminate",
+        illegal_reward: float = -1.0,
         **game_options,
     ):
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
+        if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float, np.integer, np.floating)) or not np.isfinite(illegal_reward):
+            raise ValueError(f"illegal_reward must be a finite number, got {illegal_reward!r}")
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
         self.game = self.game_class(**game_options)
         self.render_mode = check_render_mode(render_mode, self.game)
         self.reward_mode = resolve_reward_mode(reward_mode, self.game)
@@ -75,6 +103,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.action_space = LegalActionSpace(self.game.num_actions, self._sampling_mask)
         self.game_state: GameState | None = None
         self.learner = 0
+        self._ended_by_illegal_action = False
 
     def _opponent_list(self, opponents, count: int) -> list[Policy | None]:
         if opponents is None or hasattr(opponents, "act"):
@@ -123,7 +152,8 @@ class SingleAgentEnv(gymnasium.Env):
             if opponent is not None and hasattr(opponent, "reset"):
                 opponent.reset(seed=int(self._opponent_rng.integers(2**63)))
         self.game_state = self.game.new_initial_state(rng)
-        self._last_basis = reward_basis(self.game_state, self.reward_mode)[self.learner]
+        self._ended_by_illegal_action = False
+        self._last_basis = start_basis(self.game)[self.learner]  # the first step pays the starting points too
         self._play_opponents()
         return self._observation(), self._info()
 
@@ -131,9 +161,15 @@ class SingleAgentEnv(gymnasium.Env):
         state = self.game_state
         if state is None:
             raise gymnasium.error.ResetNeeded("call reset() before step()")
-        if state.is_terminal():
+        if self._ended_by_illegal_action or state.is_terminal():
             raise IllegalActionError(GAME_OVER)
-        state.apply(self.learner, action)
+        try:
+            state.apply(self.learner, action)  # refused actions leave the state as it was
+        except IllegalActionError as error:
+            if self.illegal_action == "raise":
+                raise
+            self.game.check_action(action)  # not an id of the action space: that still raises
+            return self._end_by_illegal_action(error)
         self._play_opponents()
         terminated = state.is_terminal()
         truncated = terminated and state.is_truncated()
@@ -142,12 +178,28 @@ class SingleAgentEnv(gymnasium.Env):
             self.render()
         return self._observation(), self._reward(), terminated, truncated, self._info()
 
+    def _end_by_illegal_action(self, error: IllegalActionError):
+        """The step that an illegal action ends (``illegal_action="terminate"``): nothing played."""
+        self._ended_by_illegal_action = True
+        gymnasium.logger.warn(
+            f"{self.game.name}: an illegal action ended the episode with reward {self.illegal_reward} "
+            "(info['illegal_action'] names it; illegal_action='raise' raises instead)"
+        )
+        info = {"action_mask": np.zeros(self.game.num_actions, np.int8), "seat": self.learner, "illegal_action": str(error)}
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), self.illegal_reward, True, False, info
+
     def action_masks(self) -> np.ndarray:
-        """Boolean mask of the learner's legal actions (sb3-contrib ``MaskablePPO``)."""
+        """Boolean mask of the learner's legal actions (sb3-contrib ``MaskablePPO``); all False once the episode is over."""
+        if self._ended_by_illegal_action:
+            return np.zeros(self.game.num_actions, bool)
         return self.game_state.legal_mask(self.learner).astype(bool)
 
     def _sampling_mask(self) -> np.ndarray | None:
-        if self.game_state is None or self.game_state.is_terminal():
+        """What ``action_space.sample()`` draws from: the learner's legal actions, None when
+        there are none (before ``reset``, once the episode is over)."""
+        if self.game_state is None or self._ended_by_illegal_action or self.game_state.is_terminal():
             return None
         return self.game_state.legal_mask(self.learner)
 

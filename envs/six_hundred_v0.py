@@ -33,7 +33,7 @@ env = gymnasium.make("SixHundred-v0", num_players=2, opponents=bot)
 
 Keyword arguments: `num_players` (1..6, default 1), `reward_mode` (`"score"`,
 `"win"` or `"margin"`, default by player count), `render_mode` (`"ansi"`, `"human"`, `"rgb_array"`).
-The Gymnasium env also takes `opponents` and `learner_seat` (see `envs.single_agent`).
+The Gymnasium env also takes `opponents`, `learner_seat`, and `illegal_action` / `illegal_reward` (an illegal action ends the episode with reward −1 by default) (see `envs.single_agent`).
 
 ## Turn and the dice
 

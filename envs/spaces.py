@@ -15,8 +15,11 @@ class LegalActionSpace(spaces.Discrete):
     Without, it asks the env for the current legal mask, so the idiomatic random loops
     ``env.step(env.action_space.sample())`` (Gymnasium) and
     ``env.step(env.action_space(agent).sample())`` (PettingZoo) play legal moves, and the
-    libraries' own checkers exercise real transitions. When the env gives no mask
-    (before ``reset``, after the end, not this agent's turn) it samples the whole space.
+    libraries' own checkers exercise real transitions. When nothing is legal (before
+    ``reset``, once the game is over, not this agent's turn) it returns ``0``, as
+    ``Discrete.sample`` does for an all-zero mask: there is no move to draw, and a random
+    id would only look like one. No step takes an action then (a step before ``reset``
+    or after the end raises; a done PettingZoo agent steps ``None``).
 
     The link to the env is not pickled, so a space saved with a model is a plain
     ``Discrete``; an env re-links its spaces when it is unpickled or deep-copied (see
@@ -34,6 +37,8 @@ class LegalActionSpace(spaces.Discrete):
     def sample(self, mask=None, probability=None):
         if mask is None and probability is None and self._legal_mask is not None:
             mask = self._legal_mask()
+            if mask is None:  # nothing is legal now: Gymnasium's answer to an all-zero mask
+                mask = np.zeros(self.n, np.int8)
         return super().sample(mask=mask, probability=probability)
 
     def __getstate__(self):

@@ -218,3 +218,39 @@ def test_action_from_name_is_the_inverse_of_action_name_for_every_id(name):
         game.action_from_name("fly away")
     with pytest.raises(IllegalActionError, match="no action is named"):
         game.action_from_name(None)
+
+
+@pytest.mark.parametrize("autoreset_mode", [gymnasium.vector.AutoresetMode.NEXT_STEP, gymnasium.vector.AutoresetMode.SAME_STEP])
+@pytest.mark.parametrize("name", NAMES)
+def test_make_vec_samples_every_sub_envs_legal_actions(name, autoreset_mode):
+    """``gymnasium.make_vec(id)`` is envs.vector.GameVectorEnv: its batched space knows the masks."""
+    from envs.vector import GameVectorEnv, LegalBatchSpace
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*is out of date")
+        vec_env = gymnasium.make_vec(ENTRIES[name].gym_id, num_envs=3, autoreset_mode=autoreset_mode, num_players=2)
+    assert isinstance(vec_env, GameVectorEnv) and isinstance(vec_env.action_space, LegalBatchSpace)
+    assert vec_env.action_space.sample().tolist() == [0, 0, 0]  # before reset nothing is legal
+    vec_env.action_space.seed(0)
+    _, infos = vec_env.reset(seed=0)
+    ended = 0
+    while ended < 4:
+        actions = vec_env.action_space.sample()
+        masks = infos["action_mask"]
+        # legal where a move is due; 0 where a NEXT_STEP sub-env only resets (its mask is all zeros)
+        assert all(mask[a] if mask.any() else a == 0 for a, mask in zip(actions, masks)), (actions, masks)
+        _, _, terminations, truncations, infos = vec_env.step(actions)
+        assert "illegal_action" not in infos
+        ended += int((terminations | truncations).sum())
+    assert pickle.loads(pickle.dumps(vec_env.action_space))._legal_masks is None  # a plain MultiDiscrete once pickled
+    vec_env.close()
+
+
+def test_gymnasiums_own_sync_vector_env_samples_legal_actions_only_with_the_masks():
+    vec_env = gymnasium.make_vec("LostDice-v0", num_envs=3, vectorization_mode="sync")
+    assert type(vec_env).__name__ == "SyncVectorEnv" and type(vec_env.action_space) is gymnasium.spaces.MultiDiscrete
+    _, infos = vec_env.reset(seed=0)
+    for _ in range(50):  # as the README says: the masks from infos
+        _, _, terminations, truncations, infos = vec_env.step(vec_env.action_space.sample(mask=tuple(infos["action_mask"])))
+        assert "illegal_action" not in infos
+    vec_env.close()
