@@ -70,7 +70,7 @@ def test_a_whole_game_against_an_agent_and_quitting(monkeypatch):
     ids=["unknown env", "unknown agent", "unknown option", "bad seat", "missing shipped network"],
 )
 def test_bad_input_is_one_line_and_exit_code_2(argv, message, capsys, monkeypatch, tmp_path):
-    monkeypatch.setattr(registry, "shipped_network", lambda env: tmp_path / "no_network")  # as if none were shipped
+    monkeypatch.setattr(registry, "shipped_network", lambda env, **options: tmp_path / "no_network")  # as if none were shipped
     asked = []
     assert play.main(argv, ask=asked.append, say=asked.append) == 2
     err = capsys.readouterr().err
@@ -87,10 +87,13 @@ def test_anything_else_keeps_its_traceback(monkeypatch):
         play.main(["--env", "invers"], ask=scripted("q"), say=print)
 
 
-def test_a_missing_shipped_network_names_the_envs_that_have_one_and_how_to_train_one(capsys):
+def test_a_missing_shipped_network_names_the_envs_that_have_one_and_how_to_train_one(capsys, monkeypatch, tmp_path):
+    from agents import registry, shipped
+
+    monkeypatch.setattr(registry, "shipped_network", lambda env, **options: tmp_path / "no_network")  # as if none were shipped
     assert play.main(["--env", "roll_five", "--opponent", "ppo"], ask=scripted("q"), say=print) == 2
     assert capsys.readouterr().err == (
-        "error: agent 'ppo': no network is shipped for roll_five (networks are shipped for invers, inverted_dice, six_hundred); "
+        f"error: agent 'ppo': no network is shipped for roll_five (networks are shipped for {', '.join(shipped.shipped_envs())}); "
         "train one with `python training/train.py --env roll_five` and play it as ppo:path=checkpoints/roll_five/<run>\n"
     )
 
