@@ -44,7 +44,7 @@ from agents.registry import bot_names
 from agents.trained import CheckpointError
 from envs.registry import get_entry
 from training.evaluation.report import Setup, evaluate, latest_run, output_dir, run_config, trained_runs
-from training.framework.cli import USER_ERRORS, fail, interrupted, yaml_mapping
+from training.framework.cli import guarded, yaml_mapping
 from training.framework.config import make_checked_game
 from training.framework.paths import checkpoint_root
 from training.framework.run_files import CONFIG_FILE
@@ -96,49 +96,48 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not (args.env or args.checkpoint):
         parser.error("give --env NAME or --checkpoint RUN")
+    return guarded(lambda: run(args), "evaluation interrupted; no report written")
+
+
+def run(args: argparse.Namespace) -> int:
+    """The evaluation the command line asks for: checks, plays, writes and prints the report."""
+    if args.games is not None and args.games <= 0:
+        raise ConfigError("--games must be positive")
+    if args.random_opening is not None and args.random_opening < 0:
+        raise ConfigError("--random-opening must be 0 or more")
+    asked_kwargs = yaml_mapping(args.env_kwargs, "--env-kwargs") if args.env_kwargs else None
+    checkpoint = Path(args.checkpoint) if args.checkpoint else None
+    if checkpoint is not None and not checkpoint.exists():
+        raise CheckpointError(f"checkpoint {checkpoint} does not exist")
+    trained = run_config(checkpoint) if checkpoint is not None else {}
+    env = args.env or trained.get("env")
+    if env is None:
+        raise CheckpointError(f"checkpoint {checkpoint} has no {CONFIG_FILE} naming its env: pass --env")
     try:
-        if args.games is not None and args.games <= 0:
-            raise ConfigError("--games must be positive")
-        if args.random_opening is not None and args.random_opening < 0:
-            raise ConfigError("--random-opening must be 0 or more")
-        asked_kwargs = yaml_mapping(args.env_kwargs, "--env-kwargs") if args.env_kwargs else None
-        checkpoint = Path(args.checkpoint) if args.checkpoint else None
-        if checkpoint is not None and not checkpoint.exists():
-            raise CheckpointError(f"checkpoint {checkpoint} does not exist")
-        trained = run_config(checkpoint) if checkpoint is not None else {}
-        env = args.env or trained.get("env")
-        if env is None:
-            raise CheckpointError(f"checkpoint {checkpoint} has no {CONFIG_FILE} naming its env: pass --env")
-        try:
-            get_entry(env)
-        except KeyError as error:
-            raise ConfigError(error.args[0]) from None
-        setup = Setup(checkpoint, "--checkpoint") if checkpoint is not None else Setup()
-        if args.agents is None and checkpoint is None:
-            checkpoint = latest_run(env)
-            setup = Setup(checkpoint, f"the latest run of {env}" if checkpoint else f"no run of {env} in {checkpoint_root() / env}: the bots only")
-        specs = ([str(checkpoint)] if checkpoint else []) + (args.agents if args.agents is not None else bot_names(env))
-        runs = trained_runs(env, specs)
-        if setup.run is None and runs:
-            setup = Setup(runs[0], "the first trained agent of --agents")
-        trained = run_config(setup.run) if setup.run is not None else {}
-        for run in runs:
-            other = run_config(run).get("env")
-            if other not in (None, env):
-                raise CheckpointError(
-                    f"checkpoint {run} was trained on {other}, not {env}: use --env {other} (or leave --env out)"
-                )
-        env_kwargs = game_options(env, trained, runs, asked_kwargs, setup)
-        trained_evaluation = trained.get("evaluation") or {}
-        random_opening, setup.random_opening_source = setting(args.random_opening, "--random-opening", trained_evaluation, "random_opening_plies", 0)
-        games, setup.games_source = setting(args.games, "--games", trained_evaluation, "games", 1000)
-        out = output_dir(args.out, args.overwrite, checkpoint, env)
-        report = evaluate(env, specs, games, args.seed, out, env_kwargs, random_opening, setup)
-    except USER_ERRORS as error:
-        return fail(error)
-    except KeyboardInterrupt:
-        print("\nevaluation interrupted; no report written", file=sys.stderr)
-        return interrupted()
+        get_entry(env)
+    except KeyError as error:
+        raise ConfigError(error.args[0]) from None
+    setup = Setup(checkpoint, "--checkpoint") if checkpoint is not None else Setup()
+    if args.agents is None and checkpoint is None:
+        checkpoint = latest_run(env)
+        setup = Setup(checkpoint, f"the latest run of {env}" if checkpoint else f"no run of {env} in {checkpoint_root() / env}: the bots only")
+    specs = ([str(checkpoint)] if checkpoint else []) + (args.agents if args.agents is not None else bot_names(env))
+    runs = trained_runs(env, specs)
+    if setup.run is None and runs:
+        setup = Setup(runs[0], "the first trained agent of --agents")
+    trained = run_config(setup.run) if setup.run is not None else {}
+    for run in runs:
+        other = run_config(run).get("env")
+        if other not in (None, env):
+            raise CheckpointError(
+                f"checkpoint {run} was trained on {other}, not {env}: use --env {other} (or leave --env out)"
+            )
+    env_kwargs = game_options(env, trained, runs, asked_kwargs, setup)
+    trained_evaluation = trained.get("evaluation") or {}
+    random_opening, setup.random_opening_source = setting(args.random_opening, "--random-opening", trained_evaluation, "random_opening_plies", 0)
+    games, setup.games_source = setting(args.games, "--games", trained_evaluation, "games", 1000)
+    out = output_dir(args.out, args.overwrite, checkpoint, env)
+    report = evaluate(env, specs, games, args.seed, out, env_kwargs, random_opening, setup)
     print(report)
     print(f"Report written to {out}")
     return 0

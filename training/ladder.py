@@ -39,7 +39,7 @@ from agents.registry import make_agent
 from envs.registry import get_entry, make_game
 from training.evaluation.harness import PairingResult, evaluate_pairing, wilson_interval
 from training.framework import paths
-from training.framework.cli import USER_ERRORS, fail, interrupted
+from training.framework.cli import guarded
 from training.framework.config import build_agent, check_agent_spec, make_checked_game
 from training.framework.schema import ConfigError
 from training.evaluation.ratings import Ratings, rate
@@ -323,14 +323,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", help="output directory (default ./results/<env>/ladder)")
     parser.add_argument("--workers", type=int, default=1, help="processes playing the games (default 1); the results are the same")
     args = parser.parse_args(argv)
-    try:
-        plies, out = checked_arguments(args)
-        report = run_ladder(args.env, args.agents, args.games, args.seed, out, plies, workers=args.workers)
-    except USER_ERRORS as error:
-        return fail(error)
-    except KeyboardInterrupt:
-        print("\nladder interrupted; nothing written", file=sys.stderr)
-        return interrupted()
+    return guarded(lambda: run(args), "ladder interrupted; nothing written")
+
+
+def run(args: argparse.Namespace) -> int:
+    """The ladder the command line asks for: checks, plays, writes and prints it."""
+    plies, out = checked_arguments(args)
+    report = run_ladder(args.env, args.agents, args.games, args.seed, out, plies, workers=args.workers)
     print(report)
     print(f"Ladder written to {out}")
     return 0

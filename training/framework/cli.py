@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import signal
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import yaml
@@ -27,6 +28,18 @@ def fail(error: Exception) -> int:
     message = str(error.args[0]) if error.args else str(error)
     print(f"error: {' '.join(message.split())}", file=sys.stderr)
     return BAD_INPUT
+
+
+def guarded(command: Callable[[], int], on_interrupt: str) -> int:
+    """Run a command's body: bad input (:data:`USER_ERRORS`) is one line and exit 2, Ctrl-C
+    prints ``on_interrupt`` and exits 130, anything else keeps its traceback."""
+    try:
+        return command()
+    except USER_ERRORS as error:
+        return fail(error)
+    except KeyboardInterrupt:
+        print(f"\n{on_interrupt}", file=sys.stderr)
+        return interrupted()
 
 
 def interrupted(signum: int = signal.SIGINT) -> int:
