@@ -7,7 +7,9 @@ import math
 import numpy as np
 import pytest
 
+from agents.registry import make_agent
 from training import ladder
+from training.evaluation import ladder as tournament
 from training.evaluation.ratings import fit_bradley_terry, rate
 
 
@@ -26,12 +28,12 @@ def test_a_clean_sweep_stays_finite_and_intervals_bracket_the_fit():
 
 
 def test_ladder_writes_table_heatmap_and_chart(tmp_path):
-    report = ladder.run_ladder("invers", ["random", "greedy", "search:depth=1"], games=4, seed=0, out=tmp_path, random_opening_plies=2)
+    report = tournament.run_ladder("invers", ["random", "greedy", "search:depth=1"], games=4, seed=0, out=tmp_path, random_opening_plies=2)
     assert report.count("| `") >= 3 + 3  # three ratings and three pairings
     for name in ("ladder.md", "pairings.csv", "heatmap.png", "ratings.png"):
         assert (tmp_path / name).stat().st_size > 0
     with pytest.raises(ValueError, match="distinct"):
-        ladder.run_ladder("invers", ["random", "random"], games=2, seed=0, out=tmp_path, random_opening_plies=0)
+        tournament.run_ladder("invers", ["random", "random"], games=2, seed=0, out=tmp_path, random_opening_plies=0)
 
 
 def test_parallel_games_are_the_sequential_games():
@@ -39,9 +41,9 @@ def test_parallel_games_are_the_sequential_games():
 
     specs = ["random", "greedy", "search:depth=1"]
     game = make_game("invers", max_plies=60)
-    agents = {spec: ladder.TimedAgent(ladder.make_agent("invers", spec, game, seed=5)) for spec in specs}
-    sequential = ladder.round_robin(game, agents, games=6, seed=5, random_opening_plies=2)
-    parallel, timings = ladder.parallel_round_robin("invers", {"max_plies": 60}, specs, 6, 5, 2, workers=2)
+    agents = {spec: tournament.TimedAgent(make_agent("invers", spec, game, seed=5)) for spec in specs}
+    sequential = tournament.round_robin(game, agents, games=6, seed=5, random_opening_plies=2)
+    parallel, timings = tournament.parallel_round_robin("invers", {"max_plies": 60}, specs, 6, 5, 2, workers=2)
     for a, b in zip(sequential, parallel):
         assert (a.candidate, a.opponent, a.distinct_games) == (b.candidate, b.opponent, b.distinct_games)
         assert np.array_equal(a.outcomes, b.outcomes) and np.array_equal(a.seats, b.seats)
