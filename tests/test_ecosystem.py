@@ -23,6 +23,7 @@ import envs  # noqa: F401  (registers the ids)
 from envs import ENVS, IllegalActionError
 from envs.registry import LEGACY_ENVS
 from envs.games.dice_rounds import DiceRoundsGame
+from envs.vector import GameVectorEnv, LegalBatchSpace
 
 
 def player_counts(entry) -> list[int]:
@@ -224,8 +225,6 @@ def test_action_from_name_is_the_inverse_of_action_name_for_every_id(name):
 @pytest.mark.parametrize("name", NAMES)
 def test_make_vec_samples_every_sub_envs_legal_actions(name, autoreset_mode):
     """``gymnasium.make_vec(id)`` is envs.vector.GameVectorEnv: its batched space knows the masks."""
-    from envs.vector import GameVectorEnv, LegalBatchSpace
-
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*is out of date")
         vec_env = gymnasium.make_vec(ENTRIES[name].gym_id, num_envs=3, autoreset_mode=autoreset_mode, num_players=2)

@@ -16,9 +16,10 @@ import pettingzoo
 import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, seed_test
+from pettingzoo.utils.wrappers import TerminateIllegalWrapper
 
 import envs
-from envs import ENVS, IllegalActionError, keldice_v0
+from envs import ENVS, IllegalActionError, keldice_v0, lost_dice_v0
 from envs.aec import reward_basis
 from envs.registry import LEGACY_ENVS
 
@@ -188,6 +189,16 @@ def test_keldice_solo_returns_include_the_starting_minus_four_in_every_adapter(r
         rewards.append(reward)
         done = terminated or truncated
     assert sum(rewards) == gym_env.game_state.scores()[0]
+
+
+def test_pettingzoos_terminate_illegal_wrapper_gives_classic_behaviour():
+    """What the README offers AEC users who want an illegal move to end the game instead of raising."""
+    env = TerminateIllegalWrapper(lost_dice_v0.raw_env(), illegal_reward=-1)
+    env.reset(seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        env.step(4)  # discard, illegal before the first roll
+    assert env.rewards == {"player_0": -1.0, "player_1": 0} and all(env.terminations.values())
 
 
 @pytest.mark.parametrize("name", list(ENVS))
