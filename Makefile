@@ -19,7 +19,7 @@ ARGS ?=
 
 #: Games whose trained agent is shipped as checkpoints/<game>/shipped/ and evaluated against every bot
 #: (Invers and Roll Five have their own tables below).
-SHIPPED ?= inverted_dice six_hundred
+SHIPPED ?= inverted_dice six_hundred lost_dice
 
 .PHONY: train test wheel-check bench results
 
