@@ -174,6 +174,10 @@ def read_mapping(path: str | Path) -> dict[str, Any]:
         raw = yaml.safe_load(path.read_text())
     except FileNotFoundError:
         raise ConfigError(f"config file {path} does not exist") from None
+    except IsADirectoryError:
+        raise ConfigError(f"config file {path} is a folder, not a YAML file") from None
+    except PermissionError:
+        raise ConfigError(f"config file {path} cannot be read (permission denied)") from None
     except UnicodeDecodeError:
         raise ConfigError(f"config file {path} is not a text file") from None
     except yaml.YAMLError as error:
