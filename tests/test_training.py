@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import sys
 
 import numpy as np
 import pytest
@@ -113,6 +114,25 @@ def test_cli_errors_name_the_problem(tmp_path, capsys):
     assert "unreadable" in capsys.readouterr().err
     assert evaluate.main(["--env", "yahtzee"]) == 2
     assert "unknown env" in capsys.readouterr().err
+
+
+def test_a_folder_given_as_config_is_refused_in_one_line(tmp_path, capsys):
+    assert train.main(["--config", str(tmp_path), *TINY]) == 2
+    assert capsys.readouterr().err == f"error: config file {tmp_path} is a folder, not a YAML file\n"
+
+
+def test_train_rllib_without_ray_says_what_to_install_before_anything_runs(tmp_path, capsys, monkeypatch):
+    """Ray is an optional extra: without it, train_rllib.py is one line and exit 2, and no run folder is made."""
+    from training import train_rllib
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if Ray were not installed (find_spec then finds nothing)
+    monkeypatch.chdir(tmp_path)
+    assert train_rllib.main(["--env", "invers", "--no-progress"]) == 2
+    assert capsys.readouterr().err == (
+        'error: training with RLlib needs Ray RLlib, which is not installed here; install it with pip install -e ".[rllib]" '
+        '(or "ray[rllib]>=2.60,<3")\n'
+    )
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_random_openings_make_deterministic_games_differ():

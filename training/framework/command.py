@@ -136,6 +136,7 @@ def main(pipeline: type[Pipeline], argv: list[str] | None, script: str, descript
     args = parse_args(pipeline, argv, script, description)
     run_dir = None
     try:
+        pipeline.check_installed()
         config, run_dir, checkpoint = resolve(pipeline, args)
         if not args.no_eval and pipeline.evaluable:
             build_evaluation_agents(config)

@@ -115,6 +115,11 @@ class Pipeline(abc.ABC):
     def check_env(cls, env: str) -> None:
         """Raise a ConfigError if the pipeline cannot train ``env`` at all (before its config is looked for)."""
 
+    @classmethod
+    def check_installed(cls) -> None:
+        """Raise a ConfigError naming what to install if a library the pipeline needs is missing
+        (checked first, before any config is read or any agent is built)."""
+
     def __init__(self, config: RunConfig, run_dir: Path, checkpoint: Checkpoint | None):
         """Build the learner (from ``checkpoint`` when resuming). Writes nothing."""
         self.config, self.run_dir = config, run_dir
