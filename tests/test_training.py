@@ -94,6 +94,17 @@ def test_bad_configs_fail_naming_the_problem(tmp_path, changes, message):
         load_config(PPOConfig, tiny_config(tmp_path, **changes))
 
 
+def test_a_number_written_1e_3_is_a_number_although_yaml_reads_it_as_text(tmp_path):
+    """PyYAML (YAML 1.1) reads ``1e-3`` without a dot as the string '1e-3'; a config means 0.001."""
+    path = tmp_path / "config.yaml"
+    path.write_text(tiny_config(tmp_path).read_text().replace("learning_rate: 0.0002", "learning_rate: 1e-3"))
+    assert "learning_rate: 1e-3" in path.read_text()
+    config = load_config(PPOConfig, path)
+    assert config.ppo["learning_rate"] == 0.001 and isinstance(config.ppo["learning_rate"], float)
+    with pytest.raises(ConfigError, match="learning_rate must be a number > 0, got 'fast'"):
+        load_config(PPOConfig, path, {"ppo.learning_rate": "fast"})
+
+
 def test_cli_errors_name_the_problem(tmp_path, capsys):
     assert train.main(["--env", "yahtzee", *TINY]) == 2
     assert "unknown env 'yahtzee'" in capsys.readouterr().err
