@@ -226,7 +226,8 @@ def run_training(pipeline: Pipeline, checkpoint: Checkpoint | None = None, progr
     return metadata
 
 
-def print_interrupted(stop: TrainingInterrupted, command: str, run_dir: Path, unit: str) -> None:
+def print_interrupted(stop: TrainingInterrupted, command: str, run_dir: Path, unit: str,
+                      evaluate_command: str = "python training/evaluate.py") -> None:
     """What a user needs after a signal stopped training: what was saved, how to go on."""
     import signal
 
@@ -236,6 +237,6 @@ def print_interrupted(stop: TrainingInterrupted, command: str, run_dir: Path, un
               file=sys.stderr)
     elif stop.complete:
         print(f"{name}: training complete ({stop.done} {unit}), closing evaluation skipped; "
-              f"evaluate with: python training/evaluate.py --checkpoint {run_dir}", file=sys.stderr)
+              f"evaluate with: {evaluate_command} --checkpoint {run_dir}", file=sys.stderr)
     else:
         print(f"{name}: checkpoint saved at {stop.done} {unit}; resume with: {command} --resume {run_dir}", file=sys.stderr)
