@@ -353,5 +353,5 @@ def test_corrupt_cache_stops_the_agent_and_the_command_line(tmp_path, capsys):
     path.write_bytes(b"not a solution")
     with pytest.raises(solution_cache.CacheError, match=str(path)):
         make_agent("inverted_dice", f"optimal:cache_dir={tmp_path}", rules.InvertedDice())
-    assert main(["--cache-dir", str(tmp_path)]) == 1
+    assert main(["--cache-dir", str(tmp_path)]) == 2  # bad input, like every command line's
     assert "corrupt" in capsys.readouterr().err
