@@ -21,6 +21,7 @@ Adding an algorithm is one module (a :class:`Pipeline`) plus its config schema.
 from __future__ import annotations
 
 import abc
+import shutil
 import sys
 import time
 from collections.abc import Callable
@@ -36,7 +37,7 @@ from training.framework.config import RunConfig
 from envs.registry import make_game
 from training.framework.curve import LearningCurve, draw
 from training.framework.progress import StoppedBeforeCheckpoint
-from training.framework.run_files import CONFIG_FILE, DEMONSTRATIONS_FILE, write_text_atomic
+from training.framework.run_files import CONFIG_FILE, DEMONSTRATIONS_FILE, METADATA_FILE, write_text_atomic
 from training.framework.stop import StopRequest, TrainingInterrupted, stop_requested_by_signals
 
 
@@ -198,6 +199,7 @@ def run_training(pipeline: Pipeline, checkpoint: Checkpoint | None = None, progr
     else:
         metadata = {"algorithm": pipeline.name, "env": config.env, "env_kwargs": config.env_kwargs, "seed": config.seed,
                     "wall_time_s": 0.0, "sessions": []}
+    created = not run_dir.exists()
     run_dir.mkdir(parents=True, exist_ok=True)
     write_text_atomic(run_dir / CONFIG_FILE, yaml.safe_dump(config.to_dict(), sort_keys=False))
     metadata.update({f"total_{pipeline.unit}": pipeline.budget, **run_metadata.environment()})
@@ -218,6 +220,10 @@ def run_training(pipeline: Pipeline, checkpoint: Checkpoint | None = None, progr
                 session.save(f"interrupted ({stop.name})" if stop.signum is not None else f"stopped: {stopped_early}")
         finally:
             pipeline.close()
+            if created and not (run_dir / METADATA_FILE).exists():
+                # stopped or failed before its first checkpoint: a folder this session made holds nothing
+                # to resume (only TensorBoard's first events), so it goes rather than linger as a run
+                shutil.rmtree(run_dir, ignore_errors=True)
     curve = getattr(config, "learning_curve", None)
     if curve is not None:
         draw(run_dir, curve.reference)
