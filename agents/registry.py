@@ -103,6 +103,7 @@ def make_agent(env_name: str, spec: str, game: Game, seed: int | None = None) ->
     cls, options = _agent_class(env_name, spec)
     if cls is None:
         return load_run(env_name, spec, game, seed=seed)
+    check_spec(env_name, spec)  # an option the agent does not take is named with those it does
     return cls(game, seed=seed, **options)
 
 

@@ -66,7 +66,9 @@ def load(path: str | os.PathLike, key: dict, lengths: dict[str, int], resolve_co
     except CacheError:
         raise
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
-        raise CacheError(f"cache file {path} is corrupt or unreadable ({type(error).__name__}: {error}); {advice}") from error
+        # the library's first sentence only: numpy goes on to suggest allow_pickle, unsafe for a file of unknown origin
+        reason = str(error).split(". ")[0]
+        raise CacheError(f"cache file {path} is corrupt or unreadable ({type(error).__name__}: {reason}); {advice}") from error
     for name, length in lengths.items():
         table = tables[name]
         if table.dtype != np.float64 or table.shape != (length,):

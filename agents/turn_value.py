@@ -105,7 +105,9 @@ def load_turn_value(path: Path, env: str, num_features: int, feature_version: in
     try:
         saved = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as error:  # torch raises several types for a damaged file
-        raise ValueError(f"{path} is not a readable turn-value network ({type(error).__name__}: {error})") from None
+        # the library's first sentence only: torch goes on to suggest weights_only=False, unsafe for a file of unknown origin
+        reason = str(error).split(". ")[0]
+        raise ValueError(f"{path} is not a readable turn-value network ({type(error).__name__}: {reason})") from None
     if not isinstance(saved, dict) or saved.get("format") != FORMAT_VERSION:
         raise ValueError(f"{path}: not a turn-value network of format {FORMAT_VERSION}")
     if saved["env"] != env:

@@ -25,6 +25,8 @@ import torch
 from agents.registry import make_agent
 from agents.shipped import shipped_network
 from envs.registry import make_game
+from training.framework.cli import USER_ERRORS, fail
+from training.framework.schema import ConfigError
 
 
 def positions(game, count: int, seed: int = 0) -> list:
@@ -57,10 +59,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     game = make_game("invers")
+    try:  # the network is loaded (or refused in one line) before any position is timed
+        if args.positions <= 0 or args.repeats <= 0:
+            raise ConfigError("--positions and --repeats must be positive")
+        searches = {depth: make_agent("invers", f"ppo+search:depth={depth},path={args.network}", game, seed=0) for depth in (1, 2, 3)}
+    except (*USER_ERRORS, ValueError) as error:  # make_agent reports a spec it cannot build as a ValueError
+        return fail(error)
     states = positions(game, args.positions)
     rows = []
-    for depth in (1, 2, 3):
-        agent = make_agent("invers", f"ppo+search:depth={depth},path={args.network}", game, seed=0)
+    for depth, agent in searches.items():
         rows.append((f"ppo+search:depth={depth}", best_ms(agent.search.search, states, args.repeats)))
     for depth in (1, 2, 3, 4):
         bot = make_agent("invers", f"search:depth={depth}", game, seed=0)

@@ -29,8 +29,10 @@ import time
 from pathlib import Path
 
 
+from training.framework.cli import USER_ERRORS, fail
 from training.framework.config import load_config
 from training.framework.paths import config_path
+from training.framework.schema import ConfigError
 from training.pipelines.ppo.config import PPOConfig
 
 PARTS = ("env", "opponents", "forward", "update")
@@ -93,10 +95,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", nargs="+", help="config files to measure instead")
     parser.add_argument("--timesteps", type=int, default=100_000, help="learner steps per config (default 100000)")
     args = parser.parse_args(argv)
-    paths = [Path(p) for p in args.config] if args.config else [config_path(e) for e in (args.env or ENVS)]
+    try:  # every config is read and checked before the first is measured
+        for env in args.env or ():
+            if env not in ENVS:
+                raise ConfigError(f"unknown env {env!r}; known envs: {', '.join(sorted(ENVS))}")
+        paths = [Path(p) for p in args.config] if args.config else [config_path(e) for e in (args.env or ENVS)]
+        configs = [(path, load_config(PPOConfig, path)) for path in paths]
+        if args.timesteps <= 0:
+            raise ConfigError(f"--timesteps must be positive, got {args.timesteps}")
+    except USER_ERRORS as error:
+        return fail(error)
     print(f"{'config':<48} {'steps/s':>8} {'wall s':>7}  " + "  ".join(f"{p:>12}" for p in PARTS))
-    for path in paths:
-        config = load_config(PPOConfig, path)
+    for path, config in configs:
         config.warm_start.enabled = False
         result = measure(config, args.timesteps)
         shares = "  ".join(f"{result[p]:>6.1f} s" + f" {100 * result[p] / result['wall_s']:>3.0f}%" for p in PARTS)

@@ -177,11 +177,21 @@ class GameAgentsMixin:
             raise RuntimeError("call reset() before state()")
         return self.game_state.state_tensor()
 
+    def _unknown_agent(self, agent: Any) -> KeyError:
+        """The error for an agent name the game does not have (``player_9`` at a table of two)."""
+        return KeyError(f"{self.game.name}: no agent {agent!r}; its agents are {', '.join(self.possible_agents)}")
+
     def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
+        try:
+            return self.observation_spaces[agent]
+        except (KeyError, TypeError):
+            raise self._unknown_agent(agent) from None
 
     def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
+        try:
+            return self.action_spaces[agent]
+        except (KeyError, TypeError):
+            raise self._unknown_agent(agent) from None
 
 
 class GameAECEnv(GameAgentsMixin, AECEnv):
@@ -223,7 +233,10 @@ class GameAECEnv(GameAgentsMixin, AECEnv):
         self.agent_selection = self.possible_agents[self.game_state.acting_players()[0]]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self._seat[agent]
+        try:
+            seat = self._seat[agent]
+        except (KeyError, TypeError):
+            raise self._unknown_agent(agent) from None
         return {"observation": self.game_state.observe(seat), "action_mask": self.game_state.legal_mask(seat)}
 
     def step(self, action: int | None) -> None:

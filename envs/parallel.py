@@ -21,6 +21,7 @@ the rules-core state itself is ``env.game_state``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -69,6 +70,11 @@ class GameParallelEnv(GameAgentsMixin, ParallelEnv):
         state = self.game_state
         if state is None or not self.agents:
             raise IllegalActionError(f"{self.game.name}: the episode is over or not started; call reset() first")
+        if not isinstance(actions, Mapping):
+            raise IllegalActionError(
+                f"{self.game.name}: step() takes a dict of every acting agent's action, e.g. {{'player_0': 3, ...}}; "
+                f"got {type(actions).__name__} {actions!r}"
+            )
         unknown = set(actions) - set(self.agents)
         if unknown:
             raise IllegalActionError(f"{self.game.name}: actions for agents not in the game: {sorted(unknown)}")

@@ -86,6 +86,11 @@ def test_agent_specs_parse_and_unknown_agents_fail_clearly(tmp_path):
         make_agent("inverted_dice", "genius", game)
     with pytest.raises(ValueError, match="takes no options"):
         make_agent("inverted_dice", "random:x=1", game)
+    from envs.games.invers import Invers
+
+    # a misspelt option is named with those the bot takes (it used to be Python's "InversSearch.__init__() got ...")
+    with pytest.raises(ValueError, match=r"agent spec 'search:depht=3': .*'depht'; InversSearch options: \['depth', "):
+        make_agent("invers", "search:depht=3", Invers())
 
 
 def test_broken_checkpoints_fail_clearly(tmp_path):

@@ -57,6 +57,29 @@ def test_a_commands_help_is_its_own_under_the_tabletop_name(capsys):
     assert sys.argv == argv
 
 
+@pytest.mark.parametrize("name", sorted(console.COMMANDS))
+def test_every_commands_usage_line_names_it_as_the_user_typed_it(name, capsys):
+    """``tabletop train --help`` says ``usage: tabletop train``, not ``training/train.py`` (which an installed package lacks)."""
+    with pytest.raises(SystemExit) as exit_info:
+        console.main([name, "--help"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out.startswith(f"usage: tabletop {name} ")
+
+
+def test_the_commands_a_training_run_tells_of_are_the_ones_the_user_runs(monkeypatch):
+    """After Ctrl-C or a failed closing evaluation a run prints how to resume or evaluate it:
+    ``tabletop train --resume ...`` when it was started as ``tabletop train``, the script otherwise."""
+    from training.framework.cli import invocation
+
+    monkeypatch.setattr(sys, "argv", ["tabletop train", "--env", "invers"])  # as console.main sets it
+    assert invocation("training/train.py") == "tabletop train"
+    assert invocation("training/evaluate.py") == "tabletop evaluate"
+    assert invocation("training/train_td.py") == "tabletop train-td"
+    monkeypatch.setattr(sys, "argv", ["training/train.py", "--env", "invers"])
+    assert invocation("training/train.py") == "python training/train.py"
+    assert invocation("training/evaluate.py") == "python training/evaluate.py"
+
+
 def test_a_command_runs_with_the_rest_of_the_line(tmp_path, capsys):
     out = tmp_path / "report"
     assert console.main(["evaluate", "--env", "inverted_dice", "--agents", "random", "--games", "2", "--out", str(out)]) == 0

@@ -219,6 +219,18 @@ def test_illegal_action_raises_a_clear_error_in_both_apis(name):
 
 
 @pytest.mark.parametrize("name", list(ENVS))
+def test_an_agent_the_game_does_not_have_is_named_with_the_agents_it_has(name):
+    entry = ENVS[name]
+    env = entry.load_module().env()
+    env.reset(seed=0)
+    agents = ", ".join(env.possible_agents)
+    for ask in (env.action_space, env.observation_space, env.observe):
+        with pytest.raises(KeyError, match=re.escape(f"{env.game.name}: no agent 'player_9'; its agents are {agents}")):
+            ask("player_9")
+    assert env.action_space(env.possible_agents[-1]) is env.action_spaces[env.possible_agents[-1]]
+
+
+@pytest.mark.parametrize("name", list(ENVS))
 def test_same_seed_same_game_in_the_gymnasium_env(name):
     entry = ENVS[name]
 

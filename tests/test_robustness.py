@@ -125,6 +125,7 @@ def test_a_signal_during_the_warm_start_stops_at_once_and_leaves_the_folder_free
         "SIGTERM: stopped during warm start: teacher episodes, before the run's first checkpoint: nothing to resume; start it again"
     )
     assert not (run / "config.yaml").exists() and not (run / METADATA_FILE).exists()
+    assert not run.exists()  # the folder this run made (TensorBoard's first events in it) is gone: nothing lingers as a run
 
 
 def test_a_shorter_run_than_the_config_shortens_its_warm_start(tmp_path, capsys):

@@ -298,6 +298,9 @@ def test_parallel_step_checks_every_action_before_applying_any():
         env.step({"player_0": legal})
     with pytest.raises(IllegalActionError, match="not in the game"):
         env.step({"player_0": legal, "player_7": 0})
+    with pytest.raises(IllegalActionError, match=r"step\(\) takes a dict of every acting agent's action.*got list \["):
+        env.step([legal, 0])  # actions by position, not by agent
+    assert env.game_state.acting_players() == (0, 1)
 
 
 def test_aec_form_commits_in_seat_order_like_parallel_to_aec():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import sys
 
 import numpy as np
 import pytest
@@ -93,6 +94,17 @@ def test_bad_configs_fail_naming_the_problem(tmp_path, changes, message):
         load_config(PPOConfig, tiny_config(tmp_path, **changes))
 
 
+def test_a_number_written_1e_3_is_a_number_although_yaml_reads_it_as_text(tmp_path):
+    """PyYAML (YAML 1.1) reads ``1e-3`` without a dot as the string '1e-3'; a config means 0.001."""
+    path = tmp_path / "config.yaml"
+    path.write_text(tiny_config(tmp_path).read_text().replace("learning_rate: 0.0002", "learning_rate: 1e-3"))
+    assert "learning_rate: 1e-3" in path.read_text()
+    config = load_config(PPOConfig, path)
+    assert config.ppo["learning_rate"] == 0.001 and isinstance(config.ppo["learning_rate"], float)
+    with pytest.raises(ConfigError, match="learning_rate must be a number > 0, got 'fast'"):
+        load_config(PPOConfig, path, {"ppo.learning_rate": "fast"})
+
+
 def test_cli_errors_name_the_problem(tmp_path, capsys):
     assert train.main(["--env", "yahtzee", *TINY]) == 2
     assert "unknown env 'yahtzee'" in capsys.readouterr().err
@@ -113,6 +125,25 @@ def test_cli_errors_name_the_problem(tmp_path, capsys):
     assert "unreadable" in capsys.readouterr().err
     assert evaluate.main(["--env", "yahtzee"]) == 2
     assert "unknown env" in capsys.readouterr().err
+
+
+def test_a_folder_given_as_config_is_refused_in_one_line(tmp_path, capsys):
+    assert train.main(["--config", str(tmp_path), *TINY]) == 2
+    assert capsys.readouterr().err == f"error: config file {tmp_path} is a folder, not a YAML file\n"
+
+
+def test_train_rllib_without_ray_says_what_to_install_before_anything_runs(tmp_path, capsys, monkeypatch):
+    """Ray is an optional extra: without it, train_rllib.py is one line and exit 2, and no run folder is made."""
+    from training import train_rllib
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if Ray were not installed (find_spec then finds nothing)
+    monkeypatch.chdir(tmp_path)
+    assert train_rllib.main(["--env", "invers", "--no-progress"]) == 2
+    assert capsys.readouterr().err == (
+        'error: training with RLlib needs Ray RLlib, which is not installed here; install it with pip install -e ".[rllib]" '
+        '(or "ray[rllib]>=2.60,<3")\n'
+    )
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_random_openings_make_deterministic_games_differ():

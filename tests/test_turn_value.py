@@ -127,8 +127,9 @@ def test_network_files_are_checked_against_the_game(tmp_path):
         load_turn_value(tmp_path, "inverted_dice", 30, 1)
     (tmp_path / "bad").mkdir()
     (tmp_path / "bad" / "value.pt").write_bytes(b"not a network")
-    with pytest.raises(ValueError, match="not a readable turn-value network"):
+    with pytest.raises(ValueError, match="not a readable turn-value network") as refused:
         load_turn_value(tmp_path / "bad", "inverted_dice", 26, 1)
+    assert "weights_only" not in str(refused.value)  # no advice to load a file of unknown origin unsafely
     with pytest.raises(ValueError, match="no turn-value network"):
         make_agent("inverted_dice", f"td:path={tmp_path / 'missing'}", dice_rules.InvertedDice())
     with pytest.raises(ValueError, match="plays solitaire"):

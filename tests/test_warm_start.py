@@ -116,6 +116,23 @@ def test_tuner_grid_trains_every_value_and_writes_the_best_config(tmp_path):
     assert best.ppo["gae_lambda"] in (0.2, 0.9)
 
 
+@pytest.mark.parametrize(
+    "grid, message",
+    [
+        (["ppo.gae_lambda=0.5,x"], "error: trial config (ppo.gae_lambda=x): ppo.gae_lambda must be a number in [0, 1], got 'x'"),
+        (["ppo.learnin_rate=1e-3"], "error: trial config (ppo.learnin_rate=1e-3): unknown ppo key(s) ['learnin_rate']"),
+    ],
+)
+def test_a_grid_value_the_config_cannot_take_is_refused_before_any_trial_or_file(tmp_path, capsys, grid, message):
+    base = tmp_path / "base.yaml"
+    base.write_text(yaml.safe_dump(tiny_config()))
+    out = tmp_path / "tune"
+    assert tune_main(["--config", str(base), "--grid", *grid, "--timesteps", "256", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(message) and len(err.splitlines()) == 1
+    assert not out.exists()  # no folder with a trials.csv of a failed "complete" trial
+
+
 def test_a_resumed_warm_started_run_keeps_its_teacher_guide(tmp_path, capsys):
     from training.framework.run_files import DEMONSTRATIONS_FILE
 

@@ -65,6 +65,13 @@ def main(argv: list[str] | None = None) -> int:
             except ValueError as error:
                 raise ConfigError(f"--players: {error}") from None
         check_agent_spec(args.env, args.agent, "--agent")
+        output = Path(args.output)
+        if output.is_dir():
+            raise ConfigError(f"output {output} is a folder; give the .gif file to write, e.g. {output / (args.env + '.gif')}")
+        if not output.resolve().parent.is_dir():
+            raise ConfigError(f"output {output}: the folder {output.parent} does not exist")
+        if args.frame_ms <= 0:
+            raise ConfigError(f"--frame-ms must be positive, got {args.frame_ms}")
         frames = play_frames(args.env, args.agent, args.seed, args.players)
     except USER_ERRORS as error:
         return fail(error)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import copy
 import csv
+import itertools
 import sys
 import tempfile
 import time
@@ -65,17 +66,23 @@ def parse_grid(items: list[str]) -> dict[str, list]:
     return grid
 
 
-def run_trial(base: dict, values: dict, timesteps: int, evaluations: int, report) -> float:
-    """Train ``base`` with ``values`` for ``timesteps`` steps; the last evaluation's score."""
-    from training.pipelines.ppo.learner import PPO  # torch and sb3: loaded when a trial runs, so --help and bad options answer at once
-
+def trial_config(base: dict, values: dict, timesteps: int, evaluations: int) -> PPOConfig:
+    """``base`` with ``values`` set, for a trial of ``timesteps`` steps; a ConfigError names a value it cannot take."""
     config = copy.deepcopy(base)
     for key, value in values.items():
         set_dotted(config, key, value)
     config["total_timesteps"] = timesteps
     config["checkpoint_every"] = timesteps
     config.setdefault("learning_curve", {})["every"] = max(1, timesteps // evaluations)
-    config = config_from_dict(PPOConfig, config, source="trial config")
+    where = ", ".join(f"{key}={value}" for key, value in values.items())
+    return config_from_dict(PPOConfig, config, source=f"trial config ({where})" if where else "trial config")
+
+
+def run_trial(base: dict, values: dict, timesteps: int, evaluations: int, report) -> float:
+    """Train ``base`` with ``values`` for ``timesteps`` steps; the last evaluation's score."""
+    from training.pipelines.ppo.learner import PPO  # torch and sb3: loaded when a trial runs, so --help and bad options answer at once
+
+    config = trial_config(base, values, timesteps, evaluations)
     scores = []
 
     def on_evaluation(row: dict) -> None:
@@ -105,6 +112,8 @@ def main(argv: list[str] | None = None) -> int:
         grid = parse_grid(args.grid) if args.grid else None
         if args.timesteps <= 0 or args.trials <= 0 or args.evaluations <= 0:
             raise ConfigError("--timesteps, --trials and --evaluations must be positive")
+        for point in itertools.product(*grid.values()) if grid else ():  # every grid point, before any trial or file
+            trial_config(base, dict(zip(grid, point)), args.timesteps, args.evaluations)
     except USER_ERRORS as error:
         return fail(error)
     out = Path(args.out) if args.out else results_root() / "tune" / Path(args.config).stem

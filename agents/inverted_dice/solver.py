@@ -260,7 +260,8 @@ def cached_solution(free_cross_out: bool = False, cache_dir: str | os.PathLike |
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m agents.inverted_dice.solver",
+        # "tabletop solve" when the tabletop command runs it (it sets sys.argv[0] so), else the module's own command
+        prog=sys.argv[0] if sys.argv[0].startswith("tabletop ") else "python -m agents.inverted_dice.solver",
         description="Solve solitaire Inverted Dice exactly (or load the cached solution) and print "
         "the optimal expected score and its standard deviation.",
     )
@@ -276,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
         solution = cached_solution(args.free_cross_out, args.cache_dir, args.force)
     except solution_cache.CacheError as error:
         print(f"error: {error}", file=sys.stderr)
-        return 1
+        return 2  # bad input, as every command line of the project says it
     elapsed = time.perf_counter() - started
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
     rules_name = "free_cross_out=True" if args.free_cross_out else "standard rules"

@@ -17,6 +17,7 @@ import yaml
 
 from agents.solution_cache import CacheError
 from agents.trained import CheckpointError
+from training.console import COMMANDS, PROG
 from training.framework.schema import ConfigError, yaml_error_line
 
 USER_ERRORS = (ConfigError, CheckpointError, CacheError)
@@ -40,6 +41,18 @@ def guarded(command: Callable[[], int], on_interrupt: str) -> int:
     except KeyboardInterrupt:
         print(f"\n{on_interrupt}", file=sys.stderr)
         return interrupted()
+
+
+def invocation(script: str) -> str:
+    """How to run ``script`` (``"training/evaluate.py"``) the way this process was started: ``tabletop
+    evaluate`` under the ``tabletop`` command (which sets ``sys.argv[0]`` to ``"tabletop <command>"``;
+    an installed package has no ``training/`` folder to run), else ``python training/evaluate.py``."""
+    if sys.argv[0].startswith(f"{PROG} "):
+        module = script.removesuffix(".py").replace("/", ".")
+        for name, (target, _) in COMMANDS.items():
+            if target.partition(":")[0] == module:
+                return f"{PROG} {name}"
+    return f"python {script}"
 
 
 def interrupted(signum: int = signal.SIGINT) -> int:

@@ -26,7 +26,7 @@ from typing import Any
 
 from envs.registry import make_game
 from training.evaluation.report import evaluate_run
-from training.framework.cli import USER_ERRORS, fail, interrupted
+from training.framework.cli import USER_ERRORS, fail, interrupted, invocation
 from training.framework.config import RunConfig, build_agent, config_from_dict, load_config
 from envs.registry import ENVS
 from training.framework.paths import checkpoint_root, config_path
@@ -36,8 +36,12 @@ from training.framework.schema import ConfigError
 from training.framework.stop import TrainingInterrupted
 
 
+EVALUATE_SCRIPT = "training/evaluate.py"
+
+
 def parse_args(pipeline: type[Pipeline], argv: list[str] | None, script: str, description: str) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog=script, description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    prog = invocation(script).removeprefix("python ")  # tabletop train, or training/train.py
+    parser = argparse.ArgumentParser(prog=prog, description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     default = pipeline.default_config.format(env="<env>") + ".yaml"
     parser.add_argument("--env", help=f"env name (configs/{default} is the default config)")
     parser.add_argument("--config", help=f"config file (default: configs/{default})")
@@ -136,6 +140,7 @@ def main(pipeline: type[Pipeline], argv: list[str] | None, script: str, descript
     args = parse_args(pipeline, argv, script, description)
     run_dir = None
     try:
+        pipeline.check_installed()
         config, run_dir, checkpoint = resolve(pipeline, args)
         if not args.no_eval and pipeline.evaluable:
             build_evaluation_agents(config)
@@ -148,11 +153,11 @@ def main(pipeline: type[Pipeline], argv: list[str] | None, script: str, descript
     except USER_ERRORS as error:
         return fail(error)
     except TrainingInterrupted as stop:
-        print_interrupted(stop, f"python {script}", run_dir, pipeline.unit)
+        print_interrupted(stop, invocation(script), run_dir, pipeline.unit, invocation(EVALUATE_SCRIPT))
         return interrupted(stop.signum)
     except KeyboardInterrupt:
         saved = run_dir is not None and (run_dir / METADATA_FILE).is_file()
-        hint = f"the last checkpoint is intact; resume with: python {script} --resume {run_dir}" if saved else "nothing was saved"
+        hint = f"the last checkpoint is intact; resume with: {invocation(script)} --resume {run_dir}" if saved else "nothing was saved"
         print(f"\ninterrupted: {hint}", file=sys.stderr)
         return interrupted()
     wall = metadata["sessions"][-1]["wall_time_s"]
@@ -171,9 +176,9 @@ def closing_evaluation(learner: Pipeline, run_dir: Path, config: RunConfig) -> i
         evaluate_run(run_dir, games=config.evaluation.games, candidate=learner.agent_spec())
     except USER_ERRORS as error:
         fail(error)
-        print(f"The trained run is saved; evaluate it with: python training/evaluate.py --checkpoint {run_dir}", file=sys.stderr)
+        print(f"The trained run is saved; evaluate it with: {invocation(EVALUATE_SCRIPT)} --checkpoint {run_dir}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"\nevaluation interrupted; the trained run is saved: python training/evaluate.py --checkpoint {run_dir}", file=sys.stderr)
+        print(f"\nevaluation interrupted; the trained run is saved: {invocation(EVALUATE_SCRIPT)} --checkpoint {run_dir}", file=sys.stderr)
         return interrupted()
     return 0

@@ -21,6 +21,7 @@ Adding an algorithm is one module (a :class:`Pipeline`) plus its config schema.
 from __future__ import annotations
 
 import abc
+import shutil
 import sys
 import time
 from collections.abc import Callable
@@ -36,7 +37,7 @@ from training.framework.config import RunConfig
 from envs.registry import make_game
 from training.framework.curve import LearningCurve, draw
 from training.framework.progress import StoppedBeforeCheckpoint
-from training.framework.run_files import CONFIG_FILE, DEMONSTRATIONS_FILE, write_text_atomic
+from training.framework.run_files import CONFIG_FILE, DEMONSTRATIONS_FILE, METADATA_FILE, write_text_atomic
 from training.framework.stop import StopRequest, TrainingInterrupted, stop_requested_by_signals
 
 
@@ -114,6 +115,11 @@ class Pipeline(abc.ABC):
     @classmethod
     def check_env(cls, env: str) -> None:
         """Raise a ConfigError if the pipeline cannot train ``env`` at all (before its config is looked for)."""
+
+    @classmethod
+    def check_installed(cls) -> None:
+        """Raise a ConfigError naming what to install if a library the pipeline needs is missing
+        (checked first, before any config is read or any agent is built)."""
 
     def __init__(self, config: RunConfig, run_dir: Path, checkpoint: Checkpoint | None):
         """Build the learner (from ``checkpoint`` when resuming). Writes nothing."""
@@ -193,6 +199,7 @@ def run_training(pipeline: Pipeline, checkpoint: Checkpoint | None = None, progr
     else:
         metadata = {"algorithm": pipeline.name, "env": config.env, "env_kwargs": config.env_kwargs, "seed": config.seed,
                     "wall_time_s": 0.0, "sessions": []}
+    created = not run_dir.exists()
     run_dir.mkdir(parents=True, exist_ok=True)
     write_text_atomic(run_dir / CONFIG_FILE, yaml.safe_dump(config.to_dict(), sort_keys=False))
     metadata.update({f"total_{pipeline.unit}": pipeline.budget, **run_metadata.environment()})
@@ -213,6 +220,10 @@ def run_training(pipeline: Pipeline, checkpoint: Checkpoint | None = None, progr
                 session.save(f"interrupted ({stop.name})" if stop.signum is not None else f"stopped: {stopped_early}")
         finally:
             pipeline.close()
+            if created and not (run_dir / METADATA_FILE).exists():
+                # stopped or failed before its first checkpoint: a folder this session made holds nothing
+                # to resume (only TensorBoard's first events), so it goes rather than linger as a run
+                shutil.rmtree(run_dir, ignore_errors=True)
     curve = getattr(config, "learning_curve", None)
     if curve is not None:
         draw(run_dir, curve.reference)
@@ -221,7 +232,8 @@ def run_training(pipeline: Pipeline, checkpoint: Checkpoint | None = None, progr
     return metadata
 
 
-def print_interrupted(stop: TrainingInterrupted, command: str, run_dir: Path, unit: str) -> None:
+def print_interrupted(stop: TrainingInterrupted, command: str, run_dir: Path, unit: str,
+                      evaluate_command: str = "python training/evaluate.py") -> None:
     """What a user needs after a signal stopped training: what was saved, how to go on."""
     import signal
 
@@ -231,6 +243,6 @@ def print_interrupted(stop: TrainingInterrupted, command: str, run_dir: Path, un
               file=sys.stderr)
     elif stop.complete:
         print(f"{name}: training complete ({stop.done} {unit}), closing evaluation skipped; "
-              f"evaluate with: python training/evaluate.py --checkpoint {run_dir}", file=sys.stderr)
+              f"evaluate with: {evaluate_command} --checkpoint {run_dir}", file=sys.stderr)
     else:
         print(f"{name}: checkpoint saved at {stop.done} {unit}; resume with: {command} --resume {run_dir}", file=sys.stderr)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +51,15 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+#: A number in exponent notation without a dot (``1e-3``), which YAML 1.1 (PyYAML) reads as a string.
+_EXPONENT_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+")
+
+
+def _as_number(value: Any) -> Any:
+    """``value``, or the float a string such as ``"1e-3"`` spells (YAML reads ``1e-3`` as text, not as 0.001)."""
+    return float(value) if isinstance(value, str) and _EXPONENT_NUMBER.fullmatch(value.strip()) else value
+
+
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
@@ -65,6 +75,7 @@ def number(minimum: float | None = None, maximum: float | None = None, above: fl
         bounds = [f"in [{minimum}, {maximum}]"]
 
     def accepts(value: Any) -> bool:
+        value = _as_number(value)
         return (
             _is_number(value)
             and (minimum is None or value >= minimum)
@@ -72,7 +83,7 @@ def number(minimum: float | None = None, maximum: float | None = None, above: fl
             and (above is None or value > above)
         )
 
-    return Check(" ".join(["a number", *filter(None, bounds)]), accepts, float)
+    return Check(" ".join(["a number", *filter(None, bounds)]), accepts, lambda value: float(_as_number(value)))
 
 
 def optional(check: Check) -> Check:
@@ -174,6 +185,10 @@ def read_mapping(path: str | Path) -> dict[str, Any]:
         raw = yaml.safe_load(path.read_text())
     except FileNotFoundError:
         raise ConfigError(f"config file {path} does not exist") from None
+    except IsADirectoryError:
+        raise ConfigError(f"config file {path} is a folder, not a YAML file") from None
+    except PermissionError:
+        raise ConfigError(f"config file {path} cannot be read (permission denied)") from None
     except UnicodeDecodeError:
         raise ConfigError(f"config file {path} is not a text file") from None
     except yaml.YAMLError as error:

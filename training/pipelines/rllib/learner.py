@@ -11,6 +11,7 @@ rest of the run and ``--resume`` restores it.
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import tempfile
 import zipfile
@@ -20,6 +21,7 @@ import numpy as np
 
 from training.framework.checkpoint import Checkpoint
 from training.framework.run import Override, Pipeline, Session
+from training.framework.schema import ConfigError
 from training.pipelines.rllib.config import ACTIVATIONS, RLlibConfig
 
 SHARED_POLICY = "shared"
@@ -111,6 +113,14 @@ class RLlib(Pipeline):
         Override("address", "address", str, "Ray cluster to join, e.g. 'auto'", positive=False),
         Override("rollout-steps", "rollout_steps", int, "env steps per iteration"),
     )
+
+    @classmethod
+    def check_installed(cls) -> None:
+        if importlib.util.find_spec("ray") is None:  # finds Ray without importing it (slow)
+            raise ConfigError(
+                'training with RLlib needs Ray RLlib, which is not installed here; install it with pip install -e ".[rllib]" '
+                '(or "ray[rllib]>=2.60,<3")'
+            )
 
     def __init__(self, config: RLlibConfig, run_dir: Path, checkpoint: Checkpoint | None):
         import ray  # Ray is an optional extra: pip install -e ".[rllib]"

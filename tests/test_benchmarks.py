@@ -1,0 +1,27 @@
+"""The benchmarks' command lines: bad input is one line on stderr and exit code 2, before anything is measured."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize(
+    "command, message",
+    [
+        (["benchmarks/train_speed.py", "--env", "yahtzee"], "error: unknown env 'yahtzee'; known envs: "),
+        (["benchmarks/train_speed.py", "--config", "no/such.yaml"], "error: config file no/such.yaml does not exist"),
+        (["benchmarks/search_speed.py", "--network", "no/such/run"], "error: checkpoint no/such/run does not exist"),
+        (["benchmarks/env_speed.py", "--env", "yahtzee"], "error: unknown env 'yahtzee'; known envs: "),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_code_2(command, message):
+    result = subprocess.run([sys.executable, *command], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith(message) and len(result.stderr.splitlines()) == 1, result.stderr
+    assert result.stdout == ""
