@@ -4,7 +4,7 @@
 #                         (a short run: its warm start shrinks in proportion; see python training/train.py --help)
 #   make test             run the test suite (the command CI runs)
 #   make wheel-check      build the wheel, install it in a clean venv and use it from another directory (CI runs it after make test)
-#   make bench            random-play steps/s of every env
+#   make bench            random-play steps/s of every env (ARGS="--steps 2000" for a quick look)
 #   make results          every results table of the README, from the agents shipped in checkpoints/
 #                         (the PPO networks against every bot, the Inverted Dice turn-value agent, Roll Five's
 #                         network at two and four players over 10,000 games, and the Invers network alone and
@@ -39,7 +39,7 @@ wheel-check: $(VENV)/.installed
 	$(PYTHON) tests/wheel_check.py
 
 bench: $(VENV)/.installed
-	$(PYTHON) benchmarks/env_speed.py
+	$(PYTHON) benchmarks/env_speed.py $(ARGS)
 
 results: $(VENV)/.installed
 	@start=$$(date +%s); for env in $(SHIPPED); do \
@@ -48,6 +48,6 @@ results: $(VENV)/.installed
 	$(PYTHON) training/evaluate.py --env inverted_dice --agents td ppo heuristic optimal random --out results/inverted_dice_td --overwrite || exit 1; \
 	$(PYTHON) training/evaluate.py --checkpoint checkpoints/roll_five/shipped --agents search heuristic --games 10000 --out results/roll_five/two_players --overwrite || exit 1; \
 	$(PYTHON) training/evaluate.py --checkpoint checkpoints/roll_five/shipped --agents search heuristic --games 10000 --env-kwargs "{num_players: 4}" --out results/roll_five/four_players --overwrite || exit 1; \
-	$(PYTHON) training/ladder.py --env invers --agents search:depth=4 ppo+search:depth=3 --games 400 --workers 2 --out results/invers/ppo_search_vs_search4 > /dev/null || exit 1; \
-	$(PYTHON) training/ladder.py --env invers --agents search:depth=2 ppo --games 400 --workers 2 --out results/invers/ppo_vs_search2 > /dev/null || exit 1; \
+	$(PYTHON) training/ladder.py --env invers --agents search:depth=4 ppo+search:depth=3 --games 400 --workers 2 --out results/invers/ppo_search_vs_search4 --overwrite > /dev/null || exit 1; \
+	$(PYTHON) training/ladder.py --env invers --agents search:depth=2 ppo --games 400 --workers 2 --out results/invers/ppo_vs_search2 --overwrite > /dev/null || exit 1; \
 	echo "make results: every table regenerated in $$(( $$(date +%s) - start )) s (results/<game>/report.md, results/inverted_dice_td/report.md, results/roll_five/*/report.md, results/invers/*/ladder.md)"

@@ -87,3 +87,12 @@ def test_a_bug_inside_the_ladder_keeps_its_traceback(bug, monkeypatch, tmp_path)
     monkeypatch.setattr(ladder, "run_ladder", broken)
     with pytest.raises(type(bug)):
         ladder.main(["--env", "invers", "--agents", "random", "greedy", "--games", "2", "--out", str(tmp_path)])
+
+
+def test_a_ladder_never_replaces_an_earlier_one_unless_asked(tmp_path, monkeypatch, capsys):
+    (tmp_path / "ladder.md").write_text("an earlier ladder")
+    monkeypatch.setattr(ladder, "run_ladder", lambda *a, **k: "report")
+    argv = ["--env", "invers", "--agents", "random", "greedy", "--games", "2", "--out", str(tmp_path)]
+    assert ladder.main(argv) == 2
+    assert "already holds files" in capsys.readouterr().err and (tmp_path / "ladder.md").read_text() == "an earlier ladder"
+    assert ladder.main([*argv, "--overwrite"]) == 0

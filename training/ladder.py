@@ -56,7 +56,10 @@ def checked_arguments(args: argparse.Namespace) -> tuple[int, Path]:
         config_path = paths.config_path(args.env)
         config = yaml.safe_load(config_path.read_text()) if config_path.is_file() else {}
         plies = ((config or {}).get("evaluation") or {}).get("random_opening_plies", 0)
-    return plies, Path(args.out) if args.out else paths.results_root() / args.env / "ladder"
+    out = Path(args.out) if args.out else paths.results_root() / args.env / "ladder"
+    if out.is_dir() and any(out.iterdir()) and not args.overwrite:
+        raise ConfigError(f"{out} already holds files (an earlier ladder?); choose another --out or pass --overwrite")
+    return plies, out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -67,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=20_000, help="first game seed (default 20000)")
     parser.add_argument("--random-opening", type=int, default=None, metavar="PLIES", help="random opening plies (default: configs/<env>.yaml's)")
     parser.add_argument("--out", help="output directory (default ./results/<env>/ladder)")
+    parser.add_argument("--overwrite", action="store_true", help="allow --out to replace an earlier ladder")
     parser.add_argument("--workers", type=int, default=1, help="processes playing the games (default 1); the results are the same")
     args = parser.parse_args(argv)
     return guarded(lambda: run(args), "ladder interrupted; nothing written")
