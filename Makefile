@@ -46,6 +46,7 @@ results: $(VENV)/.installed
 	  $(PYTHON) training/evaluate.py --env $$env --checkpoint checkpoints/$$env/shipped --out results/$$env --overwrite || exit 1; \
 	done; \
 	$(PYTHON) training/evaluate.py --env inverted_dice --agents td ppo heuristic optimal random --out results/inverted_dice_td --overwrite || exit 1; \
+	$(PYTHON) training/evaluate.py --checkpoint checkpoints/lost_dice/shipped_3p --agents heuristic random --games 3000 --out results/lost_dice_3_players --overwrite || exit 1; \
 	$(PYTHON) training/evaluate.py --checkpoint checkpoints/roll_five/shipped --agents search heuristic --games 10000 --out results/roll_five/two_players --overwrite || exit 1; \
 	$(PYTHON) training/evaluate.py --checkpoint checkpoints/roll_five/shipped --agents search heuristic --games 10000 --env-kwargs "{num_players: 4}" --out results/roll_five/four_players --overwrite || exit 1; \
 	$(PYTHON) training/ladder.py --env invers --agents search:depth=4 ppo+search:depth=3 --games 400 --workers 2 --out results/invers/ppo_search_vs_search4 --overwrite > /dev/null || exit 1; \
