@@ -19,13 +19,12 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 from agents.base import Agent
-from agents.trained import CheckpointError
+from agents.trained import CheckpointError, check_trained_for
 from envs.core import Game
 
-CHECKPOINT_FILE = "rllib_checkpoint.zip"  #: as training/pipelines/rllib/learner.py writes it
+CHECKPOINT_FILE = "rllib_checkpoint.zip"  #: the file training/pipelines/rllib/learner.py commits with each checkpoint
 SHARED_POLICY = "shared"  #: the policy id every seat maps to
 #: Where the shared policy's module lies inside RLlib's checkpoint folder.
 MODULE_PATH = ("learner_group", "learner", "rl_module", SHARED_POLICY)
@@ -47,13 +46,7 @@ class RLlibAgent(Agent):
         """The agent of an RLlib run folder (or its ``rllib_checkpoint.zip``), checked against ``game``."""
         path = Path(path)
         archive = path / CHECKPOINT_FILE if path.is_dir() else path
-        if not archive.is_file():
-            raise CheckpointError(f"checkpoint {archive} does not exist")
-        config_path = archive.parent / "config.yaml"
-        if config_path.is_file():
-            env = (yaml.safe_load(config_path.read_text()) or {}).get("env")
-            if env != game.name:
-                raise CheckpointError(f"checkpoint {archive} was trained on {env!r}, not {game.name!r}")
+        check_trained_for(archive, game)
         try:
             # Ray is an optional extra, and slow to import: loaded with the first RLlib run only.
             from ray.rllib.core.rl_module.rl_module import RLModule
@@ -80,21 +73,26 @@ class RLlibAgent(Agent):
         return agent
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        # torch and Ray: already loaded with the module (load() imported them).
-        import torch
-        from ray.rllib.core.columns import Columns
+        return int(masked_greedy_actions(self.module, np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
 
-        legal = np.asarray(action_mask) > 0
-        batch = {
-            Columns.OBS: {
-                OBSERVATIONS: torch.as_tensor(np.asarray(observation, np.float32)[None]),
-                ACTION_MASK: torch.as_tensor(legal.astype(np.float32)[None]),
-            }
+
+def masked_greedy_actions(module, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """An RLlib action-masking module's most likely legal action for each row of a batch."""
+    # torch and Ray: already loaded with the module (RLlibAgent.load and training import them).
+    import torch
+    from ray.rllib.core.columns import Columns
+
+    legal = np.asarray(masks) > 0
+    batch = {
+        Columns.OBS: {
+            OBSERVATIONS: torch.as_tensor(np.asarray(observations, np.float32)),
+            ACTION_MASK: torch.as_tensor(legal.astype(np.float32)),
         }
-        with torch.no_grad():
-            logits = self.module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS][0].double().numpy()
-        logits[~legal] = -np.inf
-        return int(np.argmax(logits))
+    }
+    with torch.no_grad():
+        logits = module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS].double().numpy()
+    logits[~legal] = -np.inf
+    return logits.argmax(axis=1)
 
 
 def _spaces(module) -> tuple[tuple[int, ...] | None, int | None]:

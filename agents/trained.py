@@ -89,6 +89,17 @@ def model_file(path: str | Path) -> Path:
     return path / "model.zip" if path.is_dir() else path
 
 
+def check_trained_for(checkpoint: Path, game: Game) -> None:
+    """A checkpoint file that exists and, where its run's ``config.yaml`` says, was trained on ``game``'s env."""
+    if not checkpoint.is_file():
+        raise CheckpointError(f"checkpoint {checkpoint} does not exist")
+    config_path = checkpoint.parent / "config.yaml"
+    if config_path.is_file():
+        env = (yaml.safe_load(config_path.read_text()) or {}).get("env")
+        if env != game.name:
+            raise CheckpointError(f"checkpoint {checkpoint} was trained on {env!r}, not {game.name!r}")
+
+
 def load_model(path: str | Path, game: Game):
     """The MaskablePPO model at ``path`` (run directory or ``.zip``), checked against ``game``.
 
@@ -98,13 +109,7 @@ def load_model(path: str | Path, game: Game):
     from sb3_contrib import MaskablePPO  # sb3 and torch: loaded with the first checkpoint, not on import
 
     model_path = model_file(path)
-    if not model_path.is_file():
-        raise CheckpointError(f"checkpoint {model_path} does not exist")
-    config_path = model_path.parent / "config.yaml"
-    if config_path.is_file():
-        env = (yaml.safe_load(config_path.read_text()) or {}).get("env")
-        if env != game.name:
-            raise CheckpointError(f"checkpoint {model_path} was trained on {env!r}, not {game.name!r}")
+    check_trained_for(model_path, game)
     try:
         model = MaskablePPO.load(str(model_path), device="cpu")
     except Exception as error:  # zip, pickle and torch errors all mean an unusable file

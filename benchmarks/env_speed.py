@@ -22,8 +22,6 @@ import argparse
 import sys
 import time
 import warnings
-from pathlib import Path
-
 
 import gymnasium
 import numpy as np

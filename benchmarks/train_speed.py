@@ -28,7 +28,6 @@ import sys
 import time
 from pathlib import Path
 
-
 from training.framework.cli import USER_ERRORS, fail
 from training.framework.config import load_config
 from training.framework.paths import config_path

@@ -71,7 +71,7 @@ def record() -> dict:
     import torch
 
     from agents.invers.search import InversSearch
-    from agents.registry import make_agent, shipped_network
+    from agents.registry import make_agent
     from agents.search import NetworkSearch
     from agents.match import play_game
 

@@ -27,7 +27,6 @@ import tempfile
 import time
 from pathlib import Path
 
-
 import yaml
 
 from training.framework.cli import USER_ERRORS, fail

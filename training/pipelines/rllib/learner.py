@@ -17,15 +17,12 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-import numpy as np
-
+from agents.rllib import CHECKPOINT_FILE, SHARED_POLICY
 from training.framework.checkpoint import Checkpoint
 from training.framework.run import Override, Pipeline, Session
 from training.framework.schema import ConfigError
 from training.pipelines.rllib.config import ACTIVATIONS, RLlibConfig
 
-SHARED_POLICY = "shared"
-CHECKPOINT_FILE = "rllib_checkpoint.zip"
 
 #: Seconds an iteration waits for the env runners' samples; RLlib's default (60 s) drops
 #: whole batches on a busy machine, leaving iterations that sampled nothing.
@@ -82,22 +79,6 @@ def build_config(config: RLlibConfig):
         )
         .debugging(seed=config.seed)
     )
-
-
-def masked_greedy_actions(module, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """The trained module's most likely action for each row (the mask applied by the module)."""
-    import torch
-    from ray.rllib.core.columns import Columns
-
-    batch = {
-        Columns.OBS: {
-            "observations": torch.as_tensor(observations, dtype=torch.float32),
-            "action_mask": torch.as_tensor(masks, dtype=torch.float32),
-        }
-    }
-    with torch.no_grad():
-        logits = module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS]
-    return logits.argmax(dim=-1).numpy()
 
 
 class RLlib(Pipeline):
