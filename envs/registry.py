@@ -26,6 +26,9 @@ class EnvEntry:
     #: the module also offers ``parallel_env`` (its game is ``simultaneous``); read here so
     #: that ``import envs`` registers the Parallel form without importing every game
     parallel: bool = False
+    #: module of the game's batched rules twin (:mod:`envs.batched`), whose
+    #: ``BATCHED_GAME`` class the native vector env runs; ``None`` for none
+    batched: str | None = None
 
     @property
     def versioned_name(self) -> str:
@@ -41,16 +44,22 @@ class EnvEntry:
     def game_class(self) -> type[Game]:
         return self.load_module().GAME
 
+    def batched_class(self):
+        """The game's :class:`envs.batched.rules.BatchedGame` twin (imports Numba)."""
+        if self.batched is None:
+            raise ValueError(f"{self.name} has no batched rules twin")
+        return importlib.import_module(self.batched).BATCHED_GAME
+
 
 ENVS: dict[str, EnvEntry] = {
     entry.name: entry
     for entry in (
-        EnvEntry("inverted_dice", "envs.inverted_dice_v1", "InvertedDice-v1"),
-        EnvEntry("six_hundred", "envs.six_hundred_v0", "SixHundred-v0"),
-        EnvEntry("invers", "envs.invers_v0", "Invers-v0"),
-        EnvEntry("roll_five", "envs.roll_five_v0", "RollFive-v0", parallel=True),
-        EnvEntry("lost_dice", "envs.lost_dice_v0", "LostDice-v0"),
-        EnvEntry("keldice", "envs.keldice_v0", "Keldice-v0"),
+        EnvEntry("inverted_dice", "envs.inverted_dice_v1", "InvertedDice-v1", batched="envs.batched.inverted_dice"),
+        EnvEntry("six_hundred", "envs.six_hundred_v0", "SixHundred-v0", batched="envs.batched.six_hundred"),
+        EnvEntry("invers", "envs.invers_v0", "Invers-v0", batched="envs.batched.invers"),
+        EnvEntry("roll_five", "envs.roll_five_v0", "RollFive-v0", parallel=True, batched="envs.batched.roll_five"),
+        EnvEntry("lost_dice", "envs.lost_dice_v0", "LostDice-v0", batched="envs.batched.lost_dice"),
+        EnvEntry("keldice", "envs.keldice_v0", "Keldice-v0", batched="envs.batched.lost_dice"),
     )
 }
 

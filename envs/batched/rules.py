@@ -1,0 +1,138 @@
+"""The batched rules-core interface: one game's rules applied to ``N`` games at once.
+
+A :class:`BatchedGame` is the batched twin of a game's rules core
+(:class:`envs.core.GameState`): it holds ``N`` games in progress as arrays (struct of
+arrays, one row per game) and applies the rules to many of them in one call, in compiled
+code (Numba kernels over the rows), so that no Python loop over the games runs on the
+hot path. It knows nothing of Gymnasium; :class:`envs.batched.vector_env.BatchedVectorEnv`
+is the one adapter that turns any of them into a Gymnasium ``VectorEnv``.
+
+The single-game rules core stays the reference. A batched game must play the very games
+the core plays: the same chance from the same stream (:meth:`start` draws exactly what
+``Game.new_initial_state(rng)`` draws, from :mod:`envs.batched.streams`), the same legal
+masks, observations, scores and ends. ``tests/batched_check.py`` plays random games on
+both and compares them after every action; :meth:`state` rebuilds any one game as a core
+state (by replaying its recorded actions), for ``render`` and for those checks.
+
+Calls name the games they act on by ``rows``, an ``int64`` array of row indices (each row
+at most once), so that one seat's opponents can act on just the games waiting for them.
+Outputs go into arrays the caller allocated once (``out``), never into per-step
+allocations of ``(N, ...)`` arrays.
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import ClassVar
+
+import numpy as np
+
+from envs.batched import streams as random_streams
+from envs.core import Game, GameState
+
+
+class BatchedGame(abc.ABC):
+    """``num_games`` games of ``game`` (its options fixed), held as arrays.
+
+    Subclasses set :attr:`game_class` and implement the abstract methods with Numba
+    kernels. This base records every game's stream at its start and its actions since,
+    which is all :meth:`state` needs.
+    """
+
+    #: The rules core this class batches (``Keldice`` may reuse ``LostDice``'s twin).
+    game_class: ClassVar[type[Game]]
+
+    def __init__(self, game: Game, num_games: int) -> None:
+        if not isinstance(game, self.game_class):
+            raise TypeError(f"{type(self).__name__} batches {self.game_class.__name__} games, got {type(game).__name__}")
+        if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
+            raise ValueError(f"num_games must be a positive integer, got {num_games!r}")
+        self.game = game
+        self.num_games = int(num_games)
+        self.num_players = game.num_players
+        self._start_streams = random_streams.new_streams(self.num_games)
+        self._history = np.zeros((self.num_games, game.max_game_length, 2), np.int64)
+        self._history_length = np.zeros(self.num_games, np.int64)
+
+    # --- what the base does around the kernels ---------------------------------------
+
+    def start(self, rows: np.ndarray, streams: np.ndarray) -> None:
+        """Start a new game in every row of ``rows``; its chance comes from ``streams[row]``,
+        drawn exactly as ``Game.new_initial_state`` draws it from a numpy ``Generator`` in
+        that state (the streams advance as that generator would)."""
+        self._start_streams[rows] = streams[rows]
+        self._history_length[rows] = 0
+        self._start(rows, streams)
+
+    def apply(self, rows: np.ndarray, seats: np.ndarray, actions: np.ndarray) -> None:
+        """Player ``seats[k]`` takes ``actions[k]`` in game ``rows[k]``.
+
+        The caller has checked the seats and actions against :meth:`acting` and
+        :meth:`legal_masks`: kernels may assume every action is legal.
+        """
+        length = self._history_length[rows]
+        self._history[rows, length, 0] = seats
+        self._history[rows, length, 1] = actions
+        self._history_length[rows] = length + 1
+        self._apply(rows, seats, actions)
+
+    def state(self, row: int) -> GameState:
+        """Game ``row`` as a rules-core state: its start replayed with its actions.
+
+        For ``render`` of one game, for opponents that act on one game at a time, and for
+        the checks against the core. Not a hot path.
+        """
+        if not 0 <= row < self.num_games:
+            raise IndexError(f"game {row} is outside 0..{self.num_games - 1}")
+        state = self.game.new_initial_state(random_streams.to_generator(self._start_streams, row))
+        for seat, action in self._history[row, : self._history_length[row]]:
+            state.apply(int(seat), int(action))
+        return state
+
+    def returns(self) -> np.ndarray:
+        """``(N, P)`` outcome per player where the game is over (+1 win, -1 loss, 0 draw),
+        read off the scores as :func:`envs.core.outcome_from_scores` reads them. Games
+        whose core overrides ``returns`` override this too."""
+        scores = self.scores()
+        winners = scores == scores.max(axis=1, keepdims=True)
+        outcome = np.where(winners, 1.0, -1.0)
+        outcome[winners.all(axis=1)] = 0.0
+        return outcome
+
+    def truncated(self) -> np.ndarray:
+        """``(N,)`` bool: the game was cut short by a length limit (the core's ``is_truncated``)."""
+        return np.zeros(self.num_games, bool)
+
+    # --- the rules, one game's twin kernels ----------------------------------------------
+
+    @abc.abstractmethod
+    def _start(self, rows: np.ndarray, streams: np.ndarray) -> None:
+        """Set up new games in ``rows`` (see :meth:`start`)."""
+
+    @abc.abstractmethod
+    def _apply(self, rows: np.ndarray, seats: np.ndarray, actions: np.ndarray) -> None:
+        """Apply legal actions (see :meth:`apply`)."""
+
+    @abc.abstractmethod
+    def acting(self) -> np.ndarray:
+        """``(N, P)`` bool: ``acting[row, p]`` when player ``p`` must act in game ``row``
+        (the core's ``acting_players()``); all False where the game is over.
+        May be a view of internal state: callers do not write to it."""
+
+    @abc.abstractmethod
+    def terminal(self) -> np.ndarray:
+        """``(N,)`` bool: the game is over (the core's ``is_terminal()``). May be a view."""
+
+    @abc.abstractmethod
+    def scores(self) -> np.ndarray:
+        """``(N, P)`` float64: every player's running score (the core's ``scores()``)."""
+
+    @abc.abstractmethod
+    def legal_masks(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
+        """``out[k]`` (``int8``, ``num_actions`` wide) := the legal mask of player ``seats[k]``
+        in game ``rows[k]`` (the core's ``legal_mask``: zeros where that player may not act)."""
+
+    @abc.abstractmethod
+    def observe(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
+        """``out[k]`` (``float32``, ``observation_shape``) := what player ``seats[k]`` sees of
+        game ``rows[k]`` (the core's ``observe``), bit for bit."""
