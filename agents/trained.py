@@ -42,6 +42,23 @@ class PolicyAgent(Agent):
         probs = np.exp(logits - logits.max())  # exact zeros for illegal actions
         return int(self.rng.choice(len(probs), p=probs / probs.sum()))
 
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """The actions of many games in one forward pass (the batched env's opponents,
+        :mod:`envs.batched.vector_env`): each row's most likely legal action, or a sample
+        of each row's legal policy drawn with the agent's generator."""
+        logits = self.network.logits(np.asarray(observations, np.float32)).astype(np.float64)
+        legal = np.asarray(action_masks) > 0
+        logits[~legal] = -np.inf
+        if self.deterministic:
+            return logits.argmax(axis=1)
+        probs = np.exp(logits - logits.max(axis=1, keepdims=True))
+        cumulative = np.cumsum(probs, axis=1)
+        draws = self.rng.random(len(probs))[:, None] * cumulative[:, -1:]
+        chosen = (cumulative <= draws).sum(axis=1)
+        # a draw that rounding puts past the last legal action's bound takes that action
+        last_legal = legal.shape[1] - 1 - legal[:, ::-1].argmax(axis=1)
+        return np.minimum(chosen, last_legal)
+
 
 class TrainedAgent(PolicyAgent):
     """A trained run loaded from disk."""

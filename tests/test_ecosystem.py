@@ -23,7 +23,8 @@ import envs  # noqa: F401  (registers the ids)
 from envs import ENVS, IllegalActionError
 from envs.registry import LEGACY_ENVS
 from envs.games.dice_rounds import DiceRoundsGame
-from envs.vector import GameVectorEnv, LegalBatchSpace
+from envs.batched.vector_env import BatchedVectorEnv
+from envs.vector import GameVectorEnv, LegalBatchSpace, make_vector_env
 
 
 def player_counts(entry) -> list[int]:
@@ -221,14 +222,20 @@ def test_action_from_name_is_the_inverse_of_action_name_for_every_id(name):
         game.action_from_name(None)
 
 
+@pytest.mark.parametrize("native", [True, False], ids=["native", "sync"])
 @pytest.mark.parametrize("autoreset_mode", [gymnasium.vector.AutoresetMode.NEXT_STEP, gymnasium.vector.AutoresetMode.SAME_STEP])
 @pytest.mark.parametrize("name", NAMES)
-def test_make_vec_samples_every_sub_envs_legal_actions(name, autoreset_mode):
-    """``gymnasium.make_vec(id)`` is envs.vector.GameVectorEnv: its batched space knows the masks."""
+def test_make_vec_samples_every_sub_envs_legal_actions(name, autoreset_mode, native):
+    """``gymnasium.make_vec(id)`` (the native batched env) and envs.vector.GameVectorEnv
+    (the legacy ids' vector env): their batched spaces know the masks."""
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*is out of date")
-        vec_env = gymnasium.make_vec(ENTRIES[name].gym_id, num_envs=3, autoreset_mode=autoreset_mode, num_players=2)
-    assert isinstance(vec_env, GameVectorEnv) and isinstance(vec_env.action_space, LegalBatchSpace)
+        if native and ENTRIES[name] in ENVS.values():
+            vec_env = gymnasium.make_vec(ENTRIES[name].gym_id, num_envs=3, autoreset_mode=autoreset_mode, num_players=2)
+        else:
+            vec_env = make_vector_env(ENTRIES[name].gym_id, num_envs=3, autoreset_mode=autoreset_mode, num_players=2)
+    native = native and ENTRIES[name] in ENVS.values()  # superseded ids keep the SyncVectorEnv
+    assert isinstance(vec_env, BatchedVectorEnv if native else GameVectorEnv) and isinstance(vec_env.action_space, LegalBatchSpace)
     assert vec_env.action_space.sample().tolist() == [0, 0, 0]  # before reset nothing is legal
     vec_env.action_space.seed(0)
     _, infos = vec_env.reset(seed=0)
