@@ -3,6 +3,7 @@
     python benchmarks/train_speed.py                          # every env's default config
     python benchmarks/train_speed.py --env inverted_dice --timesteps 100000
     python benchmarks/train_speed.py --config configs/inverted_dice.yaml benchmarks/baseline_configs/inverted_dice.yaml
+    python benchmarks/train_speed.py --env inverted_dice six_hundred --vec-env game batched
 
 Each config trains a fresh MaskablePPO for ``--timesteps`` learner steps (no warm start,
 no checkpoints, no closing evaluation) and the time is split into:
@@ -15,6 +16,9 @@ no checkpoints, no closing evaluation) and the time is split into:
 
 One untimed update comes first, so that one-time costs (imports, first calls) are not
 counted against the config measured first.
+
+``--vec-env game batched`` measures every config once per listed ``vec_env`` (the config's
+own otherwise), e.g. today's one-game-at-a-time env against the native batched env.
 
 Configs given together are measured one after another in the same run, so their
 ratio holds even when the machine's speed does not; the absolute figures depend on
@@ -74,6 +78,8 @@ def measure(config: PPOConfig, timesteps: int) -> dict[str, float]:
     watch.wrap(base, "step_wait", "env")
     for env in getattr(base, "envs", []):
         watch.wrap(env.unwrapped, "_play_opponents", "opponents")
+    if hasattr(base, "env"):  # the batched env: its opponents' moves, every game at once
+        watch.wrap(base.env, "_opponent_moves", "opponents")
     watch.wrap(model, "collect_rollouts", "rollout")
     watch.wrap(model, "train", "update")
     started = time.perf_counter()
@@ -93,23 +99,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--env", nargs="+", help="envs whose default configs to measure (default: all)")
     parser.add_argument("--config", nargs="+", help="config files to measure instead")
     parser.add_argument("--timesteps", type=int, default=100_000, help="learner steps per config (default 100000)")
+    parser.add_argument("--vec-env", nargs="+", choices=("batched", "game", "dummy", "subproc"), help="measure each config with each of these vec_env settings")
     args = parser.parse_args(argv)
     try:  # every config is read and checked before the first is measured
         for env in args.env or ():
             if env not in ENVS:
                 raise ConfigError(f"unknown env {env!r}; known envs: {', '.join(sorted(ENVS))}")
         paths = [Path(p) for p in args.config] if args.config else [config_path(e) for e in (args.env or ENVS)]
-        configs = [(path, load_config(PPOConfig, path)) for path in paths]
+        configs = [
+            (f"{path} vec_env={vec_env}" if vec_env else str(path), load_config(PPOConfig, path, {"vec_env": vec_env} if vec_env else None))
+            for path in paths
+            for vec_env in (args.vec_env or [None])
+        ]
         if args.timesteps <= 0:
             raise ConfigError(f"--timesteps must be positive, got {args.timesteps}")
     except USER_ERRORS as error:
         return fail(error)
-    print(f"{'config':<48} {'steps/s':>8} {'wall s':>7}  " + "  ".join(f"{p:>12}" for p in PARTS))
+    print(f"{'config':<64} {'steps/s':>8} {'wall s':>7}  " + "  ".join(f"{p:>12}" for p in PARTS))
     for path, config in configs:
         config.warm_start.enabled = False
         result = measure(config, args.timesteps)
         shares = "  ".join(f"{result[p]:>6.1f} s" + f" {100 * result[p] / result['wall_s']:>3.0f}%" for p in PARTS)
-        print(f"{str(path):<48} {result['steps_per_s']:>8,.0f} {result['wall_s']:>7.1f}  {shares}", flush=True)
+        print(f"{path:<64} {result['steps_per_s']:>8,.0f} {result['wall_s']:>7.1f}  {shares}", flush=True)
     return 0
 
 

@@ -8,8 +8,10 @@
 For every registered env and every player count it allows, ``--games`` games are played
 by a seeded uniform-random legal policy through one of the env's forms: the PettingZoo
 AEC env (:mod:`envs.aec`), the Gymnasium single-agent env (:mod:`envs.single_agent`,
-random opponents, a random seat) and, for a simultaneous game, the PettingZoo Parallel
-env (:mod:`envs.parallel`). Game ``i`` has seed ``s = --seed + i``, which picks its
+random opponents, a random seat), for a simultaneous game the PettingZoo Parallel
+env (:mod:`envs.parallel`), and the native batched env (:mod:`envs.batched.vector_env`,
+one game; on deep steps its game rebuilt as a core state must show its mask and
+observation). Game ``i`` has seed ``s = --seed + i``, which picks its
 reward mode (``s % 3``: "score", "win", "margin"), then its combination of the game's
 boolean options and its form, so ``--games 1 --seed s`` replays it. A long run goes in
 parts (``--part K/M``, one process each) whose logs ``--sum`` adds up.
@@ -138,8 +140,10 @@ def player_counts(game_class) -> range:
 
 
 def forms(entry: EnvEntry) -> tuple[str, ...]:
-    """The forms an env's games are played through: AEC, Gymnasium and, if simultaneous, Parallel."""
-    return ("aec", "parallel", "gymnasium") if entry.parallel else ("aec", "gymnasium")
+    """The forms an env's games are played through: AEC, Gymnasium, Parallel if simultaneous,
+    and the native batched env (one of its games) if the game has a batched twin."""
+    every = ("aec", "parallel", "gymnasium") if entry.parallel else ("aec", "gymnasium")
+    return every + ("batched",) if entry.batched else every
 
 
 def cycle_length(entry: EnvEntry) -> int:
@@ -362,14 +366,24 @@ class Trial:
         return self.sampling.sampled_game(self.seed)
 
     def env(self, factory: str, fresh: bool = False):
-        """An env made by the module's ``factory`` with the game's arguments (``raw_env``, ...)."""
+        """An env made by the module's ``factory`` with the game's arguments (``raw_env``, ...;
+        ``"batched"``: the native batched env of one game, reset by hand at its end)."""
         if fresh:
-            return getattr(self.module, factory)(**self.kwargs)
+            return self._make(factory)
         key = (factory, repr(sorted(self.kwargs.items())))
         env = self.envs.get(key)
         if env is None:
-            env = self.envs[key] = getattr(self.module, factory)(**self.kwargs)
+            env = self.envs[key] = self._make(factory)
         return env
+
+    def _make(self, factory: str):
+        if factory == "batched":
+            from gymnasium.vector import AutoresetMode
+
+            from envs.batched.vector_env import BatchedVectorEnv  # Numba: loaded for the batched form only
+
+            return BatchedVectorEnv(self.module.GAME.name, 1, autoreset_mode=AutoresetMode.DISABLED, **self.kwargs)
+        return getattr(self.module, factory)(**self.kwargs)
 
     def checker(self, game) -> GameChecker:
         """The checker of the game (the game's declared bounds are asked once per arguments)."""
@@ -604,6 +618,78 @@ def replay_gymnasium(g: Trial) -> bytes:
     return digest.digest()
 
 
+# -- the native batched form (envs/batched) -------------------------------------------------------
+
+
+def play_batched(g: Trial, record: bool) -> GameResult:
+    """One game through the native batched env (``num_envs=1``): the cheap checks on its
+    arrays every step; on deep steps its game rebuilt as a core state (``batched.state``)
+    must be the core's, mask and observation included."""
+    env = g.env("batched")
+    observations, info = env.reset(seed=g.seed)
+    game, checks = env.game, g.checks
+    learner = int(info["seat"][0])
+    checker = g.checker(game)
+    action_rng, deep_rng, probe_rng = g.rngs()
+    digest = hashlib.blake2b(digest_size=16) if record else None
+    total, steps = 0.0, 0
+    while True:
+        mask, observation = info["action_mask"][0], observations[0]
+        if mask.dtype != INT8 or not mask.any() or not set(mask.tobytes()) <= set(ZERO_ONE):
+            raise InvariantViolation(f"the batched env's mask {mask.tolist()} is not a non-empty 0/1 int8 mask")
+        checker.check_observation(learner, observation)
+        checks["batched view"] += 1
+        if g.deep(steps, deep_rng):
+            state = env.batched.state(0)
+            acting, masks = checker.check_state(state)
+            check(learner in acting, f"the batched env asks the learner (seat {learner}) but the acting players are {acting}")
+            check(same_mask(mask, masks[learner]), "the batched env's mask is not the core's")
+            check(np.array_equal(observation, state.observe(learner)), "the batched env shows an observation other than the core's")
+            check(np.array_equal(env.action_masks()[0], mask != 0), "the batched env's action_masks() is not its mask")
+            checker.check_snapshot(Snapshot.of(state))
+            checks["batched observation"] += 1
+            checker.check_sample(env.action_space.sample()[0], mask, "action_space")
+        action = choose(mask, action_rng)
+        try:
+            observations, rewards, terminated, truncated, info = env.step(np.array([action]))
+        except Exception as error:  # noqa: BLE001
+            raise InvariantViolation(f"the batched env refused masked action {action}: {type(error).__name__}: {error}") from error
+        check("illegal_action" not in info, f"masked action {action} ended the episode as illegal")
+        steps += 1
+        if steps > game.max_game_length:
+            raise InvariantViolation(f"the game runs past max_game_length={game.max_game_length}")
+        total += rewards[0]
+        if digest:
+            trace_update(digest, action, observations[0], [rewards[0]])
+        if terminated[0] or truncated[0]:
+            break
+    state = env.batched.state(0)
+    check(state.is_terminal(), f"the batched episode ended (terminated={terminated[0]}, truncated={truncated[0]}) but the core plays on")
+    check(terminated[0] != truncated[0] and truncated[0] == state.is_truncated(), f"terminated={terminated[0]}, truncated={truncated[0]}, core says truncated={state.is_truncated()}")
+    check(not info["action_mask"].any(), "the learner's mask is not empty after the end")
+    checker.check_state(state)
+    expect_refused(lambda: env.step(np.zeros(1, np.int64)), "a batched step after the end")
+    checks["finished game refuses"] += 1
+    expected, what = final_basis(state, env.reward_mode)
+    check(abs(total - expected[learner]) <= 1e-9, f"batched rewards of seat {learner} sum to {total}, {what} is {expected[learner]}")
+    checks["return promise"] += 1
+    return GameResult(steps, digest.digest() if digest else None)
+
+
+def replay_batched(g: Trial) -> bytes:
+    env = g.env("batched", fresh=True)
+    observations, info = env.reset(seed=g.seed)
+    action_rng = random.Random(g.seed)
+    digest = hashlib.blake2b(digest_size=16)
+    done = False
+    while not done:
+        action = choose(info["action_mask"][0], action_rng)
+        observations, rewards, terminated, truncated, info = env.step(np.array([action]))
+        trace_update(digest, action, observations[0], [rewards[0]])
+        done = terminated[0] or truncated[0]
+    return digest.digest()
+
+
 # -- the PettingZoo Parallel form -------------------------------------------------------------
 
 
@@ -703,7 +789,12 @@ def replay_parallel(g: Trial) -> bytes:
     return digest.digest()
 
 
-PLAYERS = {"aec": (play_aec, replay_aec), "gymnasium": (play_gymnasium, replay_gymnasium), "parallel": (play_parallel, replay_parallel)}
+PLAYERS = {
+    "aec": (play_aec, replay_aec),
+    "gymnasium": (play_gymnasium, replay_gymnasium),
+    "parallel": (play_parallel, replay_parallel),
+    "batched": (play_batched, replay_batched),
+}
 
 
 def play_checked(g: Trial) -> GameResult:

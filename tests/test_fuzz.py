@@ -39,6 +39,7 @@ FORM_CHECKS = {
     "aec": {"aec view", "aec observation", "clone follows original"},
     "gymnasium": {"gymnasium view", "gymnasium observation", "copy follows original"},
     "parallel": {"parallel view", "parallel observation", "parallel refusal leaves game unchanged", "clone follows original"},
+    "batched": {"batched view", "batched observation"},
 }
 
 
@@ -58,8 +59,8 @@ def test_games_cover_every_reward_mode_boolean_option_and_form():
     entry = ENVS["inverted_dice"]
     seeds = range(fuzz.cycle_length(entry))
     combos = {(fuzz.game_kwargs(entry, 2, s)["reward_mode"], fuzz.game_kwargs(entry, 2, s)["free_cross_out"], fuzz.game_form(entry, s)) for s in seeds}
-    assert len(seeds) == len(combos) == 3 * 2 * 2
-    assert {fuzz.game_form(ENVS["roll_five"], s) for s in range(fuzz.cycle_length(ENVS["roll_five"]))} == {"aec", "parallel", "gymnasium"}
+    assert len(seeds) == len(combos) == 3 * 2 * 3
+    assert {fuzz.game_form(ENVS["roll_five"], s) for s in range(fuzz.cycle_length(ENVS["roll_five"]))} == {"aec", "parallel", "gymnasium", "batched"}
 
 
 def test_the_costly_checks_run_on_a_seeded_sample():

@@ -83,9 +83,11 @@ class WarmStartConfig:
 class PPOConfig(RunConfig):
     total_timesteps: int = setting(100_000, integer(1))
     n_envs: int = setting(8, integer(1))
-    #: "game": one process, the games' own envs stepped without wrappers (training/pipelines/ppo/game_vec_env.py);
+    #: "batched": the native batched env, all games stepped in one call in compiled code
+    #: (training/pipelines/ppo/batched_vec_env.py); "game": one process, the games' own envs
+    #: stepped one by one without wrappers (training/pipelines/ppo/game_vec_env.py);
     #: "dummy": SB3's DummyVecEnv over gymnasium.make and Monitor; "subproc": one process per env
-    vec_env: str = setting("game", one_of("game", "dummy", "subproc"))
+    vec_env: str = setting("game", one_of("batched", "game", "dummy", "subproc"))
     torch_threads: int = setting(1, integer(1))  #: intra-op threads; one is fastest for small MLPs and on a shared machine
     normalize_reward: bool = setting(True, BOOL)  #: running reward scaling (VecNormalize); observations are already in [0, 1]
     #: the learner's reward: "score" (points as they are gained), "margin" (the change of its
@@ -117,6 +119,8 @@ class PPOConfig(RunConfig):
                 raise ConfigError(f"self_play needs a game with several players; env_kwargs set {self.env} up for one")
             if self.vec_env == "subproc":
                 raise ConfigError("self_play shares its opponent pool in one process: use vec_env: game or dummy")
+            if self.vec_env == "batched":
+                raise ConfigError("self_play draws a past policy per game, which the batched env (one policy per seat for all games) does not do: use vec_env: game or dummy")
         if others and not self.self_play.enabled and len(self.opponents) not in (1, others):
             raise ConfigError(f"opponents needs 1 or {others} agent specs for {game.num_players} players, got {self.opponents}")
         self._check_rollout()

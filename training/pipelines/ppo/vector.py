@@ -1,8 +1,9 @@
 """The vectorized training env of a config: the Gymnasium env of its game, opponents in
 the other seats, episode statistics and optional reward scaling.
 
-``vec_env``: ``game`` (:class:`training.pipelines.ppo.game_vec_env.GameVecEnv`, one process, no
-wrappers), ``dummy`` (SB3's DummyVecEnv over ``gymnasium.make`` and Monitor, one
+``vec_env``: ``batched`` (:class:`training.pipelines.ppo.batched_vec_env.BatchedVecEnv`, the
+native batched env: all games in one call), ``game``
+(:class:`training.pipelines.ppo.game_vec_env.GameVecEnv`, one process, no wrappers), ``dummy`` (SB3's DummyVecEnv over ``gymnasium.make`` and Monitor, one
 process) or ``subproc`` (one process per env)."""
 
 from __future__ import annotations
@@ -12,11 +13,14 @@ from typing import Any
 
 import gymnasium
 import torch
+from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecNormalize
 
+from envs.batched.vector_env import BatchedVectorEnv
 from envs.registry import get_entry, make_game
 from training.framework.config import build_agent
+from training.pipelines.ppo.batched_vec_env import BatchedVecEnv
 from training.pipelines.ppo.config import ACTIVATIONS, PPOConfig
 from training.pipelines.ppo.game_vec_env import GameVecEnv
 from training.pipelines.ppo.self_play import SelfPlay
@@ -61,7 +65,12 @@ def make_training_env(config: PPOConfig, seed: bool = True) -> tuple[VecEnv, Any
     def env_fn(index: int):
         return lambda: gymnasium.make(entry.gym_id, opponents=opponents_for(index), **reward, **config.env_kwargs)
 
-    if config.vec_env == "game":
+    if config.vec_env == "batched":
+        batched = BatchedVectorEnv(
+            config.env, config.n_envs, autoreset_mode=AutoresetMode.SAME_STEP, opponents=opponents_for(0), **reward, **config.env_kwargs
+        )
+        venv = BatchedVecEnv(batched)
+    elif config.vec_env == "game":
         venv = GameVecEnv([_unwrapped(env_fn(i)) for i in range(config.n_envs)])
     elif config.vec_env == "dummy":
         venv = DummyVecEnv([_monitored(env_fn(i)) for i in range(config.n_envs)])

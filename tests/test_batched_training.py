@@ -1,0 +1,92 @@
+"""``vec_env: batched``: SB3's VecEnv over the native batched env plays ``vec_env: game``'s games and trains."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from sb3_contrib.common.maskable.utils import get_action_masks
+
+from training import train
+from training.framework.config import config_from_dict, load_config
+from training.framework.schema import ConfigError
+from training.pipelines.ppo.batched_vec_env import BatchedVecEnv
+from training.pipelines.ppo.config import PPOConfig
+from training.pipelines.ppo.vector import make_training_env
+
+from tests.test_training import TINY, tiny_config
+
+
+def _play(venv, steps: int):
+    """Step with the first legal action of every game; everything SB3 reads of each step
+    (an info's other keys, e.g. the single env's mask and seat, are not SB3's contract)."""
+    trace = [venv.reset().copy()]
+    for _ in range(steps):
+        masks = get_action_masks(venv)
+        trace.append(masks.copy())
+        obs, rewards, dones, infos = venv.step(masks.argmax(axis=1))
+        trace += [obs, rewards, dones]
+        trace += [(info.get("TimeLimit.truncated", False), info.get("episode")) for info in infos]
+        trace += [info["terminal_observation"] for info in infos if "terminal_observation" in info]
+    return trace
+
+
+def _episode(item) -> dict | None:
+    return item[1] if isinstance(item, tuple) else None
+
+
+def _config(vec_env: str, env: str, **extra):
+    return config_from_dict(PPOConfig, {"env": env, "n_envs": 5, "vec_env": vec_env, "normalize_reward": False, "seed": 5, **extra})
+
+
+@pytest.mark.parametrize("env, extra", [
+    ("inverted_dice", {}),
+    ("six_hundred", {}),
+    ("lost_dice", {"opponents": ["heuristic"]}),  # a bot that acts one game at a time (act, not act_batch)
+])
+def test_same_games_as_the_game_vec_env_seed_for_seed(env, extra):
+    batched, _ = make_training_env(_config("batched", env, **extra))
+    single, _ = make_training_env(_config("game", env, **extra))
+    assert isinstance(batched, BatchedVecEnv)
+    ours, theirs = _play(batched, 400), _play(single, 400)
+    assert any(_episode(t) is not None for t in ours), "no episode ended: play longer"
+    assert len(ours) == len(theirs)
+    for a, b in zip(ours, theirs):
+        if isinstance(a, np.ndarray):
+            np.testing.assert_array_equal(a, b)
+        else:  # the episode's wall time "t" differs, its return and length may not
+            assert (a[0], _without_time(a[1])) == (b[0], _without_time(b[1]))
+
+
+def _without_time(episode: dict | None) -> dict | None:
+    return None if episode is None else {k: v for k, v in episode.items() if k != "t"}
+
+
+def test_generators_round_trip_through_get_attr_and_set_attr():
+    venv, _ = make_training_env(_config("batched", "six_hundred"))
+    venv.reset()
+    saved = venv.get_attr("np_random")
+    first = _play(venv, 50)
+    for index, generator in enumerate(saved):
+        venv.set_attr("np_random", generator, indices=[index])
+    assert all(g.bit_generator.state == s.bit_generator.state for g, s in zip(venv.get_attr("np_random"), saved))
+    assert get_action_masks(venv).shape == (5, venv.action_space.n)
+    with pytest.raises(AttributeError, match="per game"):
+        venv.set_attr("reward_mode", "win")
+    assert first
+
+
+def test_a_tiny_batched_run_trains_and_resumes(tmp_path):
+    run = tmp_path / "run"
+    config = tiny_config(tmp_path, vec_env="batched", n_envs=4)
+    assert train.main(["--config", str(config), "--run-dir", str(run), "--no-eval", *TINY]) == 0
+    assert json.loads((run / "metadata.json").read_text())["timesteps"] >= 256
+    assert train.main(["--resume", str(run), "--timesteps", "512", "--no-eval", "--no-progress"]) == 0
+
+
+def test_self_play_is_refused_with_the_batched_env(tmp_path):
+    path = tiny_config(tmp_path, env="lost_dice", env_kwargs={"num_players": 2}, vec_env="batched",
+                       self_play={"enabled": True}, evaluation={"games": 5, "opponents": ["random"]})
+    with pytest.raises(ConfigError, match="vec_env: game"):
+        load_config(PPOConfig, path)
