@@ -156,9 +156,23 @@ is how the search bot plans from what it is given).
   as index maps of the observation and the actions; a turned position has the same value
   for both players (training augments its minibatches with them).
 
+## Batched env
+
+```python
+import gymnasium, envs
+vec_env = gymnasium.make_vec("Invers-v0", num_envs=1024, max_plies=200)   # 1024 games per step
+observations, infos = vec_env.reset(seed=0)                    # game i is the single env's game of seed 0 + i
+observations, rewards, terminations, truncations, infos = vec_env.step(vec_env.action_space.sample())
+```
+
+The native batched env (`envs/batched/vector_env.py`, the rules in Numba kernels in
+`envs/batched/invers.py`) plays the single env's games, seed for seed, with the same options;
+`infos["action_mask"]` is `(N, 24)`. SPEED_invers
+
 ## Version history
 
 * v0: initial release.
+* The native batched env (`gymnasium.make_vec`, above) added; the games are unchanged, and so is the version.
 """
 
 from envs.aec import aec_api

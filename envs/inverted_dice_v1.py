@@ -139,6 +139,19 @@ random 73.7.
 * `render_mode="rgb_array"` draws the dice and the score sheet; `python -m training.record
   --env inverted_dice --agent heuristic out.gif` records a whole game.
 
+## Batched env
+
+```python
+import gymnasium, envs
+vec_env = gymnasium.make_vec("InvertedDice-v1", num_envs=1024, num_players=2, free_cross_out=True)   # 1024 games per step
+observations, infos = vec_env.reset(seed=0)                    # game i is the single env's game of seed 0 + i
+observations, rewards, terminations, truncations, infos = vec_env.step(vec_env.action_space.sample())
+```
+
+The native batched env (`envs/batched/vector_env.py`, the rules in Numba kernels in
+`envs/batched/inverted_dice.py`) plays the single env's games, seed for seed, with the same options;
+`infos["action_mask"]` is `(N, 52)`. SPEED_inverted_dice
+
 ## Version history
 
 * v1: planning features (entries 88..111): per-box hit chances this turn, section
@@ -146,6 +159,7 @@ random 73.7.
   probabilities itself; other players' blocks move from 88 to 112. Actions unchanged.
 * v0: initial release (`inverted_dice_v0`, still registered: the same game and actions
   with the 88-entry observation).
+* The native batched env (`gymnasium.make_vec`, above) added; the games are unchanged, and so is the version.
 """
 
 from envs.aec import aec_api

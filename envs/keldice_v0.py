@@ -53,9 +53,23 @@ Keyword arguments: `num_players` (1..4, default 2), `rolls_per_player` (default 
   future throws, for replays and tests only. `game.score_bounds()`: −24 to 90 with the
   default dice and 20 rolls.
 
+## Batched env
+
+```python
+import gymnasium, envs
+vec_env = gymnasium.make_vec("Keldice-v0", num_envs=1024, rolls_per_player=15)   # 1024 games per step
+observations, infos = vec_env.reset(seed=0)                    # game i is the single env's game of seed 0 + i
+observations, rewards, terminations, truncations, infos = vec_env.step(vec_env.action_space.sample())
+```
+
+The native batched env (`envs/batched/vector_env.py`, the rules in Numba kernels in
+`envs/batched/lost_dice.py`) plays the single env's games, seed for seed, with the same options;
+`infos["action_mask"]` is `(N, 20)`. SPEED_keldice
+
 ## Version history
 
 * v0: initial release.
+* The native batched env (`gymnasium.make_vec`, above) added; the games are unchanged, and so is the version.
 """
 
 from envs.aec import aec_api

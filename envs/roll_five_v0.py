@@ -148,9 +148,23 @@ the end shows in `render()` and the scores, not in the observations.
   for one player should also resample the cards that player cannot see. `state.clone()`
   keeps the real future rolls and is for replays and tests only.
 
+## Batched env
+
+```python
+import gymnasium, envs
+vec_env = gymnasium.make_vec("RollFive-v0", num_envs=1024, num_players=4, mode="tournament")   # 1024 games per step
+observations, infos = vec_env.reset(seed=0)                    # game i is the single env's game of seed 0 + i
+observations, rewards, terminations, truncations, infos = vec_env.step(vec_env.action_space.sample())
+```
+
+The native batched env (`envs/batched/vector_env.py`, the rules in Numba kernels in
+`envs/batched/roll_five.py`) plays the single env's games, seed for seed, with the same options;
+`infos["action_mask"]` is `(N, 32)`. SPEED_roll_five
+
 ## Version history
 
 * v0: initial release.
+* The native batched env (`gymnasium.make_vec`, above) added; the games are unchanged, and so is the version.
 """
 
 from envs.aec import aec_api

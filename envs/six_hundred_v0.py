@@ -157,9 +157,23 @@ so nothing is hidden. Named offsets: `envs.games.six_hundred.OBS_*`.
 * `render_mode="rgb_array"` draws the dice and the score sheet; `python -m training.record
   --env six_hundred --agent heuristic out.gif` records a whole game.
 
+## Batched env
+
+```python
+import gymnasium, envs
+vec_env = gymnasium.make_vec("SixHundred-v0", num_envs=1024, num_players=3)   # 1024 games per step
+observations, infos = vec_env.reset(seed=0)                    # game i is the single env's game of seed 0 + i
+observations, rewards, terminations, truncations, infos = vec_env.step(vec_env.action_space.sample())
+```
+
+The native batched env (`envs/batched/vector_env.py`, the rules in Numba kernels in
+`envs/batched/six_hundred.py`) plays the single env's games, seed for seed, with the same options;
+`infos["action_mask"]` is `(N, 82)`. SPEED_six_hundred
+
 ## Version history
 
 * v0: initial release.
+* The native batched env (`gymnasium.make_vec`, above) added; the games are unchanged, and so is the version.
 """
 
 from envs.aec import aec_api

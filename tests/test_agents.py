@@ -141,3 +141,24 @@ def test_a_pairing_plays_each_game_by_its_number():
         players[seat] = a
         alone, alone_history = play_game(game, players, 7 + g, 2)
         assert alone_history == history and alone.returns().tolist() == state.returns().tolist()
+
+
+def test_act_batch_plays_each_row_as_act_does():
+    """A trained agent's batched forward pass (the batched env's opponents) picks what act picks."""
+    from envs.registry import make_game
+
+    game = make_game("lost_dice")
+    agent = make_agent("lost_dice", "ppo", game, seed=3)
+    rng = np.random.default_rng(0)
+    observations = rng.random((64, *game.observation_shape), dtype=np.float32)
+    masks = (rng.random((64, game.num_actions)) < 0.3).astype(np.int8)
+    masks[np.arange(64), rng.integers(game.num_actions, size=64)] = 1  # at least one legal action each
+    expected = [agent.act(o, m) for o, m in zip(observations, masks)]
+    assert agent.act_batch(observations, masks).tolist() == expected
+    agent.deterministic = False
+    agent.reset(seed=5)
+    sampled = np.stack([agent.act_batch(observations, masks) for _ in range(20)])
+    assert masks[np.arange(64), sampled].all()  # only legal actions
+    assert len({tuple(row) for row in sampled}) > 1  # a sample, not the argmax
+    agent.reset(seed=5)
+    assert (agent.act_batch(observations, masks) == sampled[0]).all()  # seeded
