@@ -31,7 +31,7 @@ def _load(batched: BatchedInvers, row: int, state: InversState) -> None:
     batched._player[row] = state.to_move
     batched._ply[row] = state.ply
     batched._unflipped[row] = [state.colour_side_up(p) for p in (YELLOW, RED)]
-    batched._scores[row] = [state.flipped_tiles(p) for p in (YELLOW, RED)]
+    batched._totals[row] = [state.flipped_tiles(p) for p in (YELLOW, RED)]
     batched._winner[row] = -1
     batched._terminal[row] = False
     batched._truncated[row] = False

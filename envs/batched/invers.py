@@ -6,7 +6,7 @@ State, one row per game (``N`` rows):
   row by row; ``_hands`` ``(N, 2)`` int8: each player's tile in hand (always flipped).
 * ``_player`` ``(N,)`` int64 the player to move (the last mover's opponent once over),
   ``_ply`` ``(N,)`` int64 plies played, ``_unflipped`` ``(N, 2)`` int64 colour-side-up
-  tiles of each colour on the board, ``_scores`` ``(N, 2)`` float64 flipped tiles of each
+  tiles of each colour on the board, ``_totals`` ``(N, 2)`` float64 flipped tiles of each
   colour anywhere (the core's ``scores()``, kept as counts), ``_winner`` ``(N,)`` int8
   (0, 1, or -1 while running or on a draw), ``_terminal`` / ``_truncated`` ``(N,)`` bool
   and ``_acting`` ``(N, 2)`` bool.
@@ -176,14 +176,11 @@ class BatchedInvers(BatchedGame):
         self._player = np.zeros(n, np.int64)
         self._ply = np.zeros(n, np.int64)
         self._unflipped = np.zeros((n, 2), np.int64)
-        self._scores = np.zeros((n, 2), np.float64)
         self._winner = np.full(n, -1, np.int8)
-        self._terminal = np.ones(n, bool)
         self._truncated = np.zeros(n, bool)
-        self._acting = np.zeros((n, 2), bool)
 
     def _state_arrays(self):
-        return (self._board, self._hands, self._player, self._ply, self._unflipped, self._scores,
+        return (self._board, self._hands, self._player, self._ply, self._unflipped, self._totals,
                 self._winner, self._terminal, self._truncated, self._acting)
 
     def _start(self, rows: np.ndarray, streams: np.ndarray) -> None:
@@ -194,18 +191,9 @@ class BatchedInvers(BatchedGame):
         _apply_kernel(np.asarray(rows, np.int64), np.asarray(seats, np.int64), np.asarray(actions, np.int64),
                       _LINES, _FAR_END, _NUM_BORDER, self.game.max_plies, *self._state_arrays())
 
-    def acting(self) -> np.ndarray:
-        return self._acting
-
-    def terminal(self) -> np.ndarray:
-        return self._terminal
-
     def truncated(self) -> np.ndarray:
         """A view of the ``(N,)`` truncation flags (callers do not write to it)."""
         return self._truncated
-
-    def scores(self) -> np.ndarray:
-        return self._scores
 
     def returns(self) -> np.ndarray:
         """``(N, 2)``: +1 for the winner and -1 for the loser, zeros on a draw (truncation

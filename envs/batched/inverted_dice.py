@@ -312,9 +312,6 @@ class BatchedInvertedDice(BatchedGame):
         self._roll = np.ones(n, np.int64)
         self._scored = np.zeros((n, p), np.int64)
         self._crossed = np.zeros((n, p), np.int64)
-        self._totals = np.zeros((n, p), np.float64)
-        self._terminal = np.zeros(n, bool)
-        self._acting = np.zeros((n, p), bool)
 
     def _start(self, rows: np.ndarray, streams: np.ndarray) -> None:
         _start_kernel(rows, streams, self.num_players, FACE_KEY, ID_OF_KEY,
@@ -326,15 +323,6 @@ class BatchedInvertedDice(BatchedGame):
                       SECTION_MASK, BOX_SECTION,
                       self._tape, self._dice, self._player, self._round, self._roll,
                       self._scored, self._crossed, self._totals, self._terminal, self._acting)
-
-    def acting(self) -> np.ndarray:
-        return self._acting
-
-    def terminal(self) -> np.ndarray:
-        return self._terminal
-
-    def scores(self) -> np.ndarray:
-        return self._totals
 
     def legal_masks(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
         _legal_kernel(rows, seats, self._free_cross_out, INVERTED_SUM,

@@ -489,11 +489,8 @@ class BatchedLostDice(BatchedGame):
         self._players = np.zeros((size, n, PLAYER_FIELDS), np.int64)
         self._columns = np.zeros((size, n, NUM_COLOURS, COLUMN_FIELDS), np.int64)
         self._blocks = np.zeros((size, n, _STATIC_SIZE), np.float32)
-        self._totals = np.zeros((size, n), np.float64)
         self._table = np.zeros((size, TABLE_FIELDS), np.int64)
         self._asked = np.zeros((size, max(n - 1, 1)), np.int64)
-        self._acting = np.zeros((size, n), bool)
-        self._terminal = np.ones(size, bool)
 
     def _start(self, rows: np.ndarray, streams: np.ndarray) -> None:
         _start_kernel(np.asarray(rows, np.int64), streams, self._rolls, self._tape, self._players, self._columns,
@@ -507,15 +504,6 @@ class BatchedLostDice(BatchedGame):
                       self._asked, self._acting, self._terminal, self._slot_bit, self._slot_value,
                       self._slot_bonus, self._allowed, self._points, self._stone_points, self._keldice,
                       self._column_scale, self._score_scale)
-
-    def acting(self) -> np.ndarray:
-        return self._acting
-
-    def terminal(self) -> np.ndarray:
-        return self._terminal
-
-    def scores(self) -> np.ndarray:
-        return self._totals
 
     def legal_masks(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
         _legal_kernel(np.asarray(rows, np.int64), np.asarray(seats, np.int64), out, self._columns, self._table,

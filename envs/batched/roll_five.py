@@ -11,7 +11,7 @@ State, one row per game (``P`` players, five slots, six faces):
   bitset of faces (both zero during the bid); ``turn (N,) int64``: 0..4 placing, 5 the bid;
 * ``pending (N, P) int64``: the action a player committed this round (hidden; read at the resolve);
   ``acting_ (N, P) bool``: still to commit this round; ``terminal_ (N,) bool``;
-* ``kept (N, P) float64``: pairs kept under the bid (the scores, 0 until the reveal);
+* ``_totals (N, P) float64`` (the base's): pairs kept under the bid (the scores, 0 until the reveal);
   ``distance (N, P) int64``: tournament tie-break; ``outcome (N, P) float64``: the core's ``returns()``
   (winners +1, others −1, all 0 when everyone shares the win), set at the reveal.
 
@@ -261,31 +261,19 @@ class BatchedRollFive(BatchedGame):
         self._faces = np.zeros((n, p), np.int64)
         self._turn = np.zeros(n, np.int64)
         self._pending = np.zeros((n, p), np.int64)
-        self._acting = np.zeros((n, p), bool)
-        self._terminal = np.zeros(n, bool)
-        self._kept = np.zeros((n, p), np.float64)
         self._distance = np.zeros((n, p), np.int64)
         self._outcome = np.zeros((n, p), np.float64)
 
     def _start(self, rows: np.ndarray, streams: np.ndarray) -> None:
         _start_kernel(np.asarray(rows, np.int64), streams, self._deck, self._scratch, self._cards, self._tape,
                       self._dice, self._uncovered, self._placed, self._roll, self._faces, self._turn, self._acting,
-                      self._terminal, self._kept, self._distance, self._outcome)
+                      self._terminal, self._totals, self._distance, self._outcome)
 
     def _apply(self, rows: np.ndarray, seats: np.ndarray, actions: np.ndarray) -> None:
         _apply_kernel(np.asarray(rows, np.int64), np.asarray(seats, np.int64), np.asarray(actions, np.int64),
                       self._tournament, KEEPS, self._cards, self._tape, self._dice, self._uncovered, self._placed,
-                      self._roll, self._faces, self._turn, self._pending, self._acting, self._terminal, self._kept,
+                      self._roll, self._faces, self._turn, self._pending, self._acting, self._terminal, self._totals,
                       self._distance, self._outcome)
-
-    def acting(self) -> np.ndarray:
-        return self._acting
-
-    def terminal(self) -> np.ndarray:
-        return self._terminal
-
-    def scores(self) -> np.ndarray:
-        return self._kept
 
     def returns(self) -> np.ndarray:
         """The core's ``returns()`` where the game is over (tournament ties broken by distance); zeros elsewhere."""

@@ -35,7 +35,8 @@ class BatchedGame(abc.ABC):
     """``num_games`` games of ``game`` (its options fixed), held as arrays.
 
     Subclasses set :attr:`game_class` and implement the abstract methods with Numba
-    kernels. This base records every game's stream at its start and its actions since,
+    kernels, which keep the base's ``_acting``, ``_terminal`` and ``_totals`` arrays up to
+    date. This base records every game's stream at its start and its actions since,
     which is all :meth:`state` needs.
     """
 
@@ -50,6 +51,10 @@ class BatchedGame(abc.ABC):
         self.game = game
         self.num_games = int(num_games)
         self.num_players = game.num_players
+        # The state every game has, kept up to date by the kernels (views of these are handed out):
+        self._acting = np.zeros((self.num_games, self.num_players), bool)  #: who must act
+        self._terminal = np.ones(self.num_games, bool)  #: over (a row is over until its first start)
+        self._totals = np.zeros((self.num_games, self.num_players), np.float64)  #: the running scores
         self._start_streams = random_streams.new_streams(self.num_games)
         self._history = np.zeros((self.num_games, game.max_game_length, 2), np.int64)
         self._history_length = np.zeros(self.num_games, np.int64)
@@ -89,6 +94,20 @@ class BatchedGame(abc.ABC):
             state.apply(int(seat), int(action))
         return state
 
+    def acting(self) -> np.ndarray:
+        """``(N, P)`` bool: ``acting[row, p]`` when player ``p`` must act in game ``row``
+        (the core's ``acting_players()``); all False where the game is over. The kernels'
+        own array, not a copy: callers do not write to it."""
+        return self._acting
+
+    def terminal(self) -> np.ndarray:
+        """``(N,)`` bool: the game is over (the core's ``is_terminal()``); the kernels' array."""
+        return self._terminal
+
+    def scores(self) -> np.ndarray:
+        """``(N, P)`` float64: every player's running score (the core's ``scores()``); the kernels' array."""
+        return self._totals
+
     def returns(self) -> np.ndarray:
         """``(N, P)`` outcome per player where the game is over (+1 win, -1 loss, 0 draw),
         read off the scores as :func:`envs.core.outcome_from_scores` reads them. Games
@@ -113,19 +132,6 @@ class BatchedGame(abc.ABC):
     def _apply(self, rows: np.ndarray, seats: np.ndarray, actions: np.ndarray) -> None:
         """Apply legal actions (see :meth:`apply`)."""
 
-    @abc.abstractmethod
-    def acting(self) -> np.ndarray:
-        """``(N, P)`` bool: ``acting[row, p]`` when player ``p`` must act in game ``row``
-        (the core's ``acting_players()``); all False where the game is over.
-        May be a view of internal state: callers do not write to it."""
-
-    @abc.abstractmethod
-    def terminal(self) -> np.ndarray:
-        """``(N,)`` bool: the game is over (the core's ``is_terminal()``). May be a view."""
-
-    @abc.abstractmethod
-    def scores(self) -> np.ndarray:
-        """``(N, P)`` float64: every player's running score (the core's ``scores()``)."""
 
     @abc.abstractmethod
     def legal_masks(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:

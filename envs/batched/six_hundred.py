@@ -377,11 +377,8 @@ class BatchedSixHundred(BatchedGame):
         self._dice = np.zeros((n, NUM_DICE), np.int8)
         self._turn = np.zeros((n, 5), np.int64)
         self._sheet = np.full((n, players, NUM_CATEGORIES), -1, np.int16)
-        self._totals = np.zeros((n, players), np.float64)
         self._numbers = np.zeros((n, players, 4), np.int64)
         self._blocks = np.zeros((n, players, BLOCK_SIZE), np.float32)
-        self._acting = np.zeros((n, players), bool)
-        self._terminal = np.zeros(n, bool)
 
     def _start(self, rows: np.ndarray, streams: np.ndarray) -> None:
         rows = np.asarray(rows, np.int64)
@@ -398,15 +395,6 @@ class BatchedSixHundred(BatchedGame):
         _apply_kernel(np.asarray(rows, np.int64), np.asarray(actions, np.int64), self.num_players, HAND_OF_CODE, POW7,
                       HAND_POINTS, self._tape, self._dice, self._turn, self._sheet, self._totals, self._numbers,
                       self._blocks, self._acting, self._terminal)
-
-    def acting(self) -> np.ndarray:
-        return self._acting
-
-    def terminal(self) -> np.ndarray:
-        return self._terminal
-
-    def scores(self) -> np.ndarray:
-        return self._totals
 
     def legal_masks(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
         _legal_kernel(np.asarray(rows, np.int64), np.asarray(seats, np.int64), LOCK_MASKS, self._turn, self._sheet,
