@@ -150,7 +150,9 @@ observations, rewards, terminations, truncations, infos = vec_env.step(vec_env.a
 
 The native batched env (`envs/batched/vector_env.py`, the rules in Numba kernels in
 `envs/batched/inverted_dice.py`) plays the single env's games, seed for seed, with the same options;
-`infos["action_mask"]` is `(N, 52)`. SPEED_inverted_dice
+`infos["action_mask"]` is `(N, 52)`. Measured with
+`python benchmarks/env_speed.py --batched` on the idle 2-core machine (random legal play,
+the default options): 5,323,882 steps/s at `N = 4096`, 84× the single Gymnasium env's 63,504.
 
 ## Version history
 

@@ -12,7 +12,8 @@ checks what a user of ``pip install tabletop-dice-rl`` gets. In a temporary fold
    shipped network, nothing else of ``checkpoints/``, and a size of a few MB;
 3. a clean virtual environment gets the wheel and its dependencies (``torch==2.13.0``
    from the machine's disk); ``PYTHONPATH`` is cleared, so the source tree cannot help;
-4. from an empty working directory: the envs (dice files), where the data is found (all
+4. from an empty working directory: the envs (dice files), the batched envs (every
+   ``gymnasium.make_vec``, its kernels compiled in the venv), where the data is found (all
    inside the installed package), ``tabletop --help``, a short training run (the
    packaged ``inverted_dice_scratch`` config for 2048 steps: no warm start, no
    evaluation; the run must land in ``./checkpoints/``), an evaluation of that run, and
@@ -68,6 +69,18 @@ assert not bad, "not an installed file: " + "; ".join(bad)
 assert paths.source_root() is None, paths.source_root()
 print(f"{len(found)} files, all inside {prefix}: the modules, 2 dice files, {len(ENVS) + 1} default configs, 5 shipped networks")
 print("scratch config:", paths.config_path("inverted_dice_scratch"))
+"""
+
+#: Every env's native batched env, made by ``gymnasium.make_vec`` and stepped, in the installed package.
+BATCHED = """
+import gymnasium, envs
+from envs.registry import ENVS
+for entry in ENVS.values():
+    vec_env = gymnasium.make_vec(entry.gym_id, num_envs=64)
+    vec_env.reset(seed=0)
+    for _ in range(20):
+        vec_env.step(vec_env.action_space.sample())
+    print(entry.gym_id, type(vec_env).__name__, "64 games x 20 steps")
 """
 
 
@@ -180,6 +193,8 @@ def main(argv: list[str] | None = None) -> int:
                                  "'| gymnasium', gymnasium.__version__, '| pettingzoo', pettingzoo.__version__)"])
         checker.run("the envs from another directory (their dice files)",
                     [python, "-c", "from envs import lost_dice_v0; lost_dice_v0.env(); from envs import keldice_v0; keldice_v0.env(); print('lost_dice_v0 and keldice_v0 made')"])
+        checker.run("the batched envs from another directory (their Numba kernels compile and cache inside the venv)",
+                    [python, "-c", BATCHED])
         out = checker.run("modules and data come from the installed package", [python, "-c", WHERE_FROM])
         scratch = next(line for line in out.splitlines() if line.startswith("scratch config: ")).partition(": ")[2]
         checker.run("the tabletop command", ["tabletop", "--help"], show=20)

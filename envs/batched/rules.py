@@ -14,6 +14,9 @@ masks, observations, scores and ends. ``tests/batched_check.py`` plays random ga
 both and compares them after every action; :meth:`state` rebuilds any one game as a core
 state (by replaying its recorded actions), for ``render`` and for those checks.
 
+A twin builds its tables from its core's own (private ones included: the twin is the
+one module outside a core that may read them), so that a table is never written twice.
+
 Calls name the games they act on by ``rows``, an ``int64`` array of row indices (each row
 at most once), so that one seat's opponents can act on just the games waiting for them.
 Outputs go into arrays the caller allocated once (``out``), never into per-step

@@ -170,7 +170,8 @@ class BatchedVectorEnv(VectorEnv):
         self._ended = np.zeros(n, bool)  # the episode is over (its game, or an illegal action)
         self._illegal = np.zeros(n, bool)
         self._started = False
-        self._all_rows_info = np.ones(n, bool)
+        self._all_rows_info = np.ones(n, bool)  # the "_action_mask" / "_seat" entries: every game, every step
+        self._all_rows_info.flags.writeable = False
 
     # --- options ---------------------------------------------------------------------
 
