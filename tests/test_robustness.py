@@ -261,7 +261,7 @@ def _config_with(tmp_path, section: str | None, key: str, value) -> Path:
         ("policy_kwargs", "activation_fn", "swish", "policy_kwargs.activation_fn must be one of ['tanh', 'relu', 'elu', 'gelu'], got 'swish'"),
         (None, "seed", -3, "seed must be an integer >= 0, got -3"),
         (None, "n_envs", "eight", "n_envs must be an integer > 0, got 'eight'"),
-        (None, "vec_env", "ray", "vec_env must be one of ['game', 'dummy', 'subproc'], got 'ray'"),
+        (None, "vec_env", "ray", "vec_env must be one of ['batched', 'game', 'dummy', 'subproc'], got 'ray'"),
         (None, "env_kwargs", {"num_players": "["}, "env_kwargs {'num_players': '['}: inverted_dice: num_players must be an integer, got '['"),
         (None, "env_kwargs", {"free_crossout": True}, "env_kwargs: inverted_dice has no option(s) ['free_crossout']; its options: ['free_cross_out', 'num_players']"),
         ("evaluation", "opponents", ["heurstic"], "evaluation.opponents: unknown agent 'heurstic' for inverted_dice: expected one of ['random', 'heuristic', 'optimal']"),
