@@ -75,6 +75,10 @@ class RLlibAgent(Agent):
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         return int(masked_greedy_actions(self.module, np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
 
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """Many games in one forward pass (the batched env's opponents)."""
+        return masked_greedy_actions(self.module, observations, action_masks)
+
 
 def masked_greedy_actions(module, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
     """An RLlib action-masking module's most likely legal action for each row of a batch."""

@@ -124,4 +124,5 @@ def test_an_rllib_run_folder_is_evaluated_as_its_modules_greedy_masked_action(tm
         actions.append(agent.act(observations[-1], masks[-1]))
         state.apply(player, int(rng.choice(np.flatnonzero(masks[-1]))))
     assert actions == masked_greedy_actions(agent.module, np.array(observations), np.array(masks)).tolist()
+    assert actions == agent.act_batch(np.array(observations), np.array(masks)).tolist()  # the batched env's opponents
     assert all(mask[action] for mask, action in zip(masks, actions))
