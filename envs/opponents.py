@@ -19,8 +19,8 @@ pointing them at a factory in ``agents`` would be the same upward arrow written 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Protocol
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -54,3 +54,50 @@ def resolve(game: Game, name: str) -> Policy:
             "(it registers them), or pass an object with act(observation, action_mask)"
         )
     return _resolver(game, name)
+
+
+#: What the ``opponents`` option of the Gymnasium envs takes, for their error messages.
+OPPONENTS_EXPECTED = "None (random), a bot name such as \"heuristic\", an object with act(observation, action_mask), or a list of those (one per other seat)"
+
+_SIGNATURES = {"act": "act(observation, action_mask)", "act_batch": "act_batch(observations, action_masks)"}
+
+
+def opponent_list(game: Game, opponents: Any, count: int, methods: Sequence[str] = ("act",)) -> list:
+    """A Gymnasium env's ``opponents`` option as one policy per other seat (``None``: random).
+
+    ``opponents`` is ``None``, a policy (an object with one of ``methods``), a bot's name
+    (resolved once per seat: each seat gets its own bot, with its own generator), or a
+    list of those with one entry per other seat. Anything else is a ``TypeError`` or a
+    ``ValueError`` naming the problem.
+    """
+
+    def is_policy(candidate) -> bool:
+        return any(hasattr(candidate, method) for method in methods)
+
+    if opponents is None or is_policy(opponents):
+        return [opponents] * count
+    if isinstance(opponents, str):
+        return [_named(game, opponents) for _ in range(count)]
+    try:
+        opponents = list(opponents)
+    except TypeError:
+        raise TypeError(f"opponents must be {OPPONENTS_EXPECTED}, got {opponents!r}") from None
+    if len(opponents) != count:
+        raise ValueError(f"expected {count} opponent policies (one per other seat), got {len(opponents)}")
+    policies = []
+    for opponent in opponents:
+        if isinstance(opponent, str):
+            opponent = _named(game, opponent)
+        elif opponent is not None and not is_policy(opponent):
+            wanted = " or ".join(_SIGNATURES[method] for method in methods)
+            raise TypeError(f"each opponent must be None (random), a bot name or an object with {wanted}, got {opponent!r}")
+        policies.append(opponent)
+    return policies
+
+
+def _named(game: Game, spec: str) -> Policy:
+    """The bot named ``spec`` (an agent spec such as ``"heuristic"`` or ``"search:depth=2"``)."""
+    try:
+        return resolve(game, spec)
+    except ValueError as error:
+        raise ValueError(f"opponents: {error}") from None

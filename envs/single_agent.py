@@ -40,13 +40,12 @@ import numpy as np
 
 from envs.aec import GAME_OVER, check_render_mode, observation_box, render_state, resolve_reward_mode, reward_basis, start_basis
 from envs.core import Game, GameState, IllegalActionError
-from envs.opponents import Policy, resolve
+from envs.opponents import Policy, opponent_list
 from envs.spaces import LegalActionSpace
 
 
 #: What the Gymnasium env does with an illegal action (its ``illegal_action`` option).
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
-OPPONENTS_EXPECTED = "None (random), a bot name such as \"heuristic\", an object with act(observation, action_mask), or a list of those (one per other seat)"
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -98,39 +97,12 @@ class SingleAgentEnv(gymnasium.Env):
         if learner_seat is not None and not 0 <= learner_seat < n:
             raise ValueError(f"learner_seat must be in 0..{n - 1} or None, got {learner_seat!r}")
         self.learner_seat_option = learner_seat
-        self.opponents = self._opponent_list(opponents, n - 1)
+        self.opponents = opponent_list(self.game, opponents, n - 1)
         self.observation_space = observation_box(self.game)
         self.action_space = LegalActionSpace(self.game.num_actions, self._sampling_mask)
         self.game_state: GameState | None = None
         self.learner = 0
         self._ended_by_illegal_action = False
-
-    def _opponent_list(self, opponents, count: int) -> list[Policy | None]:
-        if opponents is None or hasattr(opponents, "act"):
-            return [opponents] * count
-        if isinstance(opponents, str):
-            return [self._named_opponent(opponents) for _ in range(count)]
-        try:
-            opponents = list(opponents)
-        except TypeError:
-            raise TypeError(f"opponents must be {OPPONENTS_EXPECTED}, got {opponents!r}") from None
-        if len(opponents) != count:
-            raise ValueError(f"expected {count} opponent policies (one per other seat), got {len(opponents)}")
-        return [self._named_opponent(o) if isinstance(o, str) else self._check_policy(o) for o in opponents]
-
-    def _named_opponent(self, spec: str) -> Policy:
-        """The bot named ``spec`` (an agent spec such as ``"heuristic"`` or ``"search:depth=2"``),
-        from the resolver the agents layer registers (:mod:`envs.opponents`)."""
-        try:
-            return resolve(self.game, spec)
-        except ValueError as error:
-            raise ValueError(f"opponents: {error}") from None
-
-    @staticmethod
-    def _check_policy(opponent) -> Policy | None:
-        if opponent is not None and not hasattr(opponent, "act"):
-            raise TypeError(f"each opponent must be None (random), a bot name or an object with act(observation, action_mask), got {opponent!r}")
-        return opponent
 
     def __setstate__(self, state: dict) -> None:
         # A pickled or deep-copied space lost its link to the env (see LegalActionSpace).
@@ -139,7 +111,7 @@ class SingleAgentEnv(gymnasium.Env):
 
     def set_opponents(self, opponents: Policy | Sequence[Policy] | None) -> None:
         """Replace the opponents from the next step on (self-play swaps them in here)."""
-        self.opponents = self._opponent_list(opponents, self.game.num_players - 1)
+        self.opponents = opponent_list(self.game, opponents, self.game.num_players - 1)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)

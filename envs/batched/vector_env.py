@@ -60,9 +60,9 @@ from envs.aec import GAME_OVER, check_render_mode, observation_box, render_state
 from envs.batched import streams as random_streams
 from envs.batched.rules import BatchedGame
 from envs.core import Game, IllegalActionError
-from envs.opponents import resolve
+from envs.opponents import opponent_list
 from envs.registry import get_entry
-from envs.single_agent import ILLEGAL_ACTION_MODES, OPPONENTS_EXPECTED
+from envs.single_agent import ILLEGAL_ACTION_MODES
 from envs.vector import LegalBatchSpace
 
 
@@ -142,7 +142,7 @@ class BatchedVectorEnv(VectorEnv):
         if learner_seat is not None and not (isinstance(learner_seat, (int, np.integer)) and 0 <= learner_seat < players):
             raise ValueError(f"learner_seat must be in 0..{players - 1} or None, got {learner_seat!r}")
         self.learner_seat_option = learner_seat
-        self.opponents = self._opponent_list(opponents, players - 1)
+        self.opponents = opponent_list(self.game, opponents, players - 1, methods=("act", "act_batch"))
         self._resettable = [o for o in self.opponents if o is not None and hasattr(o, "reset")]
         self._opponent_seeds = np.zeros((int(num_envs), len(self._resettable)), np.int64)
         # one shallow copy per game of each bot that acts one game at a time (see the module doc)
@@ -172,34 +172,6 @@ class BatchedVectorEnv(VectorEnv):
         self._started = False
         self._all_rows_info = np.ones(n, bool)  # the "_action_mask" / "_seat" entries: every game, every step
         self._all_rows_info.flags.writeable = False
-
-    # --- options ---------------------------------------------------------------------
-
-    def _opponent_list(self, opponents, count: int) -> list:
-        if opponents is None or hasattr(opponents, "act") or hasattr(opponents, "act_batch"):
-            return [opponents] * count
-        if isinstance(opponents, str):
-            return [self._named(opponents)] * count
-        try:
-            opponents = list(opponents)
-        except TypeError:
-            raise TypeError(f"opponents must be {OPPONENTS_EXPECTED}, got {opponents!r}") from None
-        if len(opponents) != count:
-            raise ValueError(f"expected {count} opponent policies (one per other seat), got {len(opponents)}")
-        checked = []
-        for opponent in opponents:
-            if isinstance(opponent, str):
-                opponent = self._named(opponent)
-            elif opponent is not None and not (hasattr(opponent, "act") or hasattr(opponent, "act_batch")):
-                raise TypeError(f"each opponent must be None (random), a bot name or a policy with act or act_batch, got {opponent!r}")
-            checked.append(opponent)
-        return checked
-
-    def _named(self, spec: str):
-        try:
-            return resolve(self.game, spec)
-        except ValueError as error:
-            raise ValueError(f"opponents: {error}") from None
 
     # --- Gymnasium's VectorEnv -------------------------------------------------------
 
