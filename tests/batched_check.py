@@ -34,16 +34,22 @@ def _expect_equal(what: str, batched, core, row: int, step: int) -> None:
         raise Mismatch(f"step {step}, game {row}: {what} differs\n batched: {batched!r}\n core:    {core!r}")
 
 
-def compare(batched_class: type[BatchedGame], game: Game, num_games: int, steps: int, seed: int = 0) -> int:
-    """Play ``steps`` batched steps of ``num_games`` games on both sides; the number of
-    (game, action) pairs compared. Raises :class:`Mismatch` at the first difference."""
+def start_pair(batched_class: type[BatchedGame], game: Game, num_games: int, seed: int):
+    """``num_games`` games started on both sides from the streams seeded ``seed + i``: the
+    twin, its rows, its streams, the cores' numpy generators and the core states."""
     batched = batched_class(game, num_games)
     rows = np.arange(num_games)
     streams = random_streams.new_streams(num_games)
     random_streams.seed_rows(streams, rows, [seed + i for i in rows])
     generators = [np.random.Generator(np.random.PCG64(seed + i)) for i in rows]
     batched.start(rows, streams)
-    cores = [game.new_initial_state(g) for g in generators]
+    return batched, rows, streams, generators, [game.new_initial_state(g) for g in generators]
+
+
+def compare(batched_class: type[BatchedGame], game: Game, num_games: int, steps: int, seed: int = 0) -> int:
+    """Play ``steps`` batched steps of ``num_games`` games on both sides; the number of
+    (game, action) pairs compared. Raises :class:`Mismatch` at the first difference."""
+    batched, rows, streams, generators, cores = start_pair(batched_class, game, num_games, seed)
     players = game.num_players
     masks = np.zeros((num_games, game.num_actions), np.int8)
     observations = np.zeros((num_games, *game.observation_shape), np.float32)

@@ -10,10 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.batched import streams as random_streams
 from envs.batched.roll_five import BatchedRollFive
 from envs.games.roll_five import RollFive
-from tests.batched_check import compare
+from tests.batched_check import compare, start_pair
 
 VARIANTS = [(players, mode) for players in (2, 3, 4) for mode in ("casual", "tournament")]
 
@@ -28,13 +27,7 @@ def _play_in_order(players: int, mode: str, num_games: int, steps: int, pick: st
     "random" among the acting seats); everything compared after every commit. Returns the
     number of finished games whose returns differ from the plain outcome of the scores."""
     game = RollFive(players, mode=mode)
-    batched = BatchedRollFive(game, num_games)
-    rows = np.arange(num_games)
-    streams = random_streams.new_streams(num_games)
-    random_streams.seed_rows(streams, rows, [seed + i for i in rows])
-    generators = [np.random.Generator(np.random.PCG64(seed + i)) for i in rows]
-    batched.start(rows, streams)
-    cores = [game.new_initial_state(g) for g in generators]
+    batched, rows, streams, generators, cores = start_pair(BatchedRollFive, game, num_games, seed)
     chooser = np.random.default_rng(seed)
     masks = np.zeros((num_games, game.num_actions), np.int8)
     observations = np.zeros((num_games, *game.observation_shape), np.float32)
