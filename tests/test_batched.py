@@ -169,3 +169,21 @@ def test_bad_options_are_named():
         BatchedVectorEnv("lost_dice", 4, learner_seat=2)
     with pytest.raises(ValueError, match="reset_mask"):
         BatchedVectorEnv("invers", 2).reset(options={"reset_mask": [1, 0]})
+
+
+def test_seeds_per_game_and_copies_that_continue_identically():
+    import copy
+
+    env = gymnasium.make_vec("LostDice-v0", num_envs=3)
+    observations, _ = env.reset(seed=[5, None, 7])
+    for row, seed in ((0, 5), (2, 7)):
+        single = gymnasium.make("LostDice-v0")
+        expected, _ = single.reset(seed=seed)
+        np.testing.assert_array_equal(observations[row], expected)
+    twin = copy.deepcopy(env)
+    for _ in range(30):
+        actions = env.action_space.sample()
+        ours, theirs = env.step(actions), twin.step(actions)
+        for a, b in zip(ours[:4], theirs[:4]):
+            np.testing.assert_array_equal(a, b)
+    assert twin.action_space.sample().shape == (3,)  # the copy's space samples from the copy's masks
