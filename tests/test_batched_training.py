@@ -10,7 +10,6 @@ from sb3_contrib.common.maskable.utils import get_action_masks
 
 from training import train
 from training.framework.config import config_from_dict, load_config
-from training.framework.schema import ConfigError
 from training.pipelines.ppo.batched_vec_env import BatchedVecEnv
 from training.pipelines.ppo.config import PPOConfig
 from training.pipelines.ppo.vector import make_training_env
@@ -85,8 +84,20 @@ def test_a_tiny_batched_run_trains_and_resumes(tmp_path):
     assert train.main(["--resume", str(run), "--timesteps", "512", "--no-eval", "--no-progress"]) == 0
 
 
-def test_self_play_is_refused_with_the_batched_env(tmp_path):
-    path = tiny_config(tmp_path, env="lost_dice", env_kwargs={"num_players": 2}, vec_env="batched",
-                       self_play={"enabled": True}, evaluation={"games": 5, "opponents": ["random"]})
-    with pytest.raises(ConfigError, match="vec_env: game"):
-        load_config(PPOConfig, path)
+def test_self_play_trains_on_the_batched_env_with_a_pool_member_per_game(tmp_path):
+    """Pool opponents act one game at a time there: each game's copy draws its own member at its start."""
+    from training.pipelines.ppo.self_play import PoolOpponent
+
+    path = tiny_config(tmp_path, env="lost_dice", env_kwargs={"num_players": 2, "rolls_per_player": 4}, vec_env="batched", n_envs=4,
+                       self_play={"enabled": True, "pool": ["random", "heuristic"], "snapshot_every": 128, "max_snapshots": 2},
+                       evaluation={"games": 4, "opponents": ["random"]})
+    config = load_config(PPOConfig, path)
+    venv, self_play = make_training_env(config)
+    venv.reset()
+    for _ in range(40):
+        venv.step(get_action_masks(venv).argmax(axis=1))
+    (opponent,) = venv.env.opponents
+    members = {id(copy.member) for copy in venv.env._per_game[id(opponent)]}
+    assert isinstance(opponent, PoolOpponent) and len(members) == 2  # both fixed members, game by game
+    run = tmp_path / "run"
+    assert train.main(["--config", str(path), "--run-dir", str(run), "--no-eval", *TINY]) == 0

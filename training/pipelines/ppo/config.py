@@ -119,8 +119,6 @@ class PPOConfig(RunConfig):
                 raise ConfigError(f"self_play needs a game with several players; env_kwargs set {self.env} up for one")
             if self.vec_env == "subproc":
                 raise ConfigError("self_play shares its opponent pool in one process: use vec_env: game or dummy")
-            if self.vec_env == "batched":
-                raise ConfigError("self_play draws a past policy per game, which the batched env (one policy per seat for all games) does not do: use vec_env: game or dummy")
         if others and not self.self_play.enabled and len(self.opponents) not in (1, others):
             raise ConfigError(f"opponents needs 1 or {others} agent specs for {game.num_players} players, got {self.opponents}")
         self._check_rollout()
