@@ -84,13 +84,16 @@ def render_state(state: GameState, render_mode: str | None):
 
 
 def leads(scores: np.ndarray) -> np.ndarray:
-    """Each player's points minus the best of the others' (one player: the points)."""
-    if len(scores) == 1:
+    """Each player's points minus the best of the others' (one player: the points).
+
+    ``scores`` holds the players on its last axis: one game's ``(P,)`` or many games' ``(N, P)``.
+    """
+    scores = np.asarray(scores, np.float64)
+    if scores.shape[-1] == 1:
         return scores.copy()
-    order = np.argsort(scores)
-    best, second = scores[order[-1]], scores[order[-2]]
-    others_best = np.where(np.arange(len(scores)) == order[-1], second, best)
-    return scores - others_best
+    second, best = np.split(np.sort(scores, axis=-1)[..., -2:], 2, axis=-1)
+    # the top player's best other is the runner-up (equal to it when the top is shared)
+    return scores - np.where(scores == best, second, best)
 
 
 def reward_basis(state: GameState, reward_mode: str) -> np.ndarray:

@@ -48,6 +48,17 @@ from envs.spaces import LegalActionSpace
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
 
 
+def check_learner_options(game: Game, learner_seat, illegal_action: str, illegal_reward) -> None:
+    """The learner's options of a Gymnasium env (single or batched), or an error naming the bad one."""
+    if illegal_action not in ILLEGAL_ACTION_MODES:
+        raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
+    if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float, np.integer, np.floating)) or not np.isfinite(illegal_reward):
+        raise ValueError(f"illegal_reward must be a finite number, got {illegal_reward!r}")
+    n = game.num_players
+    if learner_seat is not None and (isinstance(learner_seat, bool) or not isinstance(learner_seat, (int, np.integer)) or not 0 <= learner_seat < n):
+        raise ValueError(f"learner_seat must be in 0..{n - 1} or None, got {learner_seat!r}")
+
+
 class SingleAgentEnv(gymnasium.Env):
     """Gymnasium env: the learner plays one seat of a game, opponents play the others.
 
@@ -84,18 +95,13 @@ class SingleAgentEnv(gymnasium.Env):
         illegal_reward: float = -1.0,
         **game_options,
     ):
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
-        if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float, np.integer, np.floating)) or not np.isfinite(illegal_reward):
-            raise ValueError(f"illegal_reward must be a finite number, got {illegal_reward!r}")
+        self.game = self.game_class(**game_options)
+        check_learner_options(self.game, learner_seat, illegal_action, illegal_reward)
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
-        self.game = self.game_class(**game_options)
         self.render_mode = check_render_mode(render_mode, self.game)
         self.reward_mode = resolve_reward_mode(reward_mode, self.game)
         n = self.game.num_players
-        if learner_seat is not None and not 0 <= learner_seat < n:
-            raise ValueError(f"learner_seat must be in 0..{n - 1} or None, got {learner_seat!r}")
         self.learner_seat_option = learner_seat
         self.opponents = opponent_list(self.game, opponents, n - 1)
         self.observation_space = observation_box(self.game)

@@ -28,10 +28,21 @@ from __future__ import annotations
 import abc
 from typing import ClassVar
 
+import numba
 import numpy as np
 
 from envs.batched import streams as random_streams
 from envs.core import Game, GameState
+
+
+@numba.njit(cache=True)
+def _record(history, length, rows, seats, actions):
+    """Append ``(seats[k], actions[k])`` to game ``rows[k]``'s history (what :meth:`BatchedGame.state` replays)."""
+    for k in range(rows.shape[0]):
+        row = rows[k]
+        history[row, length[row], 0] = seats[k]
+        history[row, length[row], 1] = actions[k]
+        length[row] += 1
 
 
 class BatchedGame(abc.ABC):
@@ -78,10 +89,7 @@ class BatchedGame(abc.ABC):
         The caller has checked the seats and actions against :meth:`acting` and
         :meth:`legal_masks`: kernels may assume every action is legal.
         """
-        length = self._history_length[rows]
-        self._history[rows, length, 0] = seats
-        self._history[rows, length, 1] = actions
-        self._history_length[rows] = length + 1
+        _record(self._history, self._history_length, rows, seats, actions)
         self._apply(rows, seats, actions)
 
     def state(self, row: int) -> GameState:

@@ -56,13 +56,13 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from envs.aec import GAME_OVER, check_render_mode, observation_box, render_state, resolve_reward_mode
+from envs.aec import GAME_OVER, check_render_mode, leads, observation_box, render_state, resolve_reward_mode
 from envs.batched import streams as random_streams
 from envs.batched.rules import BatchedGame
 from envs.core import Game, IllegalActionError
 from envs.opponents import opponent_list
 from envs.registry import get_entry
-from envs.single_agent import ILLEGAL_ACTION_MODES
+from envs.single_agent import check_learner_options
 from envs.vector import LegalBatchSpace
 
 
@@ -122,12 +122,9 @@ class BatchedVectorEnv(VectorEnv):
     ):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
-        if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float, np.integer, np.floating)) or not np.isfinite(illegal_reward):
-            raise ValueError(f"illegal_reward must be a finite number, got {illegal_reward!r}")
         entry = get_entry(name)
         self.game: Game = entry.game_class()(**game_options)
+        check_learner_options(self.game, learner_seat, illegal_action, illegal_reward)
         self.num_envs = n = int(num_envs)
         self.batched: BatchedGame = entry.batched_class()(self.game, n)
         self.autoreset_mode = AutoresetMode(autoreset_mode)
@@ -139,8 +136,6 @@ class BatchedVectorEnv(VectorEnv):
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
         players = self.game.num_players
-        if learner_seat is not None and not (isinstance(learner_seat, (int, np.integer)) and 0 <= learner_seat < players):
-            raise ValueError(f"learner_seat must be in 0..{players - 1} or None, got {learner_seat!r}")
         self.learner_seat_option = learner_seat
         self.opponents = opponent_list(self.game, opponents, players - 1, methods=("act", "act_batch"))
         self._resettable = [o for o in self.opponents if o is not None and hasattr(o, "reset")]
@@ -260,7 +255,7 @@ class BatchedVectorEnv(VectorEnv):
             infos["final_info"] = final_info
             infos["_final_info"] = ended
             self._start_games(done)
-            self._observe()
+            self._observe(done)
             observations = self._output(self._observations)
             infos["action_mask"] = self._output(self._masks)
             infos["seat"] = self._learners.copy()
@@ -366,17 +361,21 @@ class BatchedVectorEnv(VectorEnv):
                 self._rewards[done] = self.batched.returns()[done, self._learners[done]]
             return
         scores = self.batched.scores()[rows]
-        basis = scores[np.arange(rows.size), learners]
-        if self.reward_mode == "margin" and self.game.num_players > 1:
-            others = scores.copy()
-            others[np.arange(rows.size), learners] = -np.inf
-            basis = basis - others.max(axis=1)
+        basis = (leads(scores) if self.reward_mode == "margin" else scores)[np.arange(rows.size), learners]
         self._rewards[rows] = basis - self._last_basis[rows]
         self._last_basis[rows] = basis
 
-    def _observe(self) -> None:
-        self.batched.observe(self._rows, self._learners, self._observations)
-        self.batched.legal_masks(self._rows, self._learners, self._masks)
+    def _observe(self, rows: np.ndarray | None = None) -> None:
+        """The learners' observations and masks into the env's buffers: every game, or ``rows`` only."""
+        if rows is None:
+            self.batched.observe(self._rows, self._learners, self._observations)
+            self.batched.legal_masks(self._rows, self._learners, self._masks)
+            return
+        count = rows.size
+        self.batched.observe(rows, self._learners[rows], self._scratch_observations[:count])
+        self.batched.legal_masks(rows, self._learners[rows], self._scratch_masks[:count])
+        self._observations[rows] = self._scratch_observations[:count]
+        self._masks[rows] = self._scratch_masks[:count]
 
     def _output(self, array: np.ndarray) -> np.ndarray:
         return array.copy() if self.copy else array
