@@ -44,7 +44,7 @@ def tiny_config(**overrides) -> dict:
 
 def test_demonstrations_carry_the_teachers_actions_and_returns_to_go():
     config = config_from_dict(tiny_config(normalize_reward=False))
-    venv, _ = make_training_env(config, None)
+    venv, _ = make_training_env(config)
     game = make_game("inverted_dice")
     demos = collect_demonstrations(venv, "inverted_dice", game, "heuristic", episodes=4, gamma=1.0, seed=0)
     assert demos.episodes >= 4
@@ -59,7 +59,7 @@ def test_demonstrations_carry_the_teachers_actions_and_returns_to_go():
 
 def test_behaviour_cloning_makes_the_policy_agree_with_the_teacher():
     config = config_from_dict(tiny_config())
-    venv, _ = make_training_env(config, None)
+    venv, _ = make_training_env(config)
     game = make_game("inverted_dice")
     demos = collect_demonstrations(venv, "inverted_dice", game, "heuristic", episodes=6, gamma=1.0, seed=0)
     model = TeacherGuidedPPO("MlpPolicy", venv, seed=0, device="cpu", policy_kwargs={"net_arch": [64, 64]}, n_steps=64, batch_size=64)
@@ -70,7 +70,7 @@ def test_behaviour_cloning_makes_the_policy_agree_with_the_teacher():
 
 def test_guide_weight_decays_to_zero_and_saved_models_load_as_plain_maskable_ppo(tmp_path):
     config = config_from_dict(tiny_config())
-    venv, _ = make_training_env(config, None)
+    venv, _ = make_training_env(config)
     demos = collect_demonstrations(venv, "inverted_dice", make_game("inverted_dice"), "heuristic", 2, 1.0, 0)
     model = TeacherGuidedPPO("MlpPolicy", venv, seed=0, device="cpu", n_steps=64, batch_size=64)
     model.attach_teacher(demos, guide_coef=2.0, guide_decay_steps=1000)
@@ -167,7 +167,7 @@ def test_a_search_labels_the_demonstrations_with_the_softmax_of_its_move_values(
     from training.pipelines.ppo.warm_start import imitation_loss
 
     config = config_from_dict(invers_config())
-    venv, _ = make_training_env(config, None)
+    venv, _ = make_training_env(config)
     game = make_game("invers", max_plies=40)
     demos = collect_demonstrations(
         venv, "invers", game, "search:depth=1", episodes=2, gamma=0.99, seed=0, temperature=0.05, label_with="search:depth=2", workers=2
