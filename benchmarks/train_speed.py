@@ -68,7 +68,7 @@ def measure(config: PPOConfig, timesteps: int) -> dict[str, float]:
     from training.pipelines.ppo.warm_start import TeacherGuidedPPO
 
     torch.set_num_threads(config.torch_threads)
-    venv, _ = make_training_env(config, None)
+    venv, _ = make_training_env(config)
     model = TeacherGuidedPPO("MlpPolicy", venv, seed=config.seed, device="cpu", verbose=0,
                              policy_kwargs=policy_kwargs(config.policy_kwargs), **config.ppo)
     rollout = model.n_steps * model.n_envs
