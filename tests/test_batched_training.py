@@ -9,34 +9,23 @@ import pytest
 from sb3_contrib.common.maskable.utils import get_action_masks
 
 from training import train
-from training.framework.config import config_from_dict, load_config
+from training.framework.config import load_config
 from training.pipelines.ppo.batched_vec_env import BatchedVecEnv
 from training.pipelines.ppo.config import PPOConfig
 from training.pipelines.ppo.vector import make_training_env
 
+from tests.test_game_vec_env import sb3_trace, vec_config
 from tests.test_training import TINY, tiny_config
 
 
 def _play(venv, steps: int):
-    """Step with the first legal action of every game; everything SB3 reads of each step
-    (an info's other keys, e.g. the single env's mask and seat, are not SB3's contract)."""
-    trace = [venv.reset().copy()]
-    for _ in range(steps):
-        masks = get_action_masks(venv)
-        trace.append(masks.copy())
-        obs, rewards, dones, infos = venv.step(masks.argmax(axis=1))
-        trace += [obs, rewards, dones]
-        trace += [(info.get("TimeLimit.truncated", False), info.get("episode")) for info in infos]
-        trace += [info["terminal_observation"] for info in infos if "terminal_observation" in info]
-    return trace
+    """Everything SB3 reads of each step (an info's other keys, e.g. the single env's mask
+    and seat, are not SB3's contract)."""
+    return sb3_trace(venv, steps, lambda info: (info.get("TimeLimit.truncated", False), info.get("episode")))
 
 
 def _episode(item) -> dict | None:
     return item[1] if isinstance(item, tuple) else None
-
-
-def _config(vec_env: str, env: str, **extra):
-    return config_from_dict(PPOConfig, {"env": env, "n_envs": 5, "vec_env": vec_env, "normalize_reward": False, "seed": 5, **extra})
 
 
 @pytest.mark.parametrize("env, extra", [
@@ -45,8 +34,8 @@ def _config(vec_env: str, env: str, **extra):
     ("lost_dice", {"opponents": ["heuristic"]}),  # a bot that acts one game at a time (act, not act_batch)
 ])
 def test_same_games_as_the_game_vec_env_seed_for_seed(env, extra):
-    batched, _ = make_training_env(_config("batched", env, **extra))
-    single, _ = make_training_env(_config("game", env, **extra))
+    batched, _ = make_training_env(vec_config("batched", env, n_envs=5, **extra))
+    single, _ = make_training_env(vec_config("game", env, n_envs=5, **extra))
     assert isinstance(batched, BatchedVecEnv)
     ours, theirs = _play(batched, 400), _play(single, 400)
     assert any(_episode(t) is not None for t in ours), "no episode ended: play longer"
@@ -63,7 +52,7 @@ def _without_time(episode: dict | None) -> dict | None:
 
 
 def test_generators_round_trip_through_get_attr_and_set_attr():
-    venv, _ = make_training_env(_config("batched", "six_hundred"))
+    venv, _ = make_training_env(vec_config("batched", "six_hundred", n_envs=5))
     venv.reset()
     saved = venv.get_attr("np_random")
     first = _play(venv, 50)

@@ -12,28 +12,34 @@ from training.pipelines.ppo.game_vec_env import GameVecEnv
 from training.pipelines.ppo.vector import make_training_env
 
 
-def _config(vec_env: str, env: str = "lost_dice", **extra):
-    return config_from_dict(PPOConfig, {"env": env, "n_envs": 3, "vec_env": vec_env, "normalize_reward": False, "seed": 5, **extra})
+def vec_config(vec_env: str, env: str = "lost_dice", n_envs: int = 3, **extra):
+    """A small seeded PPO config on ``vec_env``: the vectorized envs' tests compare these."""
+    return config_from_dict(PPOConfig, {"env": env, "n_envs": n_envs, "vec_env": vec_env, "normalize_reward": False, "seed": 5, **extra})
 
 
-def _play(venv, steps: int):
-    """Step with the first legal action of every env; everything the learner would see."""
+def _info_keys_and_return(info: dict):
+    return sorted(k for k in info if k != "episode"), info.get("episode", {}).get("r")
+
+
+def sb3_trace(venv, steps: int, info_view=_info_keys_and_return):
+    """Step with the first legal action of every env: what the learner sees of each step,
+    ``info_view(info)`` of every env's info included."""
     trace = [venv.reset().copy()]
     for _ in range(steps):
         masks = get_action_masks(venv)
         trace.append(masks.copy())
         obs, rewards, dones, infos = venv.step(masks.argmax(axis=1))
         trace += [obs, rewards, dones]
-        trace += [(sorted(k for k in info if k != "episode"), info.get("episode", {}).get("r")) for info in infos]
+        trace += [info_view(info) for info in infos]
         trace += [info["terminal_observation"] for info in infos if "terminal_observation" in info]
     return trace
 
 
 def test_same_games_as_dummy_vec_env_seed_for_seed():
-    game_venv, _ = make_training_env(_config("game", opponents=["heuristic"]))
-    dummy_venv, _ = make_training_env(_config("dummy", opponents=["heuristic"]))
+    game_venv, _ = make_training_env(vec_config("game", opponents=["heuristic"]))
+    dummy_venv, _ = make_training_env(vec_config("dummy", opponents=["heuristic"]))
     assert isinstance(game_venv, GameVecEnv)
-    game_trace, dummy_trace = _play(game_venv, 300), _play(dummy_venv, 300)
+    game_trace, dummy_trace = sb3_trace(game_venv, 300), sb3_trace(dummy_venv, 300)
     assert any(isinstance(t, tuple) and t[1] is not None for t in game_trace), "no episode ended: play longer"
     assert len(game_trace) == len(dummy_trace)
     for ours, theirs in zip(game_trace, dummy_trace):
@@ -44,7 +50,7 @@ def test_same_games_as_dummy_vec_env_seed_for_seed():
 
 
 def test_episode_statistics_match_the_returns_and_observations_are_fresh():
-    venv, _ = make_training_env(_config("game", env="inverted_dice"))
+    venv, _ = make_training_env(vec_config("game", env="inverted_dice"))
     obs = venv.reset()
     running, episodes = np.zeros(venv.num_envs), []
     while len(episodes) < 4:
