@@ -12,6 +12,7 @@ import yaml
 
 from agents.trained import TrainedAgent
 from envs.games.inverted_dice import InvertedDice
+from envs.registry import make_game
 from training import evaluate, train
 from training.framework.config import config_from_dict, load_config
 from training.framework.schema import ConfigError
@@ -73,6 +74,24 @@ def test_evaluate_cli_runs_head_to_head_for_several_players(tmp_path):
     (row,) = csv.DictReader((out / "summary.csv").open())
     assert row["agent"] == "heuristic" and row["opponent"] == "random" and int(row["games"]) == 10
     assert float(row["win_rate"]) + float(row["draw_rate"]) + float(row["loss_rate"]) == pytest.approx(1.0)
+
+
+def test_at_three_players_each_opponent_s_own_score_stands_beside_the_agents(tmp_path):
+    from agents.registry import make_agent
+    from training.evaluation.harness import evaluate_pairing
+
+    out = tmp_path / "eval"
+    assert evaluate.main(["--env", "lost_dice", "--env-kwargs", "{num_players: 3}", "--agents", "heuristic", "random",
+                          "--games", "6", "--out", str(out)]) == 0
+    (row,) = csv.DictReader((out / "summary.csv").open())
+    game = make_game("lost_dice", num_players=3)
+    itself = evaluate_pairing(game, ("random", make_agent("lost_dice", "random", game)),
+                              ("random", make_agent("lost_dice", "random", game)), 6, 10_000)
+    assert float(row["opponent_own_score"]) == pytest.approx(itself.scores.mean(), abs=1e-4)
+    assert "opponent's own score" in (out / "report.md").read_text()
+    two = tmp_path / "two"
+    assert evaluate.main(["--env", "lost_dice", "--agents", "heuristic", "random", "--games", "4", "--out", str(two)]) == 0
+    assert "opponent's own score" not in (two / "report.md").read_text()  # ½ by construction: nothing to measure
 
 
 @pytest.mark.parametrize(
@@ -244,3 +263,16 @@ def test_a_shipped_copy_plays_the_same_moves_from_a_smaller_file(tmp_path):
         assert original.act(observation, mask) == copy.act(observation, mask)
         state.apply(0, copy.act(observation, mask))
     assert ship.main([str(tmp_path / "nothing"), str(shipped)]) == 2
+
+
+def test_a_report_names_a_run_below_the_working_directory_by_its_relative_path(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    from training.evaluation.report import Setup
+
+    monkeypatch.chdir(tmp_path)
+    run = tmp_path / "checkpoints" / "inverted_dice" / "shipped"
+    line = Setup(run, "--checkpoint").describe(InvertedDice(), 10, 0, 1)
+    assert line.startswith(f"Run: {Path('checkpoints/inverted_dice/shipped')} (--checkpoint)")  # not the checkout's absolute path
+    elsewhere = Setup(Path("/elsewhere/run"), "--checkpoint").describe(InvertedDice(), 10, 0, 1)
+    assert elsewhere.startswith("Run: /elsewhere/run (--checkpoint)")

@@ -85,6 +85,15 @@ def trained_runs(env: str, specs: list[str]) -> list[Path]:
     return runs
 
 
+def shown_path(path: Path) -> str:
+    """``path`` as a report prints it: relative to the working directory when it lies below it,
+    so that a report regenerated in another checkout reads the same."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
 @dataclass
 class Setup:
     """Which run an evaluation scores and where each of its settings came from.
@@ -102,7 +111,7 @@ class Setup:
 
     def describe(self, game: Game, games: int, random_opening_plies: int, seed: int) -> str:
         if self.run is not None:
-            run = f"{self.run} ({self.run_source})"
+            run = f"{shown_path(self.run)} ({self.run_source})"
         else:
             run = f"none ({self.run_source or 'no trained run among the agents'})"
         parts = [f"game {game!r} ({self.env_kwargs_source})"]
@@ -146,9 +155,15 @@ def solitaire_report(results: list[SolitaireResult]) -> tuple[str, list[dict]]:
     return _markdown(header, table), rows
 
 
-def pairing_report(results: list[PairingResult]) -> tuple[str, list[dict]]:
+def pairing_report(results: list[PairingResult], references: dict[str, PairingResult] | None = None) -> tuple[str, list[dict]]:
+    """Markdown table and CSV rows of the pairings; with ``references`` (opponent -> that
+    opponent against copies of itself, :func:`reference_pairings`), a column gives the
+    share of a game an agent as good as the opponent would take at that table."""
+    references = references or {}
     header = ["agent", "opponent", "games", "distinct", "win rate", "95% CI", "draw rate", "loss rate", "95% CI",
               "score (wins + ½ draws)", "mean outcome"]
+    if references:
+        header.append("opponent's own score")
     rows, table = [], []
     for r in results:
         win, win_low, win_high = r.rate(1)
@@ -171,7 +186,31 @@ def pairing_report(results: list[PairingResult]) -> tuple[str, list[dict]]:
              f"{loss:.3f}", f"[{loss_low:.3f}, {loss_high:.3f}]", f"{score:.3f} [{score - score_half:.3f}, {score + score_half:.3f}]",
              f"{mean:+.3f} ± {half:.3f}"]
         )
+        if references:
+            own, own_half = mean_ci(references[r.opponent].scores)
+            rows[-1].update({"opponent_own_score": round(own, 4), "opponent_own_score_ci95_half_width": round(own_half, 4)})
+            table[-1].append(f"{own:.3f} [{own - own_half:.3f}, {own + own_half:.3f}]")
     return _markdown(header, table), rows
+
+
+def reference_pairings(
+    env: str, game: Game, specs: dict[str, str], opponents: list[str], games: int, seed: int, random_opening_plies: int, progress=None
+) -> dict[str, PairingResult]:
+    """Each opponent's own score at the table: a fresh copy of it in the candidate's seat
+    against it in the other seats, on the same games (seeds, seats, openings) as every pairing.
+
+    At two players that score is ½ by construction (the two seats' scores sum to 1), but
+    with three or more a shared win counts for each winner, so an equal share is not
+    1 / players: it is measured here, and an agent is above its opponent's level when its
+    score is above this one.
+    """
+    return {
+        label: evaluate_pairing(
+            game, (label, build_agent(env, specs[label], game, seed=seed)), (label, build_agent(env, specs[label], game, seed=seed)),
+            games, seed, random_opening_plies, progress,
+        )
+        for label in opponents
+    }
 
 
 def paired_report(results: list[PairingResult]) -> tuple[str, list[dict]]:
@@ -304,7 +343,8 @@ def evaluate(
             f"{env} with {game.num_players} players plays agents against each other, so the evaluation needs two "
             f"agents or more; got {len(agent_specs)} ({given}): add an opponent, e.g. --agents {agent_specs[0] if agent_specs else 'heuristic'} random"
         )
-    agents = {label: build_agent(env, spec, game, seed=seed) for label, spec in zip(agent_labels(agent_specs), agent_specs)}
+    specs = dict(zip(agent_labels(agent_specs), agent_specs))
+    agents = {label: build_agent(env, spec, game, seed=seed) for label, spec in specs.items()}
     about = (setup or Setup()).describe(game, games, random_opening_plies, seed)
     print(about, flush=True)
     title = f"# {env} evaluation\n\n{about}\n\n"
@@ -316,16 +356,25 @@ def evaluate(
         note = f"All agents played the same {games} seeds (same dice). Δ is the paired mean difference with its 95% CI."
     else:
         pairs = list(combinations(agents.items(), 2))
-        print(f"Evaluating {', '.join(agents)}: {len(pairs)} pairings x {games} games", flush=True)
-        with progress(games * len(pairs)) as update:
+        opponents = list(dict.fromkeys(b for (_, _), (b, _) in pairs)) if game.num_players > 2 else []
+        print(f"Evaluating {', '.join(agents)}: {len(pairs) + len(opponents)} pairings x {games} games"
+              + (f" ({len(opponents)} of them an opponent against itself)" if opponents else ""), flush=True)
+        with progress(games * (len(pairs) + len(opponents))) as update:
             pairings = [evaluate_pairing(game, a, b, games, seed, random_opening_plies, update) for a, b in pairs]
-        table, rows = pairing_report(pairings)
+            references = reference_pairings(env, game, specs, opponents, games, seed, random_opening_plies, update)
+        table, rows = pairing_report(pairings, references)
         paired, paired_rows = paired_report(pairings)
         note = (
             f"{games} games per pairing, the first agent in each seat equally often; rates are the first agent's. "
             f"The first {random_opening_plies} plies of every game are uniformly random (same openings for every "
             "pairing); 'distinct' counts the games that differ in their moves. A game's score is 1 for a win, ½ for a "
-            "draw, 0 for a loss (an equal share is 1 / players)."
+            "draw, 0 for a loss."
+        )
+        note += (
+            " 'opponent's own score' is the opponent's score in the agent's seat against copies of itself, on the same "
+            "games: the share of an agent exactly as good as the opponent at this table (a shared win counts for each "
+            "winner, so it is not 1 / players). An agent beats the table when its score is above it."
+            if opponents else " At two players an agent as good as its opponent scores ½."
         )
         if paired:
             note += (
