@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import importlib.util
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -36,6 +37,7 @@ from training.framework.config import build_agent, make_checked_game
 from training.framework.paths import checkpoint_root, results_root
 from training.framework.run_files import CONFIG_FILE, EVALUATION_DIR, new_report_dir
 from training.framework.schema import ConfigError
+from training.game_record import SUFFIX, record_of
 
 PERCENTILES = (5, 25, 50, 75, 95)
 
@@ -277,6 +279,17 @@ def progress(total: int) -> Iterator[Callable[[], None]]:
     yield update
 
 
+def game_recorder(folder: Path, env: str, game: Game, specs: dict[str, str]) -> Callable:
+    """A harness ``on_game`` that writes each game to ``folder`` as ``<seat labels>-<seed>.jsonl``."""
+    folder.mkdir(parents=True, exist_ok=True)
+
+    def write(labels: list[str], seed: int, history, state) -> None:
+        name = re.sub(r"[^A-Za-z0-9_.+=-]+", "_", "-vs-".join(labels)) + f"-{seed}{SUFFIX}"
+        record_of(env, game.options(), seed, [specs[label] for label in labels], history).write(folder / name, state)
+
+    return write
+
+
 def evaluate(
     env: str,
     agent_specs: list[str],
@@ -286,13 +299,15 @@ def evaluate(
     env_kwargs: dict | None = None,
     random_opening_plies: int = 0,
     setup: Setup | None = None,
+    record_games: Path | None = None,
 ) -> str:
     """Run the evaluation, write the report files into ``out_dir`` and return the Markdown report.
 
     Every agent is built (and any bad spec or a missing opponent reported) before the
     first game; ``setup`` (which run, and where the settings came from) is printed before
     the games and heads the report. Nothing is written until every game is played; then
-    the files are written together (:func:`report_folder`).
+    the files are written together (:func:`report_folder`). With ``record_games``, every
+    game is also written there as a record (:mod:`training.game_record`) to replay.
     """
     import torch
 
@@ -305,20 +320,21 @@ def evaluate(
             f"agents or more; got {len(agent_specs)} ({given}): add an opponent, e.g. --agents {agent_specs[0] if agent_specs else 'heuristic'} random"
         )
     agents = {label: build_agent(env, spec, game, seed=seed) for label, spec in zip(agent_labels(agent_specs), agent_specs)}
+    on_game = None if record_games is None else game_recorder(record_games, env, game, dict(zip(agent_labels(agent_specs), agent_specs)))
     about = (setup or Setup()).describe(game, games, random_opening_plies, seed)
     print(about, flush=True)
     title = f"# {env} evaluation\n\n{about}\n\n"
     if game.num_players == 1:
         print(f"Evaluating {', '.join(agents)}: {len(agents)} agents x {games} games", flush=True)
         with progress(games * len(agents)) as update:
-            solitaire = evaluate_solitaire(game, agents, range(seed, seed + games), progress=update)
+            solitaire = evaluate_solitaire(game, agents, range(seed, seed + games), progress=update, on_game=on_game)
         table, rows = solitaire_report(solitaire)
         note = f"All agents played the same {games} seeds (same dice). Δ is the paired mean difference with its 95% CI."
     else:
         pairs = list(combinations(agents.items(), 2))
         print(f"Evaluating {', '.join(agents)}: {len(pairs)} pairings x {games} games", flush=True)
         with progress(games * len(pairs)) as update:
-            pairings = [evaluate_pairing(game, a, b, games, seed, random_opening_plies, update) for a, b in pairs]
+            pairings = [evaluate_pairing(game, a, b, games, seed, random_opening_plies, update, on_game) for a, b in pairs]
         table, rows = pairing_report(pairings)
         paired, paired_rows = paired_report(pairings)
         note = (
