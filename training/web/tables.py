@@ -51,8 +51,8 @@ def lost_dice(state: GameState, viewer: int | None) -> list[Part]:
         cells = []
         for p in range(n):
             investments, numbers = state.column(p, colour)
-            entries = " ".join(["$"] * investments + [str(v) for v in numbers]) or "-"
-            cells.append(f"{entries} = {state.column_points(p, colour)}")
+            entries = " ".join(["$"] * investments + [str(v) for v in numbers])
+            cells.append(f"{entries} = {state.column_points(p, colour)}" if entries else "·")
         rows.append([COLOUR_NAMES[colour], *cells])
     rows.append(["Score", *(str(int(s)) for s in state.scores())])
     if game.keldice:

@@ -152,7 +152,7 @@ const DRAW = {
   },
 
   board(part) {
-    const size = 6, cell = 40, pad = 6;
+    const size = 6, cell = 40, pad = 20;  // the margin holds the row and column numbers the moves name
     const fill = {Y: "#eec424", y: "#eec424", R: "#cc2c28", r: "#cc2c28"};
     const tile = (parent, letter, x, y) => {
       parent.append(svg("rect", {x: x + 2, y: y + 2, width: cell - 4, height: cell - 4, rx: 4, fill: fill[letter], stroke: "#3a2a1a"}));
@@ -162,6 +162,13 @@ const DRAW = {
     const board = svg("svg", {viewBox: `0 0 ${width} ${width + 2 * (cell + pad) + pad}`, class: "board", role: "img", "aria-label": "Invers board"});
     board.append(svg("rect", {x: 0, y: 0, width, height: width, fill: "#604028", rx: 6}));
     [...part.tiles].forEach((letter, k) => tile(board, letter, pad + (k % size) * cell, pad + Math.floor(k / size) * cell));
+    for (let k = 0; k < size; k++) {
+      const column = svg("text", {x: pad + k * cell + cell / 2, y: 14, "text-anchor": "middle", "font-size": 12, fill: "#f6f1e2"});
+      column.textContent = k + 1;
+      const row = svg("text", {x: 10, y: pad + k * cell + cell / 2 + 4, "text-anchor": "middle", "font-size": 12, fill: "#f6f1e2"});
+      row.textContent = k + 1;
+      board.append(column, row);
+    }
     part.hands.forEach((letter, p) => {
       const x = pad, y = width + pad + p * (cell + pad);
       tile(board, letter, x, y);
@@ -288,6 +295,7 @@ async function step() {
 async function play(action) {
   if (busy) return;
   busy = true;
+  document.body.dataset.state = "busy";
   $("legal").querySelectorAll("button").forEach((b) => { b.disabled = true; });
   try {
     showError("");
