@@ -194,3 +194,15 @@ def test_the_page_and_its_files_are_served(client):
     for name in ("app.js", "style.css"):
         assert client.get(f"/static/{name}").status_code == 200
     assert client.get("/static/../app.py").status_code == 404
+
+
+def test_serve_refuses_bad_input_in_one_line(capsys, tmp_path):
+    from training import serve
+
+    assert serve.main(["--port", "0"]) == 2
+    assert capsys.readouterr().err == "error: --port must be 1..65535, got 0\n"
+    afile = tmp_path / "file"
+    afile.write_text("")
+    assert serve.main(["--checkpoints", str(afile)]) == 2
+    assert capsys.readouterr().err == f"error: --checkpoints {afile} is not a folder\n"
+    assert serve.main(["--max-sessions", "0"]) == 2

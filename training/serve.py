@@ -37,9 +37,9 @@ def main(argv: list[str] | None = None) -> int:
     if checkpoints.exists() and not checkpoints.is_dir():
         return fail(ConfigError(f"--checkpoints {checkpoints} is not a folder"))
     import torch  # network agents play on one thread each, as in training/play.py; imported here so that --help is fast
-    import uvicorn
+    import uvicorn  # the server and the app (agents, torch) load only to serve: --help and bad input stay fast
 
-    from training.web.app import create_app
+    from training.web.app import create_app  # deferred with uvicorn, above
 
     torch.set_num_threads(1)
     app = create_app(checkpoints, args.max_sessions, args.session_ttl)
