@@ -206,3 +206,20 @@ def test_serve_refuses_bad_input_in_one_line(capsys, tmp_path):
     assert serve.main(["--checkpoints", str(afile)]) == 2
     assert capsys.readouterr().err == f"error: --checkpoints {afile} is not a folder\n"
     assert serve.main(["--max-sessions", "0"]) == 2
+
+
+def test_shipped_networks_and_run_folders_play_from_the_page():
+    """``ppo`` and ``run:<folder>`` (here the repository's own checkpoints folder) sit at the table."""
+    from pathlib import Path
+
+    checkpoints = Path(__file__).resolve().parent.parent / "checkpoints"
+    with TestClient(create_app(checkpoints)) as client:
+        games = {g["env"]: g for g in client.get("/api/games").json()["games"]}
+        assert "run:shipped" in games["invers"]["agents"] and "run:shipped_3p" in games["lost_dice"]["agents"]
+        view = new_game(client, "invers", {}, ["run:shipped", "ppo"])
+        assert view["kind"] == "watch"
+        for _ in range(2):
+            view = client.post(f"/api/sessions/{view['id']}/advance").json()
+        assert [m["player"] for m in view["moves"]] == [0, 1]
+        response = client.post("/api/sessions", json={"env": "lost_dice", "options": {"num_players": 4}, "seats": ["human", "ppo", "random", "random"]})
+        assert response.status_code == 400 and "\n" not in response.json()["error"]
