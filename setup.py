@@ -39,6 +39,8 @@ setup(
         # The default dice faces of Lost Dice and Keldice (envs/games/lost_dice_faces.py).
         "envs.games.dice": ["*.yaml"],
         "training.configs": ["*.yaml"],
+        # The web page that `tabletop serve` serves (training/web/app.py).
+        "training.web": ["static/*"],
         **SHIPPED,
     },
 )

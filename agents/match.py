@@ -17,6 +17,18 @@ from agents.base import Agent
 from envs.core import Game, GameState
 
 
+def start_game(game: Game, seats: Sequence[Agent | None], seed: int) -> tuple[GameState, np.random.Generator]:
+    """The first state of game ``seed`` with every agent of ``seats`` reset for it, and the
+    generator of its random opening plies: how :func:`play_game` starts, for callers that
+    step a game themselves (the web page plays one move per request; None: a seat that a
+    person plays)."""
+    opening_seed, *agent_seeds = np.random.SeedSequence(seed).spawn(len(seats) + 1)
+    for agent, agent_seed in zip(seats, agent_seeds):
+        if agent is not None:
+            agent.reset(int(agent_seed.generate_state(1)[0]))
+    return game.new_initial_state(seeding.np_random(seed)[0]), np.random.default_rng(opening_seed)
+
+
 def play_game(game: Game, seats: Sequence[Agent], seed: int, random_opening_plies: int = 0) -> tuple[GameState, tuple]:
     """Play one game with ``seats[i]`` in seat ``i``; chance seeded as ``env.reset(seed=seed)``.
 
@@ -25,12 +37,7 @@ def play_game(game: Game, seats: Sequence[Agent], seed: int, random_opening_plie
     generator of their own (also from ``seed``). Returns the final state and the sequence
     of ``(player, action)`` played, which identifies the game.
     """
-    rng, _ = seeding.np_random(seed)
-    opening_seed, *agent_seeds = np.random.SeedSequence(seed).spawn(len(seats) + 1)
-    opening_rng = np.random.default_rng(opening_seed)
-    for agent, agent_seed in zip(seats, agent_seeds):
-        agent.reset(int(agent_seed.generate_state(1)[0]))
-    state = game.new_initial_state(rng)
+    state, opening_rng = start_game(game, seats, seed)
     history = []
     while not state.is_terminal():
         for player in state.acting_players():

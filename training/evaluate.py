@@ -31,7 +31,9 @@ The report is printed and written as Markdown and CSV to a new, dated folder
 checkpoint), so no report is ever replaced; ``--out DIR`` writes to ``DIR`` and
 refuses to replace a report there unless ``--overwrite``. The files are written together
 once every game is played: an evaluation that fails leaves none. Progress (games done /
-total, time left) is shown on stderr.
+total, time left) is shown on stderr. ``--record-games DIR`` also writes every game to
+``DIR`` as a record (``<seat labels>-<seed>.jsonl``, :mod:`training.game_record`), which
+``tabletop serve`` replays step by step.
 """
 
 from __future__ import annotations
@@ -92,6 +94,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--overwrite", action="store_true", help="allow --out to replace an earlier report")
     parser.add_argument("--random-opening", type=int, default=None, metavar="PLIES",
                         help="random plies opening every game of several players (default: the run's config, else 0)")
+    parser.add_argument("--record-games", metavar="DIR", default=None,
+                        help="also write every game played to DIR as a record (JSON lines) that `tabletop serve` replays")
     parser.add_argument("--env-kwargs", default=None, help='game options as YAML, e.g. "{num_players: 2}", over the run\'s (default: the run\'s)')
     args = parser.parse_args(argv)
     if not (args.env or args.checkpoint):
@@ -137,7 +141,10 @@ def run(args: argparse.Namespace) -> int:
     random_opening, setup.random_opening_source = setting(args.random_opening, "--random-opening", trained_evaluation, "random_opening_plies", 0)
     games, setup.games_source = setting(args.games, "--games", trained_evaluation, "games", 1000)
     out = output_dir(args.out, args.overwrite, checkpoint, env)
-    report = evaluate(env, specs, games, args.seed, out, env_kwargs, random_opening, setup)
+    record_games = Path(args.record_games) if args.record_games else None
+    if record_games is not None and record_games.exists() and not record_games.is_dir():
+        raise ConfigError(f"--record-games {record_games} is a file; give a folder to write the games to")
+    report = evaluate(env, specs, games, args.seed, out, env_kwargs, random_opening, setup, record_games)
     print(report)
     print(f"Report written to {out}")
     return 0

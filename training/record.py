@@ -1,10 +1,14 @@
-"""Record one whole game as an animated GIF, every seat played by the same agent.
+"""Record one whole game, every seat played by the same agent: an animated GIF, or a
+record to replay (``.jsonl``).
 
     python -m training.record --env inverted_dice --agent heuristic out.gif
     python -m training.record --env invers --agent search:depth=2 --seed 3 invers.gif
+    python -m training.record --env roll_five --agent heuristic --players 3 game.jsonl
 
-One frame per action (the env's ``render_mode="rgb_array"`` picture), the last frame
-held longer. Agents are named as everywhere else (``agents.registry``): bots, ``ppo``,
+A ``.gif``: one frame per action (the env's ``render_mode="rgb_array"`` picture), the
+last frame held longer. A ``.jsonl``: the game's record (:mod:`training.game_record`:
+its seed, options and actions, in JSON lines), which ``tabletop serve`` replays step by
+step; the game is played by :func:`agents.match.play_game`, as the evaluation plays it. Agents are named as everywhere else (``agents.registry``): bots, ``ppo``,
 ``ppo+search``, a trained run's path. Bad input is one line ``error: ...``, exit code 2.
 """
 
@@ -16,9 +20,12 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
+from agents.match import play_game
+from envs.core import GameState
 from envs.registry import ENVS, get_entry, make_game
 from training.framework.cli import USER_ERRORS, fail
 from training.framework.config import ConfigError, build_agent, check_agent_spec
+from training.game_record import SUFFIX, GameRecord, record_of
 
 
 def play_frames(env_name: str, agent_spec: str, seed: int = 0, num_players: int | None = None) -> list[np.ndarray]:
@@ -41,6 +48,14 @@ def play_frames(env_name: str, agent_spec: str, seed: int = 0, num_players: int 
     return frames
 
 
+def play_record(env_name: str, agent_spec: str, seed: int = 0, num_players: int | None = None) -> tuple[GameRecord, GameState]:
+    """The record of one game of ``env_name`` with ``agent_spec`` in every seat, and its last state."""
+    game = make_game(env_name) if num_players is None else make_game(env_name, num_players=num_players)
+    seats = [build_agent(env_name, agent_spec, game) for _ in range(game.num_players)]
+    state, history = play_game(game, seats, seed)
+    return record_of(env_name, game.options(), seed, [agent_spec] * game.num_players, history), state
+
+
 def save_gif(frames: list[np.ndarray], path: str | Path, frame_ms: int = 250, last_ms: int = 3000) -> None:
     """Write ``frames`` as a looping GIF on one shared 64-colour palette (small files)."""
     first = Image.fromarray(frames[0]).quantize(colors=64)
@@ -56,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--players", type=int, default=None, help="number of players (default: the game's)")
     parser.add_argument("--frame-ms", type=int, default=250, help="milliseconds per frame")
-    parser.add_argument("output", help="the .gif to write")
+    parser.add_argument("output", help=f"the file to write: a .gif picture, or a {SUFFIX} record to replay")
     args = parser.parse_args(argv)
     try:
         if args.players is not None:
@@ -72,6 +87,11 @@ def main(argv: list[str] | None = None) -> int:
             raise ConfigError(f"output {output}: the folder {output.parent} does not exist")
         if args.frame_ms <= 0:
             raise ConfigError(f"--frame-ms must be positive, got {args.frame_ms}")
+        if output.suffix == SUFFIX:
+            record, final = play_record(args.env, args.agent, args.seed, args.players)
+            record.write(output, final)
+            print(f"wrote {args.output}: a record of {len(record.moves)} actions")
+            return 0
         frames = play_frames(args.env, args.agent, args.seed, args.players)
     except USER_ERRORS as error:
         return fail(error)

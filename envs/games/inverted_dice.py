@@ -347,6 +347,12 @@ class InvertedDiceState(DiceRoundsState):
     def render_rgb(self) -> np.ndarray:
         from envs.games.dice_picture import draw_sheet  # Pillow: loaded by the first picture, not with the rules
 
+        return draw_sheet(**self.sheet_picture())
+
+    def sheet_picture(self) -> dict[str, Any]:
+        """The table as :func:`envs.games.dice_picture.draw_sheet` draws it (its keyword
+        arguments): status line, dice, score sheet rows, the column to act and the row of
+        the inverted sum. The rgb_array picture and the web page (``training/web``) draw it."""
         n = self.game.num_players
         rows = [
             (f"Box {b + 1}", ["." if self._boxes[p][b] is None else ("x" if self._boxes[p][b] == 0 else str(self._boxes[p][b])) for p in range(n)])
@@ -364,7 +370,8 @@ class InvertedDiceState(DiceRoundsState):
             )
             to_act, marked = self._player, self._inverted_sum - 1
         players = [f"P{p}" for p in range(n)]
-        return draw_sheet(status, self._dice, 0, players, rows, to_act, marked, num_dice=NUM_DICE)
+        return {"status": status, "dice": list(self._dice), "num_locked": 0, "players": players, "rows": rows,
+                "to_act": to_act, "marked_row": marked, "num_dice": NUM_DICE}
 
     def clone(self) -> InvertedDiceState:
         other = self._clone_base()

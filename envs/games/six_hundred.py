@@ -438,10 +438,17 @@ class SixHundredState(DiceRoundsState):
     def render_rgb(self) -> np.ndarray:
         from envs.games.dice_picture import draw_sheet  # Pillow: loaded by the first picture, not with the rules
 
+        return draw_sheet(**self.sheet_picture())
+
+    def sheet_picture(self) -> dict[str, Any]:
+        """The table as :func:`envs.games.dice_picture.draw_sheet` draws it (its keyword
+        arguments): status line, dice (locked first), score sheet rows and the column to
+        act. The rgb_array picture and the web page (``training/web``) draw it."""
         rows = [(label.strip(), [str(c) for c in cells]) for label, cells in self._sheet_rows()]
         players = [f"P{p}" for p in range(self.game.num_players)]
         to_act = None if self._terminal else self._player
-        return draw_sheet(self._status(), self.dice, len(self._locked), players, rows, to_act, num_dice=NUM_DICE)
+        return {"status": self._status(), "dice": list(self.dice), "num_locked": len(self._locked), "players": players,
+                "rows": rows, "to_act": to_act, "marked_row": None, "num_dice": NUM_DICE}
 
     def _ladder_word(self, player: int) -> str:
         if self._rung_penalty[player]:

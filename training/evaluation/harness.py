@@ -62,13 +62,18 @@ class SolitaireResult:
     stats: dict[str, np.ndarray] = field(default_factory=dict)
 
 
-def evaluate_solitaire(game: Game, agents: dict[str, Agent], seeds: Sequence[int], progress=None) -> list[SolitaireResult]:
-    """Every agent plays one-player games on the same seeds."""
+def evaluate_solitaire(game: Game, agents: dict[str, Agent], seeds: Sequence[int], progress=None, on_game=None) -> list[SolitaireResult]:
+    """Every agent plays one-player games on the same seeds.
+
+    ``on_game(seat_labels, seed, history, state)``, if given, sees every game played (to record it).
+    """
     results = []
     for label, agent in agents.items():
         scores, stats = [], {}
         for seed in seeds:
-            state, _ = play_game(game, [agent], seed)
+            state, history = play_game(game, [agent], seed)
+            if on_game is not None:
+                on_game([label], seed, history, state)
             scores.append(state.scores()[0])
             for key, value in state.stats(0).items():
                 stats.setdefault(key, []).append(value)
@@ -110,10 +115,16 @@ def evaluate_pairing(
     base_seed: int,
     random_opening_plies: int = 0,
     progress=None,
+    on_game=None,
 ) -> PairingResult:
-    """``candidate`` in each seat in turn against ``opponent`` in all other seats."""
+    """``candidate`` in each seat in turn against ``opponent`` in all other seats.
+
+    ``on_game(seat_labels, seed, history, state)``, if given, sees every game played (to record it).
+    """
     outcomes, seats, histories = [], [], set()
-    for seat, state, history in pairing_games(game, candidate[1], opponent[1], range(games), base_seed, random_opening_plies):
+    for g, (seat, state, history) in enumerate(pairing_games(game, candidate[1], opponent[1], range(games), base_seed, random_opening_plies)):
+        if on_game is not None:
+            on_game([candidate[0] if p == seat else opponent[0] for p in range(game.num_players)], base_seed + g, history, state)
         outcomes.append(state.returns()[seat])
         seats.append(seat)
         histories.add(history)

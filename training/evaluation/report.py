@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import importlib.util
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -36,6 +37,7 @@ from training.framework.config import build_agent, make_checked_game
 from training.framework.paths import checkpoint_root, results_root
 from training.framework.run_files import CONFIG_FILE, EVALUATION_DIR, new_report_dir
 from training.framework.schema import ConfigError
+from training.game_record import SUFFIX, record_of
 
 PERCENTILES = (5, 25, 50, 75, 95)
 
@@ -194,7 +196,8 @@ def pairing_report(results: list[PairingResult], references: dict[str, PairingRe
 
 
 def reference_pairings(
-    env: str, game: Game, specs: dict[str, str], opponents: list[str], games: int, seed: int, random_opening_plies: int, progress=None
+    env: str, game: Game, specs: dict[str, str], opponents: list[str], games: int, seed: int, random_opening_plies: int,
+    progress=None, on_game=None,
 ) -> dict[str, PairingResult]:
     """Each opponent's own score at the table: a fresh copy of it in the candidate's seat
     against it in the other seats, on the same games (seeds, seats, openings) as every pairing.
@@ -207,7 +210,7 @@ def reference_pairings(
     return {
         label: evaluate_pairing(
             game, (label, build_agent(env, specs[label], game, seed=seed)), (label, build_agent(env, specs[label], game, seed=seed)),
-            games, seed, random_opening_plies, progress,
+            games, seed, random_opening_plies, progress, on_game,
         )
         for label in opponents
     }
@@ -316,6 +319,17 @@ def progress(total: int) -> Iterator[Callable[[], None]]:
     yield update
 
 
+def game_recorder(folder: Path, env: str, game: Game, specs: dict[str, str]) -> Callable:
+    """A harness ``on_game`` that writes each game to ``folder`` as ``<seat labels>-<seed>.jsonl``."""
+    folder.mkdir(parents=True, exist_ok=True)
+
+    def write(labels: list[str], seed: int, history, state) -> None:
+        name = re.sub(r"[^A-Za-z0-9_.+=-]+", "_", "-vs-".join(labels)) + f"-{seed}{SUFFIX}"
+        record_of(env, game.options(), seed, [specs[label] for label in labels], history).write(folder / name, state)
+
+    return write
+
+
 def evaluate(
     env: str,
     agent_specs: list[str],
@@ -325,13 +339,15 @@ def evaluate(
     env_kwargs: dict | None = None,
     random_opening_plies: int = 0,
     setup: Setup | None = None,
+    record_games: Path | None = None,
 ) -> str:
     """Run the evaluation, write the report files into ``out_dir`` and return the Markdown report.
 
     Every agent is built (and any bad spec or a missing opponent reported) before the
     first game; ``setup`` (which run, and where the settings came from) is printed before
     the games and heads the report. Nothing is written until every game is played; then
-    the files are written together (:func:`report_folder`).
+    the files are written together (:func:`report_folder`). With ``record_games``, every
+    game is also written there as a record (:mod:`training.game_record`) to replay.
     """
     import torch
 
@@ -345,13 +361,14 @@ def evaluate(
         )
     specs = dict(zip(agent_labels(agent_specs), agent_specs))
     agents = {label: build_agent(env, spec, game, seed=seed) for label, spec in specs.items()}
+    on_game = None if record_games is None else game_recorder(record_games, env, game, specs)
     about = (setup or Setup()).describe(game, games, random_opening_plies, seed)
     print(about, flush=True)
     title = f"# {env} evaluation\n\n{about}\n\n"
     if game.num_players == 1:
         print(f"Evaluating {', '.join(agents)}: {len(agents)} agents x {games} games", flush=True)
         with progress(games * len(agents)) as update:
-            solitaire = evaluate_solitaire(game, agents, range(seed, seed + games), progress=update)
+            solitaire = evaluate_solitaire(game, agents, range(seed, seed + games), progress=update, on_game=on_game)
         table, rows = solitaire_report(solitaire)
         note = f"All agents played the same {games} seeds (same dice). Δ is the paired mean difference with its 95% CI."
     else:
@@ -360,8 +377,8 @@ def evaluate(
         print(f"Evaluating {', '.join(agents)}: {len(pairs) + len(opponents)} pairings x {games} games"
               + (f" ({len(opponents)} of them an opponent against itself)" if opponents else ""), flush=True)
         with progress(games * (len(pairs) + len(opponents))) as update:
-            pairings = [evaluate_pairing(game, a, b, games, seed, random_opening_plies, update) for a, b in pairs]
-            references = reference_pairings(env, game, specs, opponents, games, seed, random_opening_plies, update)
+            pairings = [evaluate_pairing(game, a, b, games, seed, random_opening_plies, update, on_game) for a, b in pairs]
+            references = reference_pairings(env, game, specs, opponents, games, seed, random_opening_plies, update, on_game)
         table, rows = pairing_report(pairings, references)
         paired, paired_rows = paired_report(pairings)
         note = (

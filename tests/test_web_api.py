@@ -1,0 +1,225 @@
+"""The web page's JSON API (``training/web/app.py``) through Starlette's ASGI test client:
+games played to the end through it, refusals as one-line 4xx errors that change nothing,
+agents only from the server's list, sessions capped and expiring, and a watched game
+that is the game ``agents.match.play_game`` plays from the same seed."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+from agents.match import play_game
+from agents.registry import make_agent
+from envs.registry import ENVS, make_game
+from training import game_record
+from training.web.app import create_app
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # Starlette's note that its TestClient will move to httpx2
+    from starlette.testclient import TestClient
+
+#: Quick settings of every game for whole games through the API.
+QUICK = {
+    "inverted_dice": ({}, ["human"]),
+    "six_hundred": ({}, ["human"]),
+    "invers": ({"max_plies": 30}, ["human", "greedy"]),
+    "roll_five": ({"num_players": 3, "mode": "tournament"}, ["random", "human", "heuristic"]),
+    "lost_dice": ({"rolls_per_player": 3}, ["human", "heuristic"]),
+    "keldice": ({"rolls_per_player": 3}, ["heuristic", "human"]),
+}
+
+
+@pytest.fixture
+def client(tmp_path):
+    run = tmp_path / "checkpoints" / "invers" / "my_run"
+    run.mkdir(parents=True)
+    (run / "model.zip").write_bytes(b"not a model")  # listed as a run folder; loading it fails cleanly
+    with TestClient(create_app(tmp_path / "checkpoints", max_sessions=4, ttl_s=60)) as test_client:
+        yield test_client
+
+
+def new_game(client, env, options=None, seats=None, seed=1, status=201):
+    response = client.post("/api/sessions", json={"env": env, "options": options or {}, "seats": seats, "seed": seed})
+    assert response.status_code == status, response.text
+    return response.json()
+
+
+def play_out(client, view):
+    """Play the game to its end: the first legal move for the person, one request per agent move."""
+    while view["next"] != "over":
+        if view["next"] == "human":
+            response = client.post(f"/api/sessions/{view['id']}/move", json={"action": view["legal"][0]["action"]})
+        else:
+            response = client.post(f"/api/sessions/{view['id']}/advance")
+        assert response.status_code == 200, response.text
+        view = response.json()
+    return view
+
+
+@pytest.mark.parametrize("env", sorted(ENVS))
+def test_a_whole_game_of_every_env_through_the_api_and_its_record_replays(client, env):
+    options, seats = QUICK[env]
+    view = play_out(client, new_game(client, env, {"num_players": len(seats), **options}, seats))
+    assert view["over"] and view["result"] and view["legal"] == []
+    assert len(view["returns"]) == len(seats)
+    text = client.get(f"/api/sessions/{view['id']}/record").text
+    record, states = game_record.parse(text)
+    assert states[-1].is_terminal() and states[-1].scores().tolist() == view["scores"]
+    replay = client.post("/api/replays", content=text)
+    assert replay.status_code == 201, replay.text
+    last = client.get(f"/api/replays/{replay.json()['id']}?step={len(record.moves)}").json()
+    assert last["over"] and last["table"] == client.get(f"/api/replays/{replay.json()['id']}?step={len(record.moves)}").json()["table"]
+    assert [m["action"] for m in last["moves"]] == [a for _, a in record.moves]
+
+
+def test_the_catalogue_offers_bots_shipped_networks_and_run_folders(client):
+    games = {g["env"]: g for g in client.get("/api/games").json()["games"]}
+    assert set(games) == set(ENVS)
+    assert games["invers"]["agents"][:3] == ["human", "random", "greedy"]
+    assert "ppo" in games["invers"]["agents"] and "run:my_run" in games["invers"]["agents"]
+    assert "ppo" not in games["keldice"]["agents"]  # no network is shipped for Keldice
+    assert {o["name"] for o in games["lost_dice"]["options"]} == {"variant", "rolls_per_player"}  # not dice_file
+    assert games["roll_five"]["options"][0]["choices"] == ["casual", "tournament"]
+
+
+def test_a_watched_game_is_the_game_play_game_plays_from_the_same_seed(client):
+    seats = ["heuristic", "random", "search"]
+    view = play_out(client, new_game(client, "roll_five", {"num_players": 3}, seats, seed=12))
+    game = make_game("roll_five", num_players=3)
+    state, history = play_game(game, [make_agent("roll_five", s, game) for s in seats], 12)
+    assert [(m["player"], m["action"]) for m in view["moves"]] == list(history)
+    assert view["scores"] == state.scores().tolist() and view["kind"] == "watch"
+
+
+@pytest.mark.parametrize(
+    "request_body, message",
+    [
+        ({"env": "chess", "seats": ["human"]}, "unknown game 'chess'"),
+        ({"env": "invers", "seats": ["human", "grandmaster"]}, "unknown agent 'grandmaster' for invers"),
+        ({"env": "invers", "seats": ["human", "agents.invers.greedy:InversGreedy"]}, "unknown agent"),
+        ({"env": "invers", "seats": ["human", "/etc/passwd"]}, "unknown agent '/etc/passwd'"),
+        ({"env": "invers", "seats": ["human", "ppo:path=/tmp"]}, "unknown agent 'ppo:path=/tmp'"),
+        ({"env": "invers", "seats": ["human", "run:../../etc"]}, "unknown agent 'run:../../etc'"),
+        ({"env": "invers", "seats": ["human", "human"]}, "at most one seat"),
+        ({"env": "invers", "seats": ["human"]}, "seats must list who sits in each of the 2 seats"),
+        ({"env": "invers", "options": {"colour": "blue"}, "seats": ["human", "random"]}, "invers has no option 'colour'"),
+        ({"env": "invers", "options": {"max_plies": "many"}, "seats": ["human", "random"]}, "option 'max_plies' of invers must be a int"),
+        ({"env": "roll_five", "options": {"mode": "blitz"}, "seats": ["human", "random"]}, "mode must be one of"),
+        ({"env": "roll_five", "options": {"num_players": 9}, "seats": ["human"] * 9}, "num_players must be between 2 and 4"),
+        ({"env": "lost_dice", "options": {"dice_file": "/etc/passwd"}, "seats": ["human", "random"]}, "names a file on the server"),
+        ({"env": "invers", "seats": ["human", "random"], "seed": -1}, "seed must be an integer"),
+        ({"env": "invers", "seats": ["human", "random"], "code": "import os"}, "unknown field(s) ['code']"),
+        ({"env": "invers", "seats": ["human", "run:my_run"]}, "my_run"),  # listed, but holds no model: refused, named
+    ],
+)
+def test_bad_requests_are_one_line_4xx_errors(client, request_body, message):
+    response = client.post("/api/sessions", json=request_body)
+    assert response.status_code == 400, response.text
+    error = response.json()["error"]
+    assert message in error and "\n" not in error
+    assert len(client.app.state.store) == 0
+
+
+def test_an_illegal_or_out_of_turn_move_is_refused_with_the_rules_message_and_changes_nothing(client):
+    view = new_game(client, "roll_five", {}, ["human", "heuristic"])
+    illegal = next(a for a in range(32) if a not in {m["action"] for m in view["legal"]})
+    before = client.get(f"/api/sessions/{view['id']}").json()
+    for body, status, words in [
+        ({"action": illegal}, 400, "is illegal for player 0 now; legal:"),
+        ({"action": 99}, 400, "outside the action space 0..31"),
+        ({"action": "bid High"}, 400, "an action must be an integer id"),
+        ({}, 400, 'the body must give the move: {"action": <id>}'),
+    ]:
+        response = client.post(f"/api/sessions/{view['id']}/move", json=body)
+        assert response.status_code == status and words in response.json()["error"], response.text
+    assert client.get(f"/api/sessions/{view['id']}").json() == before
+    view = client.post(f"/api/sessions/{view['id']}/move", json={"action": view["legal"][0]["action"]}).json()
+    assert view["next"] == "agent"
+    response = client.post(f"/api/sessions/{view['id']}/move", json={"action": 0})
+    assert response.status_code == 409 and "player 0 is not to act" in response.json()["error"]
+    assert client.get(f"/api/sessions/{view['id']}").json() == view
+    view = client.post(f"/api/sessions/{view['id']}/advance").json()
+    response = client.post(f"/api/sessions/{view['id']}/advance")
+    assert response.status_code == 409 and "seat 0 (you) is to act" in response.json()["error"]
+
+
+def test_the_record_of_a_game_in_play_waits_for_its_end(client):
+    view = new_game(client, "roll_five", {}, ["human", "random"])
+    response = client.get(f"/api/sessions/{view['id']}/record")
+    assert response.status_code == 409 and "once it is over" in response.json()["error"]
+
+
+def test_sessions_are_capped_expire_and_unknown_ids_are_404(client):
+    store = client.app.state.store
+    ids = [new_game(client, "six_hundred", {}, ["random"])["id"] for _ in range(4)]
+    response = client.post("/api/sessions", json={"env": "six_hundred", "seats": ["random"]})
+    assert response.status_code == 503 and "holds 4 sessions, its limit" in response.json()["error"]
+    assert client.delete(f"/api/sessions/{ids[0]}").status_code == 204
+    assert client.get(f"/api/sessions/{ids[0]}").status_code == 404
+    new_game(client, "six_hundred", {}, ["random"])
+    now = store.clock()
+    store.clock = lambda: now + 61  # every session unused for longer than its 60 s
+    response = client.get(f"/api/sessions/{ids[1]}")
+    assert response.status_code == 404 and "expired" in response.json()["error"]
+    assert len(store) == 0
+
+
+def test_a_bad_record_is_refused_naming_its_line(client):
+    good = new_game(client, "invers", {"max_plies": 6}, ["random", "greedy"])
+    text = client.get(f"/api/sessions/{play_out(client, good)['id']}/record").text
+    lines = text.splitlines()
+    cases = [
+        ("", "empty"),
+        ("not json\n", "line 1: not JSON"),
+        (lines[0].replace('"invers"', '"chess"') + "\n", "unknown env 'chess'"),
+        (lines[0].replace('"version": 1', '"version": 9') + "\n", "version 9 is not supported"),
+        ("\n".join([lines[0], lines[1].replace('"action": ', '"action": 1000 + ')] + lines[2:]), "line 2"),
+        ("\n".join([lines[0], lines[2], lines[1]] + lines[3:]), "refused by the rules"),
+        ("\n".join(lines[:-1] + [lines[-1].replace("[", "[7, ", 1)]), "differ from the replay's"),
+        ('{"format": "tabletop-game", "version": 1, "env": "lost_dice", "options": {"dice_file": "/etc/passwd"}, "seed": 0}', "names a file on the server"),
+    ]
+    for body, words in cases:
+        response = client.post("/api/replays", content=body)
+        assert response.status_code == 400 and words in response.json()["error"], (words, response.text)
+    replay = client.post("/api/replays", content=text).json()
+    assert client.get(f"/api/replays/{replay['id']}?step=999").status_code == 404
+    assert client.get(f"/api/replays/{replay['id']}?step=-1").status_code == 400
+    assert client.post("/api/replays", content="x" * (2 << 20)).status_code == 413
+
+
+def test_the_page_and_its_files_are_served(client):
+    page = client.get("/")
+    assert page.status_code == 200 and "/static/app.js" in page.text
+    for name in ("app.js", "style.css"):
+        assert client.get(f"/static/{name}").status_code == 200
+    assert client.get("/static/../app.py").status_code == 404
+
+
+def test_serve_refuses_bad_input_in_one_line(capsys, tmp_path):
+    from training import serve
+
+    assert serve.main(["--port", "0"]) == 2
+    assert capsys.readouterr().err == "error: --port must be 1..65535, got 0\n"
+    afile = tmp_path / "file"
+    afile.write_text("")
+    assert serve.main(["--checkpoints", str(afile)]) == 2
+    assert capsys.readouterr().err == f"error: --checkpoints {afile} is not a folder\n"
+    assert serve.main(["--max-sessions", "0"]) == 2
+
+
+def test_shipped_networks_and_run_folders_play_from_the_page():
+    """``ppo`` and ``run:<folder>`` (here the repository's own checkpoints folder) sit at the table."""
+    from pathlib import Path
+
+    checkpoints = Path(__file__).resolve().parent.parent / "checkpoints"
+    with TestClient(create_app(checkpoints)) as client:
+        games = {g["env"]: g for g in client.get("/api/games").json()["games"]}
+        assert "run:shipped" in games["invers"]["agents"] and "run:shipped_3p" in games["lost_dice"]["agents"]
+        view = new_game(client, "invers", {}, ["run:shipped", "ppo"])
+        assert view["kind"] == "watch"
+        for _ in range(2):
+            view = client.post(f"/api/sessions/{view['id']}/advance").json()
+        assert [m["player"] for m in view["moves"]] == [0, 1]
+        response = client.post("/api/sessions", json={"env": "lost_dice", "options": {"num_players": 4}, "seats": ["human", "ppo", "random", "random"]})
+        assert response.status_code == 400 and "\n" not in response.json()["error"]

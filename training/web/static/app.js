@@ -1,0 +1,396 @@
+// The page: draws what the server sends for one seat (GET/POST /api/...), and nothing else.
+// Every rule stays on the server: the legal moves come from the view's "legal" list,
+// the table from its "table" parts (one drawing function per kind of part, for every game).
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const SVG = "http://www.w3.org/2000/svg";
+let games = [];          // GET /api/games
+let current = null;      // {kind: "play"|"watch"|"replay", id, view}
+let shown = 0;           // moves already in the log
+let running = false;     // watch: playing on
+let busy = false;        // a request or an announcement in flight
+
+async function api(method, path, body, raw) {
+  const init = {method, headers: {}};
+  if (body !== undefined) {
+    init.body = raw ? body : JSON.stringify(body);
+    init.headers["Content-Type"] = raw ? "application/x-ndjson" : "application/json";
+  }
+  const response = await fetch(path, init);
+  const data = await response.json().catch(() => ({error: `HTTP ${response.status}`}));
+  if (!response.ok) throw new Error(data.error || `HTTP ${response.status}`);
+  return data;
+}
+
+function showError(message) {
+  const box = $("error");
+  box.textContent = message || "";
+  box.hidden = !message;
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const delay = () => Number($("speed").value);
+function el(tag, attrs = {}, text) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+function svg(tag, attrs = {}) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
+  return node;
+}
+
+// ---- setup -------------------------------------------------------------------------
+function currentGame() { return games.find((g) => g.env === $("game").value); }
+
+function fillSetup() {
+  const game = currentGame();
+  const players = $("players");
+  players.min = game.min_players; players.max = game.max_players;
+  if (!(Number(players.value) >= game.min_players && Number(players.value) <= game.max_players)) players.value = game.default_players;
+  const options = $("options");
+  options.replaceChildren();
+  for (const option of game.options) {
+    const label = el("label", {}, option.name.replace(/_/g, " ") + " ");
+    let input;
+    if (option.choices) {
+      input = el("select");
+      for (const choice of option.choices) input.append(el("option", {value: choice}, choice));
+    } else if (option.type === "bool") {
+      input = el("input", {type: "checkbox"});
+      input.checked = option.default;
+    } else {
+      input = el("input", {type: option.type === "int" ? "number" : "text"});
+    }
+    if (!(option.type === "bool")) input.value = option.default;
+    input.dataset.option = option.name;
+    input.dataset.type = option.type;
+    input.name = "option-" + option.name;
+    label.append(input);
+    options.append(label);
+  }
+  fillSeats();
+}
+
+function fillSeats() {
+  const game = currentGame();
+  const seats = $("seats");
+  const kept = [...seats.querySelectorAll("select")].map((s) => s.value);
+  seats.replaceChildren(el("legend", {}, "Seats"));
+  for (let p = 0; p < Number($("players").value); p++) {
+    const select = el("select", {name: `seat-${p}`, id: `seat-${p}`});
+    for (const agent of game.agents) select.append(el("option", {value: agent}, agent));
+    select.value = kept[p] && game.agents.includes(kept[p]) ? kept[p] : (p === 0 ? "human" : game.agents[1]);
+    const label = el("label", {}, `P${p} `);
+    label.append(select);
+    seats.append(label);
+  }
+}
+
+function setupRequest() {
+  const options = {num_players: Number($("players").value)};
+  for (const input of $("options").querySelectorAll("[data-option]")) {
+    const type = input.dataset.type;
+    options[input.dataset.option] = type === "bool" ? input.checked : type === "int" ? Number(input.value) : input.value;
+  }
+  const request = {env: $("game").value, options, seats: [...$("seats").querySelectorAll("select")].map((s) => s.value)};
+  if ($("seed").value !== "") request.seed = Number($("seed").value);
+  return request;
+}
+
+// ---- drawing the table -------------------------------------------------------------
+const PIPS = {1: [[1, 1]], 2: [[0, 0], [2, 2]], 3: [[0, 0], [1, 1], [2, 2]], 4: [[0, 0], [0, 2], [2, 0], [2, 2]],
+  5: [[0, 0], [0, 2], [1, 1], [2, 0], [2, 2]], 6: [[0, 0], [0, 2], [1, 0], [1, 2], [2, 0], [2, 2]]};
+const DIE_COLOURS = {R: "#d23c32", Y: "#eec424", B: "#2f6fd0", G: "#2f9a4a", W: "#f4f4f4", K: "#222"};
+
+function die(face, locked, size = 44) {
+  const box = svg("svg", {viewBox: "0 0 40 40", width: size, height: size, class: "die" + (locked ? " locked" : "")});
+  const coloured = typeof face === "object" && face !== null;
+  const fill = coloured ? DIE_COLOURS[face.colour] || "#fff" : locked ? "#cdd7eb" : "#fcfcfc";
+  box.append(svg("rect", {x: 1, y: 1, width: 38, height: 38, rx: 7, fill, stroke: "#222"}));
+  if (coloured) {
+    const text = svg("text", {x: 20, y: 27, "text-anchor": "middle", "font-size": 20, "font-weight": "bold",
+      fill: ["W", "Y"].includes(face.colour) ? "#222" : "#fff"});
+    text.textContent = face.label + (face.bonus ? "*" : "");
+    box.append(text);
+    box.setAttribute("aria-label", `${face.label} ${face.colour}`);
+  } else if (face >= 1) {
+    for (const [row, col] of PIPS[face]) box.append(svg("circle", {cx: 10 * (col + 1), cy: 10 * (row + 1), r: 3.6, fill: "#222"}));
+    box.setAttribute("aria-label", `die ${face}`);
+  }
+  return box;
+}
+
+const DRAW = {
+  status(part) { return el("p", {class: "status", id: "status"}, part.text); },
+
+  dice(part) {
+    const row = el("div", {class: "dice"});
+    part.faces.forEach((face, k) => row.append(die(face, k < part.locked)));
+    if (part.note) row.append(el("span", {class: "note"}, part.note));
+    return row;
+  },
+
+  sheet(part) {
+    const wrap = el("div", {class: "sheet-wrap"});
+    const table = el("table", {class: "sheet"});
+    const head = el("tr");
+    head.append(el("th"));
+    part.players.forEach((name, p) => head.append(el("th", p === part.to_act ? {class: "to-act"} : {}, name + (p === viewer() ? " (you)" : ""))));
+    table.append(head);
+    part.rows.forEach(([label, ...cells], r) => {
+      const tr = el("tr", r === part.marked ? {class: "marked"} : {});
+      tr.append(el("th", {scope: "row"}, label));
+      cells.forEach((cell, p) => tr.append(el("td", p === part.to_act ? {class: "to-act"} : {}, cell)));
+      table.append(tr);
+    });
+    wrap.append(table);
+    return wrap;
+  },
+
+  board(part) {
+    const size = 6, cell = 40, pad = 20;  // the margin holds the row and column numbers the moves name
+    const fill = {Y: "#eec424", y: "#eec424", R: "#cc2c28", r: "#cc2c28"};
+    const tile = (parent, letter, x, y) => {
+      parent.append(svg("rect", {x: x + 2, y: y + 2, width: cell - 4, height: cell - 4, rx: 4, fill: fill[letter], stroke: "#3a2a1a"}));
+      if (letter === letter.toLowerCase()) parent.append(svg("circle", {cx: x + cell / 2, cy: y + cell / 2, r: 8, fill: "#fff"}));
+    };
+    const width = size * cell + 2 * pad;
+    const board = svg("svg", {viewBox: `0 0 ${width} ${width + 2 * (cell + pad) + pad}`, class: "board", role: "img", "aria-label": "Invers board"});
+    board.append(svg("rect", {x: 0, y: 0, width, height: width, fill: "#604028", rx: 6}));
+    [...part.tiles].forEach((letter, k) => tile(board, letter, pad + (k % size) * cell, pad + Math.floor(k / size) * cell));
+    for (let k = 0; k < size; k++) {
+      const column = svg("text", {x: pad + k * cell + cell / 2, y: 14, "text-anchor": "middle", "font-size": 12, fill: "#f6f1e2"});
+      column.textContent = k + 1;
+      const row = svg("text", {x: 10, y: pad + k * cell + cell / 2 + 4, "text-anchor": "middle", "font-size": 12, fill: "#f6f1e2"});
+      row.textContent = k + 1;
+      board.append(column, row);
+    }
+    part.hands.forEach((letter, p) => {
+      const x = pad, y = width + pad + p * (cell + pad);
+      tile(board, letter, x, y);
+      const text = svg("text", {x: x + cell + 4, y: y + cell / 2 + 5, "font-size": 13, "font-weight": p === part.to_move ? "bold" : "normal"});
+      text.textContent = part.players[p] + (p === viewer() ? " (you)" : "") + " holds";
+      board.append(text);
+    });
+    return board;
+  },
+
+  cards(part) {
+    const wrap = el("div", {class: "card-rows"});
+    for (const row of part.rows) {
+      const line = el("div", {class: "card-row" + (row.player === part.viewer ? " own" : "")});
+      line.append(el("span", {class: "who"}, `P${row.player}` + (row.player === part.viewer ? " (you)" : "")));
+      const slots = el("div", {class: "slots"});
+      row.cards.forEach((card, c) => {
+        const slot = el("div", {class: "slot"});
+        slot.append(el("div", {class: "card" + (card === null ? " down" : "")}, card === null ? "?" : String(card)));
+        slot.append(row.dice[c] ? die(row.dice[c], false, 34) : el("div", {class: "no-die"}, `card ${c + 1}`));
+        slots.append(slot);
+      });
+      line.append(slots);
+      const facts = [];
+      if (row.roll && row.roll.length) {
+        const roll = el("div", {class: "roll"});
+        roll.append(el("span", {}, "roll "));
+        row.roll.forEach((face) => roll.append(die(face, false, 30)));
+        line.append(roll);
+      }
+      if (row.committed) facts.push("committed");
+      if (row.bid) facts.push(`bid ${row.bid}, keeps ${row.kept}`);
+      if (facts.length) line.append(el("span", {class: "facts"}, facts.join("; ")));
+      wrap.append(line);
+    }
+    return wrap;
+  },
+};
+
+function viewer() { return current && current.view ? current.view.viewer : null; }
+
+function seatName(p) {
+  const seats = current.view.seats;
+  if (p === current.view.viewer) return `P${p} (you)`;
+  return `P${p} (${seats[p]})`;
+}
+
+function draw(view) {
+  current.view = view;
+  $("table").replaceChildren(...view.table.map((part) => DRAW[part.type](part)));
+  $("seats-line").textContent = `${view.env.replace(/_/g, " ")}: ` + view.seats.map((s, p) => seatName(p)).join(", ");
+  const legal = $("legal");
+  legal.replaceChildren();
+  const mine = current.kind === "play" && view.next === "human" && !view.over;
+  for (const move of mine ? view.legal : []) {
+    const button = el("button", {type: "button", "data-action": move.action}, move.name);
+    button.addEventListener("click", () => play(move.action));
+    legal.append(button);
+  }
+  $("legal-box").hidden = !mine;
+  $("result").hidden = !view.over;
+  $("result").textContent = view.over ? view.result : "";
+  $("after").hidden = !(view.over && current.kind !== "replay");
+  if (view.over && current.kind !== "replay") $("download").href = `/api/sessions/${current.id}/record`;
+  if (current.kind === "replay") {
+    $("step-count").textContent = `${view.step} / ${view.length}`;
+    $("scrub").max = view.length;
+    $("scrub").value = view.step;
+  }
+  document.body.dataset.state = view.over ? "over" : current.kind === "replay" ? "replay" : view.next;
+}
+
+// The moves the last answer added, one at a time (another seat's move, a round's reveal).
+async function announce(view) {
+  const log = $("log");
+  if (current.kind === "replay") {
+    log.replaceChildren(...view.moves.map((m) => el("li", {}, `${seatName(m.player)}: ${m.name}`)));
+    return;
+  }
+  const fresh = view.moves.slice(shown);
+  for (const [k, move] of fresh.entries()) {
+    const item = el("li", {class: "fresh"}, `${seatName(move.player)}: ${move.name}`);
+    log.querySelectorAll(".fresh").forEach((node) => node.classList.remove("fresh"));
+    log.append(item);
+    item.scrollIntoView({block: "nearest"});
+    if (k < fresh.length - 1 && move.player !== view.viewer) await sleep(delay());
+  }
+  shown = view.moves.length;
+}
+
+async function show(view) {
+  await announce(view);
+  draw(view);
+}
+
+// ---- play and watch ----------------------------------------------------------------
+async function begin(kind, id, view) {
+  current = {kind, id, view};
+  shown = 0;
+  running = false;
+  $("log").replaceChildren();
+  $("setup").hidden = true;
+  $("replay-open").hidden = true;
+  $("play").hidden = false;
+  $("watch-controls").hidden = kind !== "watch";
+  $("replay-controls").hidden = kind !== "replay";
+  await show(view);
+  if (kind === "play") await agentsMove();
+}
+
+// Play the agents' moves one request at a time until the person is to act or the game ends.
+async function agentsMove() {
+  while (current && current.kind === "play" && current.view.next === "agent") {
+    await sleep(delay());
+    await step();
+  }
+}
+
+async function step() {
+  const view = await api("POST", `/api/sessions/${current.id}/advance`);
+  await show(view);
+}
+
+async function play(action) {
+  if (busy) return;
+  busy = true;
+  document.body.dataset.state = "busy";
+  $("legal").querySelectorAll("button").forEach((b) => { b.disabled = true; });
+  try {
+    showError("");
+    await show(await api("POST", `/api/sessions/${current.id}/move`, {action}));
+    await agentsMove();
+  } catch (problem) {
+    showError(problem.message);
+    draw(current.view);
+  } finally {
+    busy = false;
+  }
+}
+
+async function watch() {
+  running = true;
+  try {
+    while (running && current.kind === "watch" && current.view.next === "agent") {
+      await step();
+      await sleep(delay());
+    }
+  } catch (problem) {
+    showError(problem.message);
+  }
+  running = false;
+}
+
+async function replayAt(step) {
+  if (!current || current.kind !== "replay") return;
+  const target = Math.max(0, Math.min(step, current.view.length));
+  try {
+    await show(await api("GET", `/api/replays/${current.id}?step=${target}`));
+  } catch (problem) {
+    showError(problem.message);
+  }
+}
+
+async function openReplay(text) {
+  showError("");
+  try {
+    const view = await api("POST", "/api/replays", text, true);
+    await begin("replay", view.id, view);
+  } catch (problem) {
+    showError(problem.message);
+  }
+}
+
+// ---- wiring ------------------------------------------------------------------------
+function wire() {
+  $("game").addEventListener("change", fillSetup);
+  $("players").addEventListener("change", fillSeats);
+  $("setup-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    showError("");
+    $("start").disabled = true;
+    try {
+      const view = await api("POST", "/api/sessions", setupRequest());
+      await begin(view.kind, view.id, view);
+    } catch (problem) {
+      showError(problem.message);
+    } finally {
+      $("start").disabled = false;
+    }
+  });
+  $("show-setup").addEventListener("click", () => { running = false; current = null; $("play").hidden = true; $("replay-open").hidden = true; $("setup").hidden = false; document.body.dataset.state = "setup"; });
+  $("show-replay").addEventListener("click", () => { running = false; current = null; $("play").hidden = true; $("setup").hidden = true; $("replay-open").hidden = false; document.body.dataset.state = "setup"; });
+  $("open-record").addEventListener("click", async () => {
+    const file = $("record-file").files[0];
+    if (!file) { showError("choose a record file first"); return; }
+    await openReplay(await file.text());
+  });
+  $("replay-this").addEventListener("click", async () => {
+    const response = await fetch(`/api/sessions/${current.id}/record`);
+    await openReplay(await response.text());
+  });
+  $("step").addEventListener("click", async () => { if (!running && current.view.next === "agent") { try { await step(); } catch (p) { showError(p.message); } } });
+  $("run").addEventListener("click", () => { if (!running) watch(); });
+  $("pause").addEventListener("click", () => { running = false; });
+  $("first").addEventListener("click", () => replayAt(0));
+  $("back").addEventListener("click", () => replayAt(current.view.step - 1));
+  $("forward").addEventListener("click", () => replayAt(current.view.step + 1));
+  $("last").addEventListener("click", () => replayAt(current.view.length));
+  $("scrub").addEventListener("input", () => replayAt(Number($("scrub").value)));
+}
+
+async function main() {
+  wire();
+  try {
+    games = (await api("GET", "/api/games")).games;
+  } catch (problem) {
+    showError(problem.message);
+    return;
+  }
+  for (const game of games) $("game").append(el("option", {value: game.env}, game.title));
+  fillSetup();
+  document.body.dataset.ready = "yes";
+}
+
+main();

@@ -1,0 +1,118 @@
+"""Each game's table as the page draws it, for one seat (or a spectator): JSON-ready parts.
+
+A table is a list of parts, each drawn by one function of the page (``static/app.js``),
+written once for every game: ``status`` (a line of text), ``dice`` (faces, the first
+``locked`` of them set aside), ``sheet`` (a score sheet: rows of a label and one cell
+per player), ``board`` (Invers's 6 x 6 tiles and the tiles in hand) and ``cards``
+(Roll Five's rows of cards and dice). A game declares which parts show its table,
+from the rules core's public accessors and nothing it computes again.
+
+``viewer`` is the seat whose view it is, or None for a spectator (watch, replay), who
+sees the whole table. Only Roll Five hides anything: another player's cards until the
+reveal, their roll and whether they have committed (as ``RollFiveState.render_for``);
+``tests/test_web_hidden.py`` checks that its table does not change when the hidden
+cards and rolls do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from envs.core import GameState
+from envs.games.invers_tiles import TILE_LETTERS
+from envs.games.lost_dice_faces import COLOUR_NAMES, NUM_COLOURS
+from envs.games.roll_five import BID_NAMES
+
+Part = dict[str, Any]
+
+
+def sheet_game(state: GameState, viewer: int | None) -> list[Part]:
+    """Inverted Dice and Six Hundred: the picture their ``render_rgb`` draws (``sheet_picture()``)."""
+    picture = state.sheet_picture()
+    return [
+        {"type": "status", "text": picture["status"]},
+        {"type": "dice", "faces": list(picture["dice"]), "locked": picture["num_locked"], "count": picture["num_dice"]},
+        {"type": "sheet", "players": picture["players"], "rows": [[label, *cells] for label, cells in picture["rows"]],
+         "to_act": picture["to_act"], "marked": picture["marked_row"]},
+    ]
+
+
+def lost_dice(state: GameState, viewer: int | None) -> list[Part]:
+    """Lost Dice and Keldice: the throw on the table and every player's five columns."""
+    game = state.game
+    n = game.num_players
+    parts: list[Part] = [{"type": "status", "text": state.render().split("\n")[0]}]
+    if state.throw is not None:
+        faces = [{"label": str(face.number), "colour": face.colour, "bonus": face.bonus} for face in game.table.faces[state.throw]]
+        parts.append({"type": "dice", "faces": faces, "locked": 0, "count": len(faces), "note": "offered" if state.offered else ""})
+    rows = []
+    for colour in range(NUM_COLOURS):
+        cells = []
+        for p in range(n):
+            investments, numbers = state.column(p, colour)
+            entries = " ".join(["$"] * investments + [str(v) for v in numbers])
+            cells.append(f"{entries} = {state.column_points(p, colour)}" if entries else "·")
+        rows.append([COLOUR_NAMES[colour], *cells])
+    rows.append(["Score", *(str(int(s)) for s in state.scores())])
+    if game.keldice:
+        rows.append(["Stones / VP", *(f"{state.wishing_stones(p)} / {state.vp_symbols(p)}" for p in range(n))])
+    rows.append(["Rolls left", *(str(state.rolls_left(p)) for p in range(n))])
+    acting = state.acting_players()
+    parts.append({"type": "sheet", "players": [f"P{p}" for p in range(n)], "rows": rows, "to_act": acting[0] if acting else None, "marked": None})
+    return parts
+
+
+def invers(state: GameState, viewer: int | None) -> list[Part]:
+    """Invers: the board, the tile in each hand and whose move it is."""
+    names = ("Yellow", "Red")
+    if state.is_terminal():
+        status = state.render().split("\n")[-2]  # "Ply n: <the result>"
+    else:
+        status = f"Ply {state.ply}: {names[state.to_move]} (player {state.to_move}) to move"
+    return [
+        {"type": "status", "text": status},
+        {"type": "board", "tiles": "".join(TILE_LETTERS[t] for t in state.board), "hands": [TILE_LETTERS[state.tile_in_hand(p)] for p in (0, 1)],
+         "players": [f"P0 {names[0]}", f"P1 {names[1]}"], "to_move": None if state.is_terminal() else state.to_move},
+    ]
+
+
+def roll_five(state: GameState, viewer: int | None) -> list[Part]:
+    """Roll Five: each player's row of cards and dice, as ``viewer`` may see it.
+
+    Another player's cards are face down (None) until the game is over; their roll
+    and whether they have committed are not shown; the bids show at the reveal.
+    """
+    over = state.is_terminal()
+    rows = []
+    for p in range(state.game.num_players):
+        own = viewer is None or p == viewer
+        row = {
+            "player": p,
+            "cards": list(state.cards(p)) if own or over else [None] * len(state.dice(p)),
+            "dice": list(state.dice(p)),
+            "roll": list(state.current_roll(p)) if own and p in state.acting_players() else None,
+            "committed": state.committed(p) if own else None,
+        }
+        if over:
+            row["bid"] = BID_NAMES[state.bids()[p]]
+            row["kept"] = int(state.scores()[p])
+        rows.append(row)
+    status = state.render_for(viewer).split("\n")[0] if viewer is not None else state.render().split("\n")[0]
+    return [{"type": "status", "text": status}, {"type": "cards", "rows": rows, "viewer": viewer}]
+
+
+#: The table of each game, by env name.
+TABLES: dict[str, Callable[[GameState, int | None], list[Part]]] = {
+    "inverted_dice": sheet_game,
+    "six_hundred": sheet_game,
+    "lost_dice": lost_dice,
+    "keldice": lost_dice,
+    "invers": invers,
+    "roll_five": roll_five,
+}
+
+
+def table(env: str, state: GameState, viewer: int | None) -> list[Part]:
+    """The parts that draw ``state`` of env ``env`` as ``viewer`` sees it."""
+    return TABLES[env](state, viewer)
