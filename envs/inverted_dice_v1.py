@@ -59,6 +59,7 @@ ids; `env.unwrapped.game.action_name(a)` names any id.
 
 `observation["action_mask"]` (int8; Gymnasium: `action_masks()` and
 `info["action_mask"]`) is 1 for:
+
 * rerolls: on the first and second roll;
 * score: whenever the box of the current inverted sum is open;
 * cross out box `b`: `b` is open and either (third roll and the inverted sum's box is

@@ -115,6 +115,7 @@ first decision, as drawn above. Solitaire: a discard is offered to no one.
 
 `observation["action_mask"]` (int8; Gymnasium: `action_masks()` and
 `info["action_mask"]`) is exact in every phase:
+
 * turn start: roll and pass; take as well when a throw is on offer to this player;
 * offer decision (out of turn): take and decline;
 * a throw to play: every play the throw offers that the column allows (numbers strictly

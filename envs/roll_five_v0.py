@@ -83,6 +83,7 @@ the others nothing about the card under it.
 
 `observation["action_mask"]` (int8; Gymnasium: `action_masks()` and
 `info["action_mask"]`) is 1, for a player still to commit this round, on:
+
 * turns 1..5: every `(v, c)` with `v` a value shown in the player's own roll and card
   `c` uncovered (one die is placed per turn, so on turn 5 only one action is legal);
 * the bid: 30 and 31.

@@ -66,6 +66,7 @@ k+1..6 can still be rolled.
 
 `observation["action_mask"]` (int8; Gymnasium: `action_masks()` and
 `info["action_mask"]`) is 1 for:
+
 * lock-and-roll `a`: on the first and second roll, when `a` sets no bit of an
   already-locked die and at least one die is left to roll (locking every die would
   roll nothing: to stop, score);

@@ -95,11 +95,11 @@ def test_a_headline_is_the_shipped_agent_against_the_strongest_bot(tmp_path):
     assert sorted(made) == ["index.md", "invers-ladder.md", "inverted_dice.md", "keldice.md", "leaderboard.md", "roll_five-four_players.md"]
     rows = [line for line in block.splitlines() if line.startswith("| ") and not line.startswith("| game")]
     # One player: the highest mean score among the bots (not the heuristic, which is weaker here).
-    assert "`checkpoints/inverted_dice/shipped` | `optimal` | mean score 200.0 [190.0, 210.0] against 226.0 [220.0, 232.0]; optimal − agent = +26.0 ± 2.0" in rows[0]
+    assert "| inverted_dice | 1 | `ppo` | `optimal` | mean score 200.0 [190.0, 210.0] against 226.0 [220.0, 232.0] (optimal − agent, paired: +26.0 ± 2.0)" in rows[0]
     # A ladder: its best-rated shipped spec against its best-rated bot, from the shipped agent's side.
-    assert "| invers | 2 players | `ppo+search:depth=3` | `search:depth=4` | score 0.850 over 20 games (win / draw / loss 16 / 2 / 2)" in rows[1]
+    assert "| invers | 2 | `ppo+search:depth=3` | `search:depth=4` | score 0.850 in 20 games (win / draw / loss 16 / 2 / 2)" in rows[1]
     # Four players: search beats heuristic above an equal share (0.330 > 0.25), so it is the strongest bot.
-    assert "| roll_five | 4 players | `checkpoints/roll_five/shipped` | `3 × search` | score 0.200 [0.120, 0.280]" in rows[2]
+    assert "| roll_five | 4 | `ppo` | `3 × search` | score 0.200 [0.120, 0.280] in 100 games, an equal share 0.250" in rows[2]
     assert len(rows) == 3, "a report without a shipped agent (keldice) gives no headline"
 
 

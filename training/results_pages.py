@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agents.registry import NETWORK_AGENTS, bot_names, parse_spec
+from agents.shipped import SHIPPED_FOLDERS
 from envs.registry import ENVS
 from training.evaluation.harness import wilson_interval
 
@@ -138,8 +139,11 @@ def run_is_shipped(report: Report) -> bool:
 
 
 def run_name(report: Report) -> str:
-    """The run a report's "trained" agent is, from the checkpoints folder on."""
-    return re.search(r"checkpoints/[\w/]+", ABSOLUTE_RUN.sub("", report.text))[0]
+    """The agent spec that plays a report's "trained" run: ``ppo`` for ``shipped/`` and
+    ``shipped_<n>p/``, ``td`` for ``shipped_td/`` (:data:`agents.shipped.SHIPPED_FOLDERS`)."""
+    folder = re.search(r"checkpoints/\w+/(shipped\w*)", report.text)[1]
+    kinds = {name: kind for kind, name in SHIPPED_FOLDERS.items()}
+    return kinds.get(folder, "ppo" if re.fullmatch(r"shipped_\d+p", folder) else folder)
 
 
 def headline(report: Report) -> Headline | None:
@@ -167,8 +171,8 @@ def solitaire_headline(report: Report, table: Table) -> Headline | None:
         return None
     best = max(bots, key=lambda row: numbers(row[mean])[0])
     result = (
-        f"mean score {subject[mean]} {subject[ci]} against {best[mean]} {best[ci]}; "
-        f"{spec_of(best['agent'])} − agent = {best[delta]} (paired, the same dice)"
+        f"mean score {subject[mean]} {subject[ci]} against {best[mean]} {best[ci]} "
+        f"({spec_of(best['agent'])} − agent, paired: {best[delta]})"
     )
     name = spec_of(subject["agent"])
     return Headline(report, run_name(report) if name == "trained" else name, spec_of(best["agent"]), result)
@@ -209,10 +213,10 @@ def pairing_headline(report: Report, table: Table) -> Headline | None:
     players = report.players or 2
     against = f"{players - 1} × {best}" if players > 2 else best
     games = row.get("games", "?")
-    win, loss = table.column("win rate"), table.column("loss rate")
+    win, draw, loss = (numbers(row[table.column(name)])[0] for name in ("win rate", "draw", "loss rate"))
     result = (
-        f"score {pair_score(row, table)[1]} over {games} games (wins + ½ draws; an equal share is {1 / players:.3f}): "
-        f"win {numbers(row[win])[0]:.3f}, draw {numbers(row[table.column('draw')])[0]:.3f}, loss {numbers(row[loss])[0]:.3f}"
+        f"score {pair_score(row, table)[1]} in {games} games, an equal share {1 / players:.3f} "
+        f"(win / draw / loss {win:.3f} / {draw:.3f} / {loss:.3f})"
     )
     return Headline(report, run_name(report) if subject == "trained" else subject, against, result)
 
@@ -234,7 +238,7 @@ def ladder_headline(report: Report) -> Headline | None:
             games = win + draw + loss
             low, high = wilson_interval(win, games)
             result = (
-                f"score {(win + draw / 2) / games:.3f} over {games} games (win / draw / loss {win} / {draw} / {loss}), "
+                f"score {(win + draw / 2) / games:.3f} in {games} games (win / draw / loss {win} / {draw} / {loss}); "
                 f"win rate {win / games:.3f} [{low:.3f}, {high:.3f}]"
             )
             return Headline(report, subject, best, result)
@@ -252,17 +256,16 @@ def link(report: Report, base: str) -> str:
 
 
 def table_name(report: Report) -> str:
-    players = report.players
-    return f"{players} player{'s' if players != 1 else ''}" if players else "—"
+    return str(report.players) if report.players else "—"
 
 
 def headlines_table(headlines: list[Headline], base: str) -> str:
     order = {name: k for k, name in enumerate(ENVS)}
-    lines = ["| game | table | shipped agent | against | result | report |", "|---|---|---|---|---|---|"]
+    lines = ["| game | players | shipped agent | against | result (95% intervals) | report |", "|---|---|---|---|---|---|"]
     for item in sorted(headlines, key=lambda h: (order.get(h.report.env, len(order)), h.report.players or 0, h.report.page_name)):
         lines.append(
             f"| {item.report.env} | {table_name(item.report)} | `{item.agent}` | `{item.bot}` | {item.result} | "
-            f"[{item.report.source.parent.as_posix()}]({link(item.report, base)}) |"
+            f"[{item.report.page_name.removesuffix('.md')}]({link(item.report, base)}) |"
         )
     return "\n".join(lines)
 
@@ -295,7 +298,7 @@ def index_page(reports: list[Report], headlines: list[Headline]) -> str:
         "",
         "## Every report",
         "",
-        "| report | game | table |",
+        "| report | game | players |",
         "|---|---|---|",
         *(f"| [{r.source.as_posix()}]({r.page_name}) | {r.env or '—'} | {table_name(r)} |" for r in reports),
         "",
