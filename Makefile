@@ -7,7 +7,7 @@
 #   make bench            random-play steps/s of every env (ARGS="--steps 2000" for a quick look)
 #   make docs             build the documentation site into site/, warnings as errors (CI runs it after make test)
 #   make docs-serve       serve the site at http://127.0.0.1:8000, rebuilt on every change
-#   make results          every results table of the README, from the agents shipped in checkpoints/
+#   make results          every results report (results/), from the agents shipped in checkpoints/
 #                         (the PPO networks against every bot, the Inverted Dice turn-value agent, Roll Five's
 #                         network at two and four players over 10,000 games, and the Invers network alone and
 #                         in its search against the search bot); the tables come out the same, digit for digit,

@@ -29,6 +29,7 @@ the machine and its load.
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 import time
@@ -129,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         result = measure(config, args.timesteps)
         shares = "  ".join(f"{result[p]:>6.1f} s" + f" {100 * result[p] / result['wall_s']:>3.0f}%" for p in PARTS)
         print(f"{path:<64} {result['steps_per_s']:>8,.0f} {result['wall_s']:>7.1f}  {shares}", flush=True)
-        rows.append([f"`{path}`", f"{result['steps_per_s']:,.0f}", f"{result['wall_s']:.1f}",
+        rows.append([f"`{shown(path)}`", f"{result['steps_per_s']:,.0f}", f"{result['wall_s']:.1f}",
                      *(f"{result[p]:.1f} s ({100 * result[p] / result['wall_s']:.0f}%)" for p in PARTS)])
     if args.page is not None:
         command = "python benchmarks/train_speed.py " + shlex.join(sys.argv[1:] if argv is None else argv)
@@ -138,6 +139,12 @@ def main(argv: list[str] | None = None) -> int:
         args.page.write_text(measurement_page("Training speed", command, record, header, rows, notes))
         print(f"wrote {args.page}")
     return 0
+
+
+def shown(label: str) -> str:
+    """A config's label as the page shows it: its path from the working directory when it lies below it."""
+    here = f"{Path.cwd()}{os.sep}"
+    return label.removeprefix(here)
 
 
 #: What the table measures, printed under it on the docs page.
