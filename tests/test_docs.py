@@ -251,3 +251,18 @@ def test_the_results_pages_are_listed_on_their_index():
     for page in sorted((ROOT / "docs" / "reports").glob("*.md")):
         if page.name != "index.md":
             assert f"]({page.name})" in index, f"docs/reports/index.md does not list {page.name}"
+
+
+SNIPPET = re.compile(r'^--8<-- "(?P<path>[^":]+)(?::(?P<section>\w+))?"$', re.M)
+
+
+@pytest.mark.parametrize("path", DOCS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_included_snippet_exists(path):
+    """A page's ``--8<-- "file:section"`` (an env page showing its generated headline) names a file and section that exist."""
+    for match in SNIPPET.finditer(path.read_text()):
+        included = ROOT / match["path"]
+        assert included.is_file(), f"{path.relative_to(ROOT)} includes missing {match['path']}"
+        if match["section"]:
+            assert f"--8<-- [start:{match['section']}]" in included.read_text(), (
+                f"{path.relative_to(ROOT)} includes section {match['section']!r}, which {match['path']} does not hold"
+            )

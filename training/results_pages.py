@@ -275,8 +275,13 @@ def report_page(report: Report, item: Headline | None) -> str:
     body = re.sub(r"^(#+) ", r"#\1 ", body, flags=re.M)  # the page's title is the report's name
     title = report.page_name.removesuffix(".md").replace("-", " / ")
     lines = [f"# {title}", "", GENERATED.format(source=f"`{report.source.as_posix()}`"), ""]
-    if item:
-        lines += [f"**Headline:** `{item.agent}` against `{item.bot}`: {item.result}.", ""]
+    if item:  # between snippet markers, so that an env page can show it: --8<-- "docs/reports/<page>:headline"
+        lines += [
+            "<!-- --8<-- [start:headline] -->",
+            f"**Headline:** `{item.agent}` against `{item.bot}`: {item.result}.",
+            "<!-- --8<-- [end:headline] -->",
+            "",
+        ]
     lines += [f"The report as `{report.source.as_posix()}` holds it:", "", body.strip(), ""]
     return "\n".join(lines)
 
