@@ -96,7 +96,7 @@ def gymnasium_steps_per_second(gym_id: str, steps: int, seed: int = 0) -> float:
 
 
 #: Published-on-this-machine figures the issue gives (pgx is not installed here).
-PGX_ANCHORS = "pgx connect_four (JAX, this machine, issue 20): 364,000 steps/s at N = 1024, 577,000 at N = 2048"
+PGX_ANCHORS = "pgx connect_four (JAX, published for this project's 2-core machine): 364,000 steps/s at N = 1024, 577,000 at N = 2048"
 
 
 def _random_legal_actions(masks, out):
