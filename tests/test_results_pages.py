@@ -26,11 +26,14 @@ def test_the_committed_pages_and_readme_table_are_what_the_reports_give(monkeypa
     assert results_pages.main(["--check"]) == 0, capsys.readouterr().err
 
 
-def test_every_report_has_a_page_and_the_readme_a_headline_per_shipped_report():
+def test_every_report_has_a_page_and_the_readme_a_headline_per_shipped_agent_and_table():
     made, block = results_pages.pages(ROOT / "results")
-    reports = sorted((ROOT / "results").rglob("*.md"))
+    reports = [results_pages.read_report(p, ROOT / "results") for p in sorted((ROOT / "results").rglob("*.md"))]
     assert len(made) == len(reports) + 1  # and the index
-    assert block.count("\n| ") == 1 + sum(results_pages.headline(results_pages.read_report(p, ROOT / "results")) is not None for p in reports)
+    headlines = [h for r in reports if (h := results_pages.headline(r)) is not None]
+    assert block.count("\n| ") == 1 + len({(h.report.env, h.report.players, h.agent) for h in headlines})
+    for item in headlines:
+        assert f"**Headline:** `{item.agent}` against `{item.bot}`" in made[item.report.page_name]
 
 
 SOLITAIRE = """# inverted_dice evaluation
@@ -84,6 +87,7 @@ def results_tree(tmp_path: Path) -> Path:
         "invers/ladder/ladder.md": LADDER,
         "keldice/report.md": NOT_SHIPPED.replace("inverted_dice", "keldice"),
         "leaderboard.md": "# Leaderboard\n\nAny other table a command writes here.\n",
+        "invers/short/ladder.md": LADDER.replace("| 20 | 20 | 2 | 2 | 16 |", "| 4 | 4 | 0 | 0 | 4 |"),
     }.items():
         (results / name).parent.mkdir(parents=True, exist_ok=True)
         (results / name).write_text(text)
@@ -92,7 +96,8 @@ def results_tree(tmp_path: Path) -> Path:
 
 def test_a_headline_is_the_shipped_agent_against_the_strongest_bot(tmp_path):
     made, block = results_pages.pages(results_tree(tmp_path))
-    assert sorted(made) == ["index.md", "invers-ladder.md", "inverted_dice.md", "keldice.md", "leaderboard.md", "roll_five-four_players.md"]
+    assert sorted(made) == ["index.md", "invers-ladder.md", "invers-short.md", "inverted_dice.md", "keldice.md", "leaderboard.md", "roll_five-four_players.md"]
+    assert "score 1.000 in 4 games" in made["invers-short.md"] and "score 1.000 in 4 games" in made["index.md"]
     rows = [line for line in block.splitlines() if line.startswith("| ") and not line.startswith("| game")]
     # One player: the highest mean score among the bots (not the heuristic, which is weaker here).
     assert "| inverted_dice | 1 | `ppo` | `optimal` | mean score 200.0 [190.0, 210.0] against 226.0 [220.0, 232.0] (optimal − agent, paired: +26.0 ± 2.0)" in rows[0]
@@ -100,7 +105,7 @@ def test_a_headline_is_the_shipped_agent_against_the_strongest_bot(tmp_path):
     assert "| invers | 2 | `ppo+search:depth=3` | `search:depth=4` | score 0.850 in 20 games (win / draw / loss 16 / 2 / 2)" in rows[1]
     # Four players: search beats heuristic above an equal share (0.330 > 0.25), so it is the strongest bot.
     assert "| roll_five | 4 | `ppo` | `3 × search` | score 0.200 [0.120, 0.280] in 100 games, an equal share 0.250" in rows[2]
-    assert len(rows) == 3, "a report without a shipped agent (keldice) gives no headline"
+    assert len(rows) == 3, "no headline for a report without a shipped agent (keldice), one per agent and table (the longer ladder)"
 
 
 def test_pages_show_the_report_without_paths_of_another_machine(tmp_path):

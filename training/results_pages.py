@@ -14,9 +14,11 @@ A report whose subject is a **shipped** agent (a report of a ``checkpoints/<env>
 run, or a ladder's ``ppo``, ``ppo+search`` or ``td`` without ``path=``) also gives one
 **headline**: that agent against the strongest bot the report holds. The strongest bot is
 decided by the report itself: the highest mean score (one player), the best average
-score over its pairings with the other bots (several players), the highest rating (a
-ladder). The headlines fill the README between ``<!-- results:start -->`` and
-``<!-- results:end -->`` and head each page.
+score above an equal share over its pairings with the other bots (several players), the
+highest rating (a ladder). Every headline heads its page and the results index; the
+README, between ``<!-- results:start -->`` and ``<!-- results:end -->``, shows one per
+shipped agent and table size (the one of most games, where a match and a ladder both
+have it).
 
 Paths are shown from the ``checkpoints/`` folder on: a report made in another checkout
 names its run by an absolute path, which means nothing to a reader.
@@ -85,6 +87,7 @@ class Headline:
     agent: str
     bot: str
     result: str
+    games: int  #: the games behind the result
 
 
 def read_report(path: Path, root: Path) -> Report:
@@ -175,7 +178,8 @@ def solitaire_headline(report: Report, table: Table) -> Headline | None:
         f"({spec_of(best['agent'])} − agent, paired: {best[delta]})"
     )
     name = spec_of(subject["agent"])
-    return Headline(report, run_name(report) if name == "trained" else name, spec_of(best["agent"]), result)
+    games = int(numbers(best.get("games", "0"))[0])
+    return Headline(report, run_name(report) if name == "trained" else name, spec_of(best["agent"]), result, games)
 
 
 def pair_score(row: dict[str, str], table: Table) -> tuple[float, str]:
@@ -218,7 +222,7 @@ def pairing_headline(report: Report, table: Table) -> Headline | None:
         f"score {pair_score(row, table)[1]} in {games} games, an equal share {1 / players:.3f} "
         f"(win / draw / loss {win:.3f} / {draw:.3f} / {loss:.3f})"
     )
-    return Headline(report, run_name(report) if subject == "trained" else subject, against, result)
+    return Headline(report, run_name(report) if subject == "trained" else subject, against, result, int(numbers(games)[0]))
 
 
 def ladder_headline(report: Report) -> Headline | None:
@@ -241,7 +245,7 @@ def ladder_headline(report: Report) -> Headline | None:
                 f"score {(win + draw / 2) / games:.3f} in {games} games (win / draw / loss {win} / {draw} / {loss}); "
                 f"win rate {win / games:.3f} [{low:.3f}, {high:.3f}]"
             )
-            return Headline(report, subject, best, result)
+            return Headline(report, subject, best, result, games)
     return None
 
 
@@ -312,7 +316,14 @@ def index_page(reports: list[Report], headlines: list[Headline]) -> str:
 
 
 def readme_block(headlines: list[Headline]) -> str:
-    return f"{START}\n{headlines_table(headlines, 'docs/reports/')}\n{END}"
+    """One headline per shipped agent and table size: of several reports of the same agent
+    (a long match and a short ladder), the one with the most games."""
+    best: dict[tuple, Headline] = {}
+    for item in headlines:
+        key = (item.report.env, item.report.players, item.agent)
+        if key not in best or item.games > best[key].games:
+            best[key] = item
+    return f"{START}\n{headlines_table(list(best.values()), 'docs/reports/')}\n{END}"
 
 
 def pages(results: Path) -> tuple[dict[str, str], str]:
