@@ -5,11 +5,14 @@
 #   make test             run the test suite (the command CI runs)
 #   make wheel-check      build the wheel, install it in a clean venv and use it from another directory (CI runs it after make test)
 #   make bench            random-play steps/s of every env (ARGS="--steps 2000" for a quick look)
-#   make results          every results table of the README, from the agents shipped in checkpoints/
+#   make docs             build the documentation site into site/, warnings as errors (CI runs it after make test)
+#   make docs-serve       serve the site at http://127.0.0.1:8000, rebuilt on every change
+#   make results          every results report (results/), from the agents shipped in checkpoints/
 #                         (the PPO networks against every bot, the Inverted Dice turn-value agent, Roll Five's
 #                         network at two and four players over 10,000 games, and the Invers network alone and
 #                         in its search against the search bot); the tables come out the same, digit for digit,
-#                         on every run (the ladders' time per move, in its own table, is the machine's)
+#                         on every run (the ladders' time per move, in its own table, is the machine's); it ends by
+#                         turning results/ into the docs' results pages and the README's results table
 
 PYTHON_SYSTEM ?= python3
 VENV := .venv
@@ -21,7 +24,7 @@ ARGS ?=
 #: (Invers and Roll Five have their own tables below).
 SHIPPED ?= inverted_dice six_hundred lost_dice
 
-.PHONY: train test wheel-check bench results
+.PHONY: train test wheel-check bench results docs docs-serve
 
 $(VENV)/.installed: pyproject.toml setup.py
 	test -x $(PYTHON) || $(PYTHON_SYSTEM) -m venv $(VENV)
@@ -41,6 +44,12 @@ wheel-check: $(VENV)/.installed
 bench: $(VENV)/.installed
 	$(PYTHON) benchmarks/env_speed.py $(ARGS)
 
+docs: $(VENV)/.installed
+	$(PYTHON) -m mkdocs build --strict
+
+docs-serve: $(VENV)/.installed
+	$(PYTHON) -m mkdocs serve
+
 results: $(VENV)/.installed
 	@start=$$(date +%s); for env in $(SHIPPED); do \
 	  $(PYTHON) training/evaluate.py --env $$env --checkpoint checkpoints/$$env/shipped --out results/$$env --overwrite || exit 1; \
@@ -51,4 +60,5 @@ results: $(VENV)/.installed
 	$(PYTHON) training/evaluate.py --checkpoint checkpoints/roll_five/shipped --agents search heuristic --games 10000 --env-kwargs "{num_players: 4}" --out results/roll_five/four_players --overwrite || exit 1; \
 	$(PYTHON) training/ladder.py --env invers --agents search:depth=4 ppo+search:depth=3 --games 400 --workers 2 --out results/invers/ppo_search_vs_search4 --overwrite > /dev/null || exit 1; \
 	$(PYTHON) training/ladder.py --env invers --agents search:depth=2 ppo --games 400 --workers 2 --out results/invers/ppo_vs_search2 --overwrite > /dev/null || exit 1; \
-	echo "make results: every table regenerated in $$(( $$(date +%s) - start )) s (results/<game>/report.md, results/inverted_dice_td/report.md, results/roll_five/*/report.md, results/invers/*/ladder.md)"
+	$(PYTHON) training/results_pages.py || exit 1; \
+	echo "make results: every table regenerated in $$(( $$(date +%s) - start )) s (results/<game>/report.md, results/inverted_dice_td/report.md, results/roll_five/*/report.md, results/invers/*/ladder.md; docs/reports/, README.md)"

@@ -2,9 +2,9 @@
 
 An agent asks a small MLP about one position (or a search frontier of a few dozen) per
 move. Torch's intra-op threads cost far more than they save on such tiny matrices, and
-on a busy machine a two-thread pool can wait milliseconds for its second thread: a
-24 x 151 by 151 x 256 product took 50 µs on one thread and 2.6 ms on two on the
-project's 2-core machine under load. So a user's own loop (which keeps torch's default
+on a busy machine a two-thread pool can wait milliseconds for its second thread, many
+times the product itself (the measurement is in the docs' experiment log, *Speed*).
+So a user's own loop (which keeps torch's default
 of one thread per core) gets the same time per move as the project's harness, which
 sets one thread: :func:`one_thread` switches to one thread for the call and back
 (a fraction of a microsecond), and leaves the caller's setting as it was.

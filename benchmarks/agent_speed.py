@@ -6,8 +6,8 @@
 A user's loop calls ``make_agent(env, spec, game).act(observation, mask)`` with torch at
 its default of one intra-op thread per core; the project's harness sets one thread. The
 agents run every forward pass on one thread themselves (:mod:`agents.inference`), so
-the two columns should agree; before that, ``ppo+search`` took 556 ms a move in a plain
-loop on the loaded 2-core machine against 12.7 ms with one thread. Each agent plays the
+the two columns should agree (before that, a plain loop was many times slower: the
+docs' experiment log, *Speed*). Each agent plays the
 same positions (from seeded random games) in both settings, in the same run.
 """
 

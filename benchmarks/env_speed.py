@@ -3,6 +3,7 @@
     python benchmarks/env_speed.py                 # every env, plus PettingZoo's connect_four_v3 for scale
     python benchmarks/env_speed.py --env inverted_dice --steps 200000
     python benchmarks/env_speed.py --batched              # the native batched envs at N = 1, 64, 1024, 4096
+    python benchmarks/env_speed.py --batched --page docs/benchmarks/batched_env_speed.md   # the docs page of that table
 
 The AEC loop is PettingZoo's canonical one (``agent_iter`` / ``last`` / ``step``, a
 uniformly random legal action from the mask), so the figure is comparable with any
@@ -30,9 +31,11 @@ steps/s, and every env ≥ 10× its own single Gymnasium env.
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 import time
 import warnings
+from pathlib import Path
 
 import gymnasium
 import numpy as np
@@ -40,6 +43,7 @@ import numpy as np
 import envs  # noqa: F401  (registers the ids)
 
 from envs.registry import ENVS, get_entry
+from training.evaluation.machine import MachineRecord, measurement_page
 
 
 def aec_steps_per_second(make_env, steps: int, seed: int = 0) -> float:
@@ -92,7 +96,7 @@ def gymnasium_steps_per_second(gym_id: str, steps: int, seed: int = 0) -> float:
 
 
 #: Published-on-this-machine figures the issue gives (pgx is not installed here).
-PGX_ANCHORS = "pgx connect_four (JAX, this machine, issue 20): 364,000 steps/s at N = 1024, 577,000 at N = 2048"
+PGX_ANCHORS = "pgx connect_four (JAX, published for this project's 2-core machine): 364,000 steps/s at N = 1024, 577,000 at N = 2048"
 
 
 def _random_legal_actions(masks, out):
@@ -143,29 +147,35 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batched", action="store_true", help="measure the native batched envs (see above) instead")
     parser.add_argument("--num-envs", type=int, nargs="+", default=[1, 64, 1024, 4096], help="--batched: batch sizes (default 1 64 1024 4096)")
     parser.add_argument("--seconds", type=float, default=3.0, help="--batched: seconds per batched figure (default 3)")
+    parser.add_argument("--page", type=Path, help="also write the table as a docs page (Markdown) that records the machine, its load and the date")
     args = parser.parse_args(argv)
     try:
         names = [get_entry(n).name for n in args.env] if args.env else list(ENVS)
     except KeyError as error:
         print(f"error: {error.args[0]}", file=sys.stderr)
         return 2
+    if args.page is not None and not args.page.parent.is_dir():
+        print(f"error: --page {args.page}: no folder {args.page.parent}", file=sys.stderr)
+        return 2
     if args.batched:
         if any(n < 1 for n in args.num_envs) or args.seconds <= 0:
             print("error: --num-envs must be positive and --seconds above 0", file=sys.stderr)
             return 2
-        return batched_table(names, args)
+        return batched_table(names, args, argv)
 
+    record = MachineRecord()
     started = time.perf_counter()
     loops = len(names) * 2 + sum(get_entry(n).parallel for n in names) + (not args.no_reference)
-    print(f"{loops} measurements x best of {args.repeats} runs of {args.steps:,} steps; a row per env as it is done "
-          f"(the whole default run: about 6 minutes on an idle 2-core machine)", flush=True)
+    print(f"{loops} measurements x best of {args.repeats} runs of {args.steps:,} steps; a row per env as it is done", flush=True)
     print(f"{'env':<28} {'AEC steps/s':>12} {'Gymnasium steps/s':>18} {'Parallel agent-steps/s':>23}", flush=True)
+    rows = []
     if not args.no_reference:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             from pettingzoo.classic import connect_four_v3
         rate = best_of(lambda: aec_steps_per_second(connect_four_v3.env, args.steps), args.repeats)
         print(f"{'connect_four_v3 (reference)':<28} {rate:>12,.0f} {'—':>18} {'—':>23}", flush=True)
+        rows.append(["PettingZoo `connect_four_v3` (reference, same loop)", f"{rate:,.0f}", "—", "—"])
     for name in names:
         entry = get_entry(name)
         module = entry.load_module()
@@ -173,24 +183,60 @@ def main(argv: list[str] | None = None) -> int:
         gym = best_of(lambda: gymnasium_steps_per_second(entry.gym_id, args.steps), args.repeats)
         par = f"{best_of(lambda: parallel_agent_steps_per_second(module.parallel_env, args.steps), args.repeats):,.0f}" if entry.parallel else "—"
         print(f"{entry.versioned_name:<28} {aec:>12,.0f} {gym:>18,.0f} {par:>23}", flush=True)
+        rows.append([f"`{entry.versioned_name}`", f"{aec:,.0f}", f"{gym:,.0f}", par])
     print(f"measured in {time.perf_counter() - started:.0f} s")
+    if args.page is not None:
+        header = ["env", "AEC steps/s", "Gymnasium steps/s", "Parallel agent-steps/s"]
+        notes = (f"Random legal play, best of {args.repeats} runs of {args.steps:,} steps per figure, one process; "
+                 f"measured in {time.perf_counter() - started:.0f} s. " + SINGLE_NOTES)
+        write_page(args.page, "Env speed", argv, record, header, rows, notes)
     return 0
 
 
-def batched_table(names: list[str], args) -> int:
+#: What the tables measure, printed under them on the docs pages.
+SINGLE_NOTES = """The AEC loop is PettingZoo's own (`agent_iter` / `last` / `step`, a random legal action
+from the mask), so the figure compares with any PettingZoo env measured the same way, and
+`connect_four_v3` runs beside the envs as the reference on the same machine and moment.
+The Gymnasium loop steps the single-agent env (random opponents); the Parallel loop counts
+one agent-step per acting agent. The figures depend on the machine and its load: compare
+rows of one run, not runs of two machines."""
+
+BATCHED_NOTES = """Random legal play through `gymnasium.make_vec(id, num_envs=N, copy=False)` (a legal
+action per game chosen by a small compiled picker; default player counts, random
+opponents); a step of `N` games counts `N` steps. "single" is the single Gymnasium env in
+the same run, and the last column the ratio of the largest batch to it. With the default
+`copy=True` the env hands out fresh observation and mask arrays every step, which costs a
+little more. The figures depend on the machine and its load: compare rows of one run, not
+runs of two machines."""
+
+
+def write_page(path: Path, title: str, argv: list[str] | None, record: MachineRecord, header, rows, notes: str) -> None:
+    command = "python benchmarks/env_speed.py " + shlex.join(sys.argv[1:] if argv is None else argv)
+    path.write_text(measurement_page(title, command.strip(), record, header, rows, notes))
+    print(f"wrote {path}")
+
+
+def batched_table(names: list[str], args, argv: list[str] | None) -> int:
     """The ``--batched`` table: single env, then the native env at every batch size."""
     import numba
 
     random_legal_actions = numba.njit(_random_legal_actions)
+    record = MachineRecord()
     started = time.perf_counter()
     print(f"steps/s, random legal play; {PGX_ANCHORS}", flush=True)
     print(f"{'env':<16} {'single':>9}" + "".join(f"{'N=' + str(n):>12}" for n in args.num_envs) + f"  {'ratio':>6}", flush=True)
+    rows = []
     for name in names:
         entry = get_entry(name)
         single = gymnasium_steps_per_second(entry.gym_id, args.steps)
         rates = [batched_steps_per_second(entry.gym_id, n, args.seconds, random_legal_actions) for n in args.num_envs]
         print(f"{entry.versioned_name:<16} {single:>9,.0f}" + "".join(f"{r:>12,.0f}" for r in rates) + f"  {rates[-1] / single:>5.0f}x", flush=True)
+        rows.append([f"`{entry.versioned_name}`", f"{single:,.0f}", *(f"{r:,.0f}" for r in rates), f"{rates[-1] / single:.0f}×"])
     print(f"measured in {time.perf_counter() - started:.0f} s")
+    if args.page is not None:
+        header = ["env", "single Gymnasium env", *(f"N = {n}" for n in args.num_envs), f"N = {args.num_envs[-1]} ÷ single"]
+        notes = f"{args.seconds:g} s per batched figure; measured in {time.perf_counter() - started:.0f} s. " + BATCHED_NOTES
+        write_page(args.page, "Batched env speed", argv, record, header, rows, notes)
     return 0
 
 

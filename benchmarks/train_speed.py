@@ -4,6 +4,7 @@
     python benchmarks/train_speed.py --env inverted_dice --timesteps 100000
     python benchmarks/train_speed.py --config configs/inverted_dice.yaml benchmarks/baseline_configs/inverted_dice.yaml
     python benchmarks/train_speed.py --env inverted_dice six_hundred --vec-env game batched
+    python benchmarks/train_speed.py --env inverted_dice six_hundred --page docs/benchmarks/train_speed.md   # the docs page of the table
 
 Each config trains a fresh MaskablePPO for ``--timesteps`` learner steps (no warm start,
 no checkpoints, no closing evaluation) and the time is split into:
@@ -28,6 +29,8 @@ the machine and its load.
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -36,6 +39,7 @@ from training.framework.cli import USER_ERRORS, fail
 from training.framework.config import load_config
 from training.framework.paths import config_path
 from training.framework.schema import ConfigError
+from training.evaluation.machine import MachineRecord, measurement_page
 from training.pipelines.ppo.config import PPOConfig
 
 PARTS = ("env", "opponents", "forward", "update")
@@ -100,6 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", nargs="+", help="config files to measure instead")
     parser.add_argument("--timesteps", type=int, default=100_000, help="learner steps per config (default 100000)")
     parser.add_argument("--vec-env", nargs="+", choices=("batched", "game", "dummy", "subproc"), help="measure each config with each of these vec_env settings")
+    parser.add_argument("--page", type=Path, help="also write the table as a docs page (Markdown) that records the machine, its load and the date")
     args = parser.parse_args(argv)
     try:  # every config is read and checked before the first is measured
         for env in args.env or ():
@@ -113,15 +118,41 @@ def main(argv: list[str] | None = None) -> int:
         ]
         if args.timesteps <= 0:
             raise ConfigError(f"--timesteps must be positive, got {args.timesteps}")
+        if args.page is not None and not args.page.parent.is_dir():
+            raise ConfigError(f"--page {args.page}: no folder {args.page.parent}")
     except USER_ERRORS as error:
         return fail(error)
+    record = MachineRecord()
+    rows = []
     print(f"{'config':<64} {'steps/s':>8} {'wall s':>7}  " + "  ".join(f"{p:>12}" for p in PARTS))
     for path, config in configs:
         config.warm_start.enabled = False
         result = measure(config, args.timesteps)
         shares = "  ".join(f"{result[p]:>6.1f} s" + f" {100 * result[p] / result['wall_s']:>3.0f}%" for p in PARTS)
         print(f"{path:<64} {result['steps_per_s']:>8,.0f} {result['wall_s']:>7.1f}  {shares}", flush=True)
+        rows.append([f"`{shown(path)}`", f"{result['steps_per_s']:,.0f}", f"{result['wall_s']:.1f}",
+                     *(f"{result[p]:.1f} s ({100 * result[p] / result['wall_s']:.0f}%)" for p in PARTS)])
+    if args.page is not None:
+        command = "python benchmarks/train_speed.py " + shlex.join(sys.argv[1:] if argv is None else argv)
+        header = ["config", "learner steps/s", "wall s", *PARTS]
+        notes = (f"{args.timesteps:,} learner steps per config, no warm start, after one untimed update. " + PAGE_NOTES)
+        args.page.write_text(measurement_page("Training speed", command, record, header, rows, notes))
+        print(f"wrote {args.page}")
     return 0
+
+
+def shown(label: str) -> str:
+    """A config's label as the page shows it: its path from the working directory when it lies below it."""
+    here = f"{Path.cwd()}{os.sep}"
+    return label.removeprefix(here)
+
+
+#: What the table measures, printed under it on the docs page.
+PAGE_NOTES = """*env* is stepping the vectorized env (rules and opponents), *opponents* the part of it
+spent choosing the other seats' moves, *forward* the rest of collecting rollouts (the
+policy's forward pass, the masks, the buffer), *update* PPO's gradient epochs. Configs of
+one run are measured one after another, so their ratio holds even when the machine's
+speed does not; the absolute figures depend on the machine and its load."""
 
 
 if __name__ == "__main__":

@@ -167,9 +167,8 @@ observations, rewards, terminations, truncations, infos = vec_env.step(vec_env.a
 
 The native batched env (`envs/batched/vector_env.py`, the rules in Numba kernels in
 `envs/batched/invers.py`) plays the single env's games, seed for seed, with the same options;
-`infos["action_mask"]` is `(N, 24)`. Measured with
-`python benchmarks/env_speed.py --batched` on the idle 2-core machine (random legal play,
-the default options): 3,475,792 steps/s at `N = 4096`, 63× the single Gymnasium env's 55,005.
+`infos["action_mask"]` is `(N, 24)`. Its speed: `python benchmarks/env_speed.py --batched`
+(the docs' *Batched env speed* page holds the last run, with its machine and load).
 
 ## Version history
 

@@ -59,6 +59,7 @@ ids; `env.unwrapped.game.action_name(a)` names any id.
 
 `observation["action_mask"]` (int8; Gymnasium: `action_masks()` and
 `info["action_mask"]`) is 1 for:
+
 * rerolls: on the first and second roll;
 * score: whenever the box of the current inverted sum is open;
 * cross out box `b`: `b` is open and either (third roll and the inverted sum's box is
@@ -118,10 +119,9 @@ so nothing is hidden.
 Optimal play (exact solver, `python -m agents.inverted_dice.solver`) scores 226.19 on
 average (standard deviation 34.45). `free_cross_out=True` leaves the optimum unchanged:
 crossing out instead of scoring, or before the third roll, never gains in expectation.
-The `optimal` bot (`agents.inverted_dice.optimal.OptimalAgent`) plays that policy. On
-the README's 1000 evaluation games (the same dice for all): optimal 226.0, the shipped
-turn-value agent `td` 226.1, the shipped PPO network `ppo` 209.2, the `heuristic` 204.5,
-random 73.7.
+The `optimal` bot (`agents.inverted_dice.optimal.OptimalAgent`) plays that policy. How the
+bots and the shipped agents score against it: the docs' results pages
+(`python training/results_pages.py` makes them from `make results`' reports).
 
 ## Global state, search and action names
 
@@ -150,9 +150,8 @@ observations, rewards, terminations, truncations, infos = vec_env.step(vec_env.a
 
 The native batched env (`envs/batched/vector_env.py`, the rules in Numba kernels in
 `envs/batched/inverted_dice.py`) plays the single env's games, seed for seed, with the same options;
-`infos["action_mask"]` is `(N, 52)`. Measured with
-`python benchmarks/env_speed.py --batched` on the idle 2-core machine (random legal play,
-the default options): 5,323,882 steps/s at `N = 4096`, 84× the single Gymnasium env's 63,504.
+`infos["action_mask"]` is `(N, 52)`. Its speed: `python benchmarks/env_speed.py --batched`
+(the docs' *Batched env speed* page holds the last run, with its machine and load).
 
 ## Version history
 

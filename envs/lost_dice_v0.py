@@ -115,6 +115,7 @@ first decision, as drawn above. Solitaire: a discard is offered to no one.
 
 `observation["action_mask"]` (int8; Gymnasium: `action_masks()` and
 `info["action_mask"]`) is exact in every phase:
+
 * turn start: roll and pass; take as well when a throw is on offer to this player;
 * offer decision (out of turn): take and decline;
 * a throw to play: every play the throw offers that the column allows (numbers strictly
@@ -222,9 +223,8 @@ observations, rewards, terminations, truncations, infos = vec_env.step(vec_env.a
 
 The native batched env (`envs/batched/vector_env.py`, the rules in Numba kernels in
 `envs/batched/lost_dice.py`) plays the single env's games, seed for seed, with the same options;
-`infos["action_mask"]` is `(N, 20)`. Measured with
-`python benchmarks/env_speed.py --batched` on the idle 2-core machine (random legal play,
-the default options): 1,732,839 steps/s at `N = 4096`, 38× the single Gymnasium env's 45,607.
+`infos["action_mask"]` is `(N, 20)`. Its speed: `python benchmarks/env_speed.py --batched`
+(the docs' *Batched env speed* page holds the last run, with its machine and load).
 
 ## Version history
 

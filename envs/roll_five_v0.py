@@ -83,6 +83,7 @@ the others nothing about the card under it.
 
 `observation["action_mask"]` (int8; Gymnasium: `action_masks()` and
 `info["action_mask"]`) is 1, for a player still to commit this round, on:
+
 * turns 1..5: every `(v, c)` with `v` a value shown in the player's own roll and card
   `c` uncovered (one die is placed per turn, so on turn 5 only one action is legal);
 * the bid: 30 and 31.
@@ -159,9 +160,8 @@ observations, rewards, terminations, truncations, infos = vec_env.step(vec_env.a
 
 The native batched env (`envs/batched/vector_env.py`, the rules in Numba kernels in
 `envs/batched/roll_five.py`) plays the single env's games, seed for seed, with the same options;
-`infos["action_mask"]` is `(N, 32)`. Measured with
-`python benchmarks/env_speed.py --batched` on the idle 2-core machine (random legal play,
-the default options): 3,062,056 steps/s at `N = 4096`, 79× the single Gymnasium env's 38,820.
+`infos["action_mask"]` is `(N, 32)`. Its speed: `python benchmarks/env_speed.py --batched`
+(the docs' *Batched env speed* page holds the last run, with its machine and load).
 
 ## Version history
 

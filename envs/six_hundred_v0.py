@@ -66,6 +66,7 @@ k+1..6 can still be rolled.
 
 `observation["action_mask"]` (int8; Gymnasium: `action_masks()` and
 `info["action_mask"]`) is 1 for:
+
 * lock-and-roll `a`: on the first and second roll, when `a` sets no bit of an
   already-locked die and at least one die is left to roll (locking every die would
   roll nothing: to stop, score);
@@ -168,9 +169,8 @@ observations, rewards, terminations, truncations, infos = vec_env.step(vec_env.a
 
 The native batched env (`envs/batched/vector_env.py`, the rules in Numba kernels in
 `envs/batched/six_hundred.py`) plays the single env's games, seed for seed, with the same options;
-`infos["action_mask"]` is `(N, 82)`. Measured with
-`python benchmarks/env_speed.py --batched` on the idle 2-core machine (random legal play,
-the default options): 3,586,143 steps/s at `N = 4096`, 53× the single Gymnasium env's 68,267.
+`infos["action_mask"]` is `(N, 82)`. Its speed: `python benchmarks/env_speed.py --batched`
+(the docs' *Batched env speed* page holds the last run, with its machine and load).
 
 ## Version history
 

@@ -1,18 +1,26 @@
 """The documentation runs as printed and stands alone.
 
-* Every ```python block of the README, of each registered env's card (its module
-  docstring, found through ``envs.registry.ENVS`` and ``LEGACY_ENVS`` so a new game or
-  version is covered as soon as it is registered) and of ``docs/`` is executed in a fresh namespace from the repository
-  root, exactly as a reader would paste it. A block for a library that is not a
-  dependency says so after the language, ```python requires=ray, and is skipped when
-  that module is not installed (the same holds for ```bash blocks).
-* Every command of a ```bash block of the README names something that exists: a
+The documents are the README, the changelog, each registered env's card (its module
+docstring, found through ``envs.registry.ENVS`` and ``LEGACY_ENVS`` so a new game or
+version is covered as soon as it is registered) and every page of the documentation
+site (``docs/``, the site's ``docs_dir``; the site's navigation is ``mkdocs.yml``).
+
+* Every ```python block of every document is executed in a fresh namespace from the
+  repository root, exactly as a reader would paste it. A block for a library that is not
+  a dependency says so after the language, ```python {requires=ray} (the braces keep the
+  site's Markdown reading it as a code block), and is skipped when that module is not
+  installed (the same holds for ```bash blocks).
+* Every command of a ```bash block of every document names something that exists: a
   ``make`` target of the Makefile, a script / module of the repository (or a
   ``tabletop`` subcommand, :mod:`training.console`) whose ``--help`` succeeds and lists
   every ``--flag`` the line mentions (its comment included), or an installed program. The help is run in-process, so the check costs
   no interpreter start.
 * No document points outside the repository (the rule texts and rulings it was built
   from are not part of what a user clones), and every relative link resolves.
+* The site's navigation lists every page of ``docs/`` but the generated results pages
+  (``docs/reports/``, reached from their index, which lists them by rule), and every page
+  it lists exists. ``make docs`` builds the site with warnings as errors, which checks
+  the links between pages, their anchors and the API reference once more.
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ from envs.registry import ENVS, LEGACY_ENVS
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
+CHANGELOG = ROOT / "CHANGELOG.md"
 DOCS = sorted((ROOT / "docs").rglob("*.md"))
 REGISTERED = (*ENVS.values(), *LEGACY_ENVS)  #: every env module a user can make
 
@@ -68,8 +77,8 @@ def skip_unless_installed(block: Block) -> None:
 
 
 def documents() -> list[tuple[str, str]]:
-    """(name, text) of every document a user reads: README, env cards, docs/."""
-    docs = [("README.md", README.read_text())]
+    """(name, text) of every document a user reads: README, changelog, env cards, docs/."""
+    docs = [("README.md", README.read_text()), ("CHANGELOG.md", CHANGELOG.read_text())]
     for entry in REGISTERED:
         docs.append((f"{entry.module} (env card)", entry.load_module().__doc__ or ""))
     docs += [(str(path.relative_to(ROOT)), path.read_text()) for path in DOCS]
@@ -100,9 +109,10 @@ def test_python_snippet_runs_as_printed(source, monkeypatch):
 # -- shell blocks ----------------------------------------------------------------------
 def shell_commands() -> list[pytest.param]:
     commands = []
-    for block in code_blocks(README.read_text(), "bash"):
-        lines = [line.strip() for line in block.splitlines() if line.strip() and not line.lstrip().startswith("#")]
-        commands += [pytest.param(line, block, id=line.partition("#")[0].strip()) for line in lines]
+    for name, text in documents():
+        for block in code_blocks(text, "bash"):
+            lines = [line.strip() for line in block.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+            commands += [pytest.param(line, block, id=f"{name}: {line.partition('#')[0].strip()}") for line in lines]
     return commands
 
 
@@ -186,7 +196,7 @@ def test_no_pointer_outside_the_repository(name, text):
     assert not hits, f"{name} points outside the repository: {hits}"
 
 
-@pytest.mark.parametrize("path", [README, *DOCS], ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize("path", [README, CHANGELOG, *DOCS], ids=lambda p: str(p.relative_to(ROOT)))
 def test_relative_links_resolve(path):
     for target in re.findall(r"\]\((?!https?://|mailto:|#)([^)#\s]+)", path.read_text()):
         resolved = (path.parent / target).resolve()
@@ -207,3 +217,52 @@ def test_every_registered_game_has_its_rules_page(name):
     assert page.is_file(), f"{name}: no rules page {page.relative_to(ROOT)}"
     card = ENVS[name].load_module().__doc__ or ""
     assert f"docs/rules/{name}.md" in card, f"{ENVS[name].module}: the env card does not point to its rules page"
+
+
+# -- the site ----------------------------------------------------------------------------
+def nav_pages(entries) -> list[str]:
+    """Every page path of ``mkdocs.yml``'s ``nav`` (a list of pages, titled pages and sections)."""
+    pages = []
+    for entry in entries:
+        values = entry.values() if isinstance(entry, dict) else [entry]
+        for value in values:
+            pages += nav_pages(value) if isinstance(value, list) else [value]
+    return pages
+
+
+def test_the_site_lists_every_page_and_every_listed_page_exists():
+    import yaml
+
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
+    docs_dir = ROOT / config["docs_dir"]
+    listed = nav_pages(config["nav"])
+    missing = [page for page in listed if not (docs_dir / page).is_file()]
+    assert not missing, f"mkdocs.yml lists pages that do not exist: {missing}"
+    unlisted = [
+        str(path.relative_to(docs_dir))
+        for path in sorted(docs_dir.rglob("*.md"))
+        if str(path.relative_to(docs_dir)) not in listed and path.parent != docs_dir / "reports"
+    ]
+    assert not unlisted, f"pages of {config['docs_dir']}/ that mkdocs.yml's nav does not list: {unlisted}"
+
+
+def test_the_results_pages_are_listed_on_their_index():
+    index = (ROOT / "docs" / "reports" / "index.md").read_text()
+    for page in sorted((ROOT / "docs" / "reports").glob("*.md")):
+        if page.name != "index.md":
+            assert f"]({page.name})" in index, f"docs/reports/index.md does not list {page.name}"
+
+
+SNIPPET = re.compile(r'^--8<-- "(?P<path>[^":]+)(?::(?P<section>\w+))?"$', re.M)
+
+
+@pytest.mark.parametrize("path", DOCS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_included_snippet_exists(path):
+    """A page's ``--8<-- "file:section"`` (an env page showing its generated headline) names a file and section that exist."""
+    for match in SNIPPET.finditer(path.read_text()):
+        included = ROOT / match["path"]
+        assert included.is_file(), f"{path.relative_to(ROOT)} includes missing {match['path']}"
+        if match["section"]:
+            assert f"--8<-- [start:{match['section']}]" in included.read_text(), (
+                f"{path.relative_to(ROOT)} includes section {match['section']!r}, which {match['path']} does not hold"
+            )

@@ -21,8 +21,8 @@ checks what a user of ``pip install tabletop-dice-rl`` gets. In a temporary fold
    report must land in ``./results/``).
 
 Every step prints its command, the end of its output and its time; the first failure
-ends the check with exit code 1. About 2-4 minutes on a 2-core machine, most of it
-installing the dependencies.
+ends the check with exit code 1. Most of its time goes to installing the dependencies
+in the clean environment.
 """
 
 from __future__ import annotations

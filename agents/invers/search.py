@@ -86,9 +86,9 @@ class InversSearch(Agent):
     (:class:`~agents.search.AlphaBeta` with :class:`InversEvaluator`).
 
     Args:
-        depth: plies to look ahead, the deepest iteration. Default 4: 9 ms of CPU time a
-            move, 43 ms at depth 5 (80 positions of random games, on a 2-core machine at
-            load 8.6, where the wall time was 7 times that).
+        depth: plies to look ahead, the deepest iteration. Default 4; each ply more
+            costs several times the time per move (``benchmarks/search_speed.py``
+            measures it).
         time_limit: seconds per move, or None (default) for a fixed-depth, reproducible
             search. When set, deepening stops once the time is spent and an unfinished
             iteration is discarded, so the move comes from the deepest finished one.

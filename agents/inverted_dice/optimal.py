@@ -37,7 +37,7 @@ class OptimalAgent(TurnPlanningAgent):
             picks the rules the policy is solved for.
         seed: unused (the policy is deterministic); accepted like every agent's.
         cache_dir: folder of the solved tables (see :func:`agents.solution_cache.cache_dir`);
-            the first use solves the game (1.5-2 minutes of CPU time) and caches it there.
+            the first use solves the game (minutes of CPU time) and caches it there.
         solution: a :class:`~agents.inverted_dice.solver.Solution` to play instead, e.g. a
             reduced one covering only the last rounds.
     """

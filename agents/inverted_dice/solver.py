@@ -21,11 +21,9 @@ come under that policy, so the standard deviation of the final score is exact:
 open boxes: the last ``n`` rounds of every game. Their values are exactly those of the
 full solve; tests check them against a brute-force search.
 
-**Figures**: 226.1896 expected points, standard deviation 34.45. The solve peaks at
-370 MiB and takes 1.5-2 minutes of CPU time; its wall time depends on the load of the
-machine: 105 s in one run on a 2-core machine, 7.6 minutes (130 s of CPU time) while
-eight jobs shared those two cores. The ``free_cross_out`` option gives bit-for-bit the
-same tables, as it must: crossing out box ``c`` instead of scoring an open sum ``i``
+**Figures**: 226.1896 expected points, standard deviation 34.45 (exact). The solve
+holds a few hundred MiB and takes minutes of CPU time, once: its tables are cached
+(below). The ``free_cross_out`` option gives bit-for-bit the same tables, as it must: crossing out box ``c`` instead of scoring an open sum ``i``
 never pays (from then on, a player who scored ``i`` can copy every move of one who
 crossed out ``c``, writing ``c`` where the other writes ``i``, and ends at least ``i``
 points ahead), and crossing out before the last roll never beats rolling on and
@@ -33,7 +31,7 @@ crossing out after it.
 
 **Cache.** :func:`cached_solution` stores the full solve with :mod:`agents.solution_cache`
 (``inverted_dice_v1_standard.npz`` / ``..._free-cross-out.npz``, 126 MB = 120 MiB each: the
-value and second moment of every state, float64) and reloads it in 1-2 s of CPU time. Run
+value and second moment of every state, float64) and reloads it in seconds. Run
 ``python -m agents.inverted_dice.solver --help`` for the command line.
 """
 

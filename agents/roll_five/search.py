@@ -130,10 +130,10 @@ def table_model(game: Game, model_games: int) -> TableModel:
     """The model of ``game``'s table, sampled from ``model_games`` games of heuristic
     self-play (seeds 0 to ``model_games - 1``), once per process and table.
 
-    Cost: the sampling plays ``model_games`` whole games, about 0.5 s of CPU for 1000
-    two-player games and 1 s for four players (2-core machine); the model then memoises
-    the expectimax value of every row it is asked about (about 37,000 entries after 200
-    two-player tournament games, some MB, kept for the life of the process).
+    Cost: the sampling plays ``model_games`` whole games of heuristic self-play, once;
+    the model then memoises the expectimax value of every row it is asked about (tens
+    of thousands of entries after a few hundred games, some MB, kept for the life of
+    the process).
 
     The model is a function of the table (player count and mode) and ``model_games``
     alone, so every agent of a process shares it, with its memo, instead of each paying

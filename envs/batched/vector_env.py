@@ -101,8 +101,9 @@ class BatchedVectorEnv(VectorEnv):
         autoreset_mode: Gymnasium's ``AutoresetMode`` (or its value), default ``NEXT_STEP``.
         copy: return copies of the observation and mask buffers (default); ``False``
             returns the buffers themselves, overwritten by the next call.
-        render_mode, reward_mode, opponents, learner_seat, illegal_action, illegal_reward,
-        **game_options: as for the single env (:class:`envs.single_agent.SingleAgentEnv`).
+        render_mode: as for the single env (:class:`envs.single_agent.SingleAgentEnv`), and so
+            are ``reward_mode``, ``opponents``, ``learner_seat``, ``illegal_action``,
+            ``illegal_reward`` and the game's own options (``**game_options``).
     """
 
     def __init__(

@@ -407,33 +407,9 @@ class LostDice(Game):
         return -1.0, 1.0
 
     def score_bounds(self) -> tuple[float, float]:
-        """The least and most a running score can be, exactly, for these dice and rolls.
-
-        A running score is what the sheet would score if the game ended now, and every
-        sheet a player can have filled with at most as many entries as they may write is
-        one they can reach: any throw may come next, and roll, pass and take are theirs
-        to choose. So the bounds are the least and most any such sheet scores, computed
-        from the dice's throw table (which numbers, investments and bonuses each colour
-        can get) when first asked:
-
-        * Lost Dice: at most ``rolls_per_player`` entries (a roll or a take each). A
-          column with ``k`` entries, ``i`` of them investments (at most 3, and only if
-          the dice give ``$`` in that colour; they may come first, so any ``i`` goes with
-          any rising numbers), scores at most with its ``k − i`` highest numbers and at
-          least with its ``k − i`` lowest, (sum − 20) × (1 + i), +20 for ``k ≥ 8``. The
-          entries are then shared among the five columns (a small knapsack). With the
-          default dice (numbers 2..10 in every colour, investments everywhere): −400
-          (three investments in every colour) to 320 with 25 rolls (three investments
-          and 10, 9, 8, 7, 6 in two colours, and 5 too in a third: 100 + 100 + 120),
-          408 with 30 and 272 with 20.
-        * Keldice: each number at most once per colour (strictly monotone), with one of
-          the bonuses the dice can give it in that colour; every entry but an extra-roll
-          one uses a roll, extra-roll entries are free. The columns (0, −4, −3, 2, 3, 6,
-          10 by count), the stones (−4 for none up to 10 for five) and 2 per VP are then
-          minimised and maximised together over the rolls. With the default dice and 20
-          rolls: −24 (one number in each colour, no stone) to 90 (six numbers in every
-          colour, five stones and 15 VP: 50 + 10 + 30).
-        """
+        """The least and most a running score can be, exactly, for these dice and rolls
+        (computed from the dice's throw table when first asked; the derivation and the
+        default dice's figures are in ``docs/rules/lost_dice.md``, *The range of a score*)."""
         return _score_bounds(self.table, self.keldice, self.rolls_per_player)
 
     def action_name(self, action: int) -> str:

@@ -1,0 +1,173 @@
+"""The docs' results pages and the README's results table are what the reports under results/ give.
+
+``training/results_pages.py`` turns every report under ``results/`` into a page of
+``docs/reports/`` and each shipped agent's report into a headline of the README; these
+tests hold the committed pages and table to the committed reports (so neither can be
+typed by hand or go stale), and check the rules that pick a headline on small reports
+written here.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from training import results_pages
+from training.evaluation.machine import MachineRecord, measurement_page
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_committed_pages_and_readme_table_are_what_the_reports_give(monkeypatch, capsys):
+    monkeypatch.chdir(ROOT)
+    assert results_pages.main(["--check"]) == 0, capsys.readouterr().err
+
+
+def test_every_report_has_a_page_and_the_readme_a_headline_per_shipped_agent_and_table():
+    made, block = results_pages.pages(ROOT / "results")
+    reports = [results_pages.read_report(p, ROOT / "results") for p in sorted((ROOT / "results").rglob("*.md"))]
+    assert len(made) == len(reports) + 1  # and the index
+    headlines = [h for r in reports if (h := results_pages.headline(r)) is not None]
+    assert block.count("\n| ") == 1 + len({(h.report.env, h.report.players, h.agent) for h in headlines})
+    for item in headlines:
+        assert f"**Headline:** `{item.agent}` against `{item.bot}`" in made[item.report.page_name]
+
+
+SOLITAIRE = """# inverted_dice evaluation
+
+Run: /somewhere/else/checkpoints/inverted_dice/shipped (--checkpoint); game InvertedDice(num_players=1, free_cross_out=False), 10 games per agent, seed 1.
+
+| agent | games | mean score | 95% CI | std | Δ vs trained (paired) |
+|---|---|---|---|---|---|
+| trained | 10 | 200.0 | [190.0, 210.0] | 5.0 | — |
+| heuristic | 10 | 204.0 | [200.0, 208.0] | 5.0 | +4.0 ± 1.0 |
+| optimal | 10 | 226.0 | [220.0, 232.0] | 5.0 | +26.0 ± 2.0 |
+| random | 10 | 70.0 | [60.0, 80.0] | 5.0 | -130.0 ± 3.0 |
+"""
+
+PAIRINGS = """# roll_five evaluation
+
+Run: checkpoints/roll_five/shipped (--checkpoint); game RollFive(num_players=4, mode='tournament'), seed 1.
+
+| agent | opponent | games | distinct | win rate | 95% CI | draw rate | loss rate | 95% CI | score (wins + ½ draws) | mean outcome |
+|---|---|---|---|---|---|---|---|---|---|---|
+| trained | search | 100 | 100 | 0.200 | [0.1, 0.3] | 0.000 | 0.800 | [0.7, 0.9] | 0.200 [0.120, 0.280] | -0.6 ± 0.1 |
+| trained | heuristic | 100 | 100 | 0.300 | [0.2, 0.4] | 0.000 | 0.700 | [0.6, 0.8] | 0.300 [0.210, 0.390] | -0.4 ± 0.1 |
+| search | heuristic | 100 | 100 | 0.330 | [0.2, 0.4] | 0.000 | 0.670 | [0.6, 0.8] | 0.330 [0.240, 0.420] | -0.3 ± 0.1 |
+"""
+
+LADDER = """# invers rating ladder
+
+Game: `Invers(num_players=2, max_plies=400)`; seed 20000.
+
+| rank | agent | Elo | 95% CI | games | score |
+|---|---|---|---|---|---|
+| 1 | `ppo+search:depth=3` | +300 | [+250, +350] | 40 | 0.850 |
+| 2 | `search:depth=4` | +100 | [+50, +150] | 40 | 0.400 |
+| 3 | `ppo:path=/tmp/run` | +0 | [+0, +0] | 40 | 0.250 |
+
+| agent | opponent | games | distinct | win | draw | loss | win rate 95% CI |
+|---|---|---|---|---|---|---|---|
+| `search:depth=4` | `ppo+search:depth=3` | 20 | 20 | 2 | 2 | 16 | [0.03, 0.30] |
+| `search:depth=4` | `ppo:path=/tmp/run` | 20 | 20 | 12 | 0 | 8 | [0.39, 0.78] |
+| `ppo+search:depth=3` | `ppo:path=/tmp/run` | 20 | 20 | 18 | 0 | 2 | [0.70, 0.97] |
+"""
+
+NOT_SHIPPED = SOLITAIRE.replace("Run: /somewhere/else/checkpoints/inverted_dice/shipped (--checkpoint); ", "")
+
+
+def results_tree(tmp_path: Path) -> Path:
+    results = tmp_path / "results"
+    for name, text in {
+        "inverted_dice/report.md": SOLITAIRE,
+        "roll_five/four_players/report.md": PAIRINGS,
+        "invers/ladder/ladder.md": LADDER,
+        "keldice/report.md": NOT_SHIPPED.replace("inverted_dice", "keldice"),
+        "leaderboard.md": "# Leaderboard\n\nAny other table a command writes here.\n",
+        "invers/short/ladder.md": LADDER.replace("| 20 | 20 | 2 | 2 | 16 |", "| 4 | 4 | 0 | 0 | 4 |"),
+    }.items():
+        (results / name).parent.mkdir(parents=True, exist_ok=True)
+        (results / name).write_text(text)
+    return results
+
+
+def test_a_headline_is_the_shipped_agent_against_the_strongest_bot(tmp_path):
+    made, block = results_pages.pages(results_tree(tmp_path))
+    assert sorted(made) == ["index.md", "invers-ladder.md", "invers-short.md", "inverted_dice.md", "keldice.md", "leaderboard.md", "roll_five-four_players.md"]
+    assert "score 1.000 in 4 games" in made["invers-short.md"] and "score 1.000 in 4 games" in made["index.md"]
+    rows = [line for line in block.splitlines() if line.startswith("| ") and not line.startswith("| game")]
+    # One player: the highest mean score among the bots (not the heuristic, which is weaker here).
+    assert "| inverted_dice | 1 | `ppo` | `optimal` | mean score 200.0 [190.0, 210.0] against 226.0 [220.0, 232.0] (optimal − agent, paired: +26.0 ± 2.0)" in rows[0]
+    # A ladder: its best-rated shipped spec against its best-rated bot, from the shipped agent's side.
+    assert "| invers | 2 | `ppo+search:depth=3` | `search:depth=4` | score 0.850 in 20 games (win / draw / loss 16 / 2 / 2)" in rows[1]
+    # Four players: search beats heuristic above an equal share (0.330 > 0.25), so it is the strongest bot.
+    assert "| roll_five | 4 | `ppo` | `3 × search` | score 0.200 [0.120, 0.280] in 100 games, an equal share 0.250" in rows[2]
+    assert len(rows) == 3, "no headline for a report without a shipped agent (keldice), one per agent and table (the longer ladder)"
+
+
+def test_pages_show_the_report_without_paths_of_another_machine(tmp_path):
+    made, _ = results_pages.pages(results_tree(tmp_path))
+    page = made["inverted_dice.md"]
+    assert "/somewhere/else" not in page and "Run: checkpoints/inverted_dice/shipped" in page
+    assert page.startswith("# inverted_dice\n") and "\n## inverted_dice evaluation\n" in page
+    assert "[results/leaderboard.md](leaderboard.md)" in made["index.md"]
+
+
+def test_check_finds_a_stale_page_and_writing_makes_it_current(tmp_path, capsys):
+    results = results_tree(tmp_path)
+    readme = tmp_path / "README.md"
+    readme.write_text(f"intro\n{results_pages.START}\nold table\n{results_pages.END}\nend\n")
+    docs = tmp_path / "docs"
+    args = ["--results", str(results), "--docs", str(docs), "--readme", str(readme)]
+    assert results_pages.main([*args, "--check"]) == 1
+    assert results_pages.main(args) == 0
+    assert results_pages.main([*args, "--check"]) == 0
+    assert readme.read_text().startswith("intro\n<!-- results:start -->\n| game |") and readme.read_text().endswith("<!-- results:end -->\nend\n")
+    (docs / "keldice.md").write_text("typed by hand\n")
+    (docs / "gone.md").write_text("a page whose report is gone\n")
+    assert results_pages.main([*args, "--check"]) == 1
+    assert "keldice.md" in capsys.readouterr().err
+    assert results_pages.main(args) == 0 and not (docs / "gone.md").exists()
+
+
+@pytest.mark.parametrize(
+    "readme, message",
+    [("no markers\n", "must hold one <!-- results:start --> ... <!-- results:end --> block"), (None, "no README")],
+)
+def test_a_readme_without_its_block_is_one_line_and_exit_code_2(tmp_path, capsys, readme, message):
+    path = tmp_path / "README.md"
+    if readme is not None:
+        path.write_text(readme)
+    code = results_pages.main(["--results", str(results_tree(tmp_path)), "--docs", str(tmp_path / "docs"), "--readme", str(path)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error: ") and message in err and len(err.splitlines()) == 1
+
+
+def test_a_report_whose_headline_cannot_be_read_names_its_file(tmp_path, capsys):
+    results = results_tree(tmp_path)
+    broken = SOLITAIRE.replace("| trained | 10 | 200.0 |", "| trained | 10 | n/a |").replace("226.0 | [220.0", "n/a | [220.0")
+    (results / "inverted_dice" / "report.md").write_text(broken)
+    (tmp_path / "README.md").write_text(f"{results_pages.START}\n{results_pages.END}\n")
+    code = results_pages.main(["--results", str(results), "--docs", str(tmp_path / "docs"), "--readme", str(tmp_path / "README.md")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error: results/inverted_dice/report.md: cannot read its headline")
+
+
+def test_a_measurement_page_records_the_machine_its_load_and_the_date():
+    page = measurement_page("Env speed", "python benchmarks/env_speed.py --page x.md", MachineRecord(), ["env", "steps/s"], [["`a`", "1,000"]], "What it means.")
+    assert page.startswith("# Env speed\n\n<!-- Generated by `python benchmarks/env_speed.py --page x.md`")
+    assert " cores; load average " in page and " at the start and " in page and " UTC; Python " in page
+    assert "| env | steps/s |\n|---|---|\n| `a` | 1,000 |\n\nWhat it means.\n" in page
+
+
+def test_env_speed_writes_its_table_as_a_page(tmp_path):
+    page = tmp_path / "speed.md"
+    command = [sys.executable, "benchmarks/env_speed.py", "--env", "invers", "--steps", "300", "--repeats", "1", "--no-reference", "--page", str(page)]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    text = page.read_text()
+    assert text.startswith("# Env speed\n") and f"--page {page}" in text and "load average" in text
+    assert "| `invers_v0` | " in text
