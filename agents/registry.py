@@ -131,7 +131,7 @@ def load_run(env_name: str, path: str | Path, game: Game, seed: int | None = Non
 def opponent_by_name(game: Game, spec: str) -> Agent:
     """The agent ``spec`` names, as an opponent in ``game`` (the env's own game object).
 
-    ``import agents`` registers this with :mod:`envs.opponents`, so that the Gymnasium
+    The package declares this as the bots' names of :mod:`envs.opponents` (an entry point), so that the Gymnasium
     envs take ``opponents="heuristic"``: envs, below agents, cannot import it.
     """
     return make_agent(game.name, spec, game)

@@ -5,21 +5,23 @@ action_mask) -> int``. It also takes a bot's *name*, ``opponents="heuristic"``, 
 bots live in ``agents``, which is built on envs, so envs may not import it (not even
 inside a function: that is an upward arrow all the same, and ``import envs`` would
 quietly load every bot). Instead envs declares this hook and the layer that knows the
-names plugs into it: ``import agents`` registers :func:`agents.registry.opponent_by_name`
-with :func:`register`. Importing ``agents`` imports envs too, so one line is enough::
+names plugs into it, as a plugin: the package declares
+:func:`agents.registry.opponent_by_name` in the entry-point group
+:data:`RESOLVER_GROUP` (``pyproject.toml``), and the first bot name an env is given loads
+it. So a name works in a fresh interpreter, whatever was imported::
 
-    import gymnasium, agents   # registers the Gymnasium ids and the bot names
+    import gymnasium, envs   # registers the Gymnasium ids
     env = gymnasium.make("InvertedDice-v1", num_players=2, opponents="heuristic")
 
-With envs alone (``import gymnasium, envs``) there is no resolver, and a name is a
-``ValueError`` that says to ``import agents`` or to pass a policy object; policy objects
-work either way. The Gymnasium ids stay registered by envs with envs' own entry points:
-pointing them at a factory in ``agents`` would be the same upward arrow written as a string.
+:func:`register` puts another resolver in its place (a test, or a package of one's own
+bots). Where no installed package declares one (a source tree used without installing
+it), a name is a ``ValueError`` that says so; policy objects work either way. The
+Gymnasium ids stay registered by envs with envs' own entry points.
 """
-
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from importlib.metadata import entry_points
 from typing import Any, Protocol
 
 import numpy as np
@@ -35,6 +37,9 @@ class Policy(Protocol):
 #: ``ValueError`` naming the known names.
 Resolver = Callable[[Game, str], Policy]
 
+#: The entry-point group in which a package declares its :data:`Resolver`.
+RESOLVER_GROUP = "tabletop_dice_rl.opponents"
+
 _resolver: Resolver | None = None
 
 
@@ -47,13 +52,24 @@ def register(resolver: Resolver | None) -> Resolver | None:
 
 
 def resolve(game: Game, name: str) -> Policy:
-    """The policy ``name`` stands for in ``game``, from the registered resolver."""
-    if _resolver is None:
+    """The policy ``name`` stands for in ``game``, from the registered resolver, else the declared one."""
+    resolver = _resolver or declared_resolver()
+    if resolver is None:
         raise ValueError(
-            f"{name!r} is a bot name, but no bot names are registered: import agents first "
-            "(it registers them), or pass an object with act(observation, action_mask)"
+            f"{name!r} is a bot name, but no installed package declares bot names (entry-point group "
+            f"{RESOLVER_GROUP!r}): install the project (pip install .), or pass an object with act(observation, action_mask)"
         )
-    return _resolver(game, name)
+    return resolver(game, name)
+
+
+def declared_resolver() -> Resolver | None:
+    """The resolver an installed package declares in :data:`RESOLVER_GROUP` (the first by
+    name, loaded once and then registered), or None when no package declares one."""
+    global _resolver
+    declared = sorted(entry_points(group=RESOLVER_GROUP), key=lambda point: point.name)
+    if declared:
+        _resolver = declared[0].load()
+    return _resolver
 
 
 #: What the ``opponents`` option of the Gymnasium envs takes, for their error messages.

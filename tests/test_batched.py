@@ -97,7 +97,6 @@ def test_native_vector_env_plays_the_single_envs_games(name, options, steps):
     ("roll_five", {"num_players": 3, "opponents": ["heuristic", "ppo"]}),
 ])
 def test_bots_and_networks_as_opponents_play_the_single_envs_moves(name, options, monkeypatch):
-    import agents  # noqa: F401  (lends the bots' names to the envs)
     from agents.trained import PolicyAgent
 
     batched_calls = []

@@ -20,7 +20,6 @@ import pytest
 import torch
 import yaml
 
-import agents  # noqa: F401  (lends the bots' names to opponents=, see envs.opponents)
 from envs.core import IllegalActionError
 from envs.registry import ENVS
 from tests.test_training import tiny_config

@@ -6,7 +6,6 @@ import gymnasium
 import numpy as np
 import pytest
 
-import agents  # noqa: F401  (lends the bots' names to opponents=, see envs.opponents)
 import envs  # noqa: F401  (registers the ids)
 from agents.base import Agent
 from envs import opponents
@@ -123,13 +122,15 @@ def test_action_space_sample_draws_legal_actions_and_pickles_plainly():
     assert restored == gymnasium.spaces.Discrete(env.game.num_actions)
 
 
-def test_a_bot_name_without_the_agents_layer_says_what_to_do():
-    previous = opponents.register(None)  # as if only envs were imported
+def test_a_bot_name_where_no_package_declares_bots_says_what_to_do(monkeypatch):
+    previous = opponents.register(None)  # as if the project were not installed: no entry point declares the names
+    monkeypatch.setattr(opponents, "entry_points", lambda group: [])
     try:
-        with pytest.raises(ValueError, match=r"opponents: 'heuristic' is a bot name, but no bot names are registered: import agents"):
+        with pytest.raises(ValueError, match=r"opponents: 'heuristic' is a bot name, but no installed package declares bot names"):
             gymnasium.make("InvertedDice-v1", num_players=2, opponents="heuristic")
         env = gymnasium.make("InvertedDice-v1", num_players=2, opponents=RecordingAgent(None))  # objects need no resolver
         env.reset(seed=0)
     finally:
         opponents.register(previous)
+    monkeypatch.undo()
     assert type(gymnasium.make("InvertedDice-v1", num_players=2, opponents="heuristic").unwrapped.opponents[0]).__name__ == "InvertedDiceHeuristic"
