@@ -39,6 +39,8 @@ setup(
         # The default dice faces of Lost Dice and Keldice (envs/games/lost_dice_faces.py).
         "envs.games.dice": ["*.yaml"],
         "training.configs": ["*.yaml"],
+        # The benchmark's measured normalization constants (training/evaluation/suite.py).
+        "training.evaluation": ["suite_references.json"],
         **SHIPPED,
     },
 )

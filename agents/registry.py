@@ -15,7 +15,11 @@ An agent spec, as typed on the command line, is one of
 * ``ppo``: the network the project ships for that game (``checkpoints/<env>/shipped/``)
   playing alone, or ``ppo+search`` (two-player games): the same network inside an
   alpha-beta search (:mod:`agents.search`), e.g. ``ppo+search:ms=8`` or ``ppo+search:depth=3``.
-  Both take ``path=RUN_DIR`` to use another trained run.
+  Both take ``path=RUN_DIR`` to use another trained run;
+* ``module:attr`` (``my_agents:Greedy``, ``lab.players:make_agent:depth=2``): a user's own
+  agent, a class or factory called as ``attr(game, seed=seed, **options)`` whose object
+  follows the agent protocol (``reset(seed)``, ``act(observation, action_mask)``):
+  :mod:`agents.user`, which also states the rule that tells it from the specs above.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from pathlib import Path
 from agents.base import Agent, RandomAgent
 from agents.rllib import RLlibAgent
 from agents.shipped import shipped_envs, shipped_network
+from agents.user import is_user_spec, load_factory, make_user_agent, split_user_spec
 from agents.trained import CheckpointError, PolicyAgent, TrainedAgent, load_model, model_file, run_kind
 from envs.core import Game
 
@@ -75,8 +80,13 @@ def bot_names(env_name: str) -> list[str]:
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, object]]:
-    """``"search:depth=3,c=1.5"`` -> ``("search", {"depth": 3, "c": 1.5})``."""
-    name, _, arguments = spec.partition(":")
+    """``"search:depth=3,c=1.5"`` -> ``("search", {"depth": 3, "c": 1.5})``; a user's agent
+    keeps its ``module:attr`` as the name: ``"my_agents:Greedy:depth=2"`` -> ``("my_agents:Greedy", {"depth": 2})``."""
+    if is_user_spec(spec):
+        module, attr, arguments = split_user_spec(spec)
+        name = f"{module}:{attr}"
+    else:
+        name, _, arguments = spec.partition(":")
     options: dict[str, object] = {}
     for item in filter(None, arguments.split(",")):
         key, sep, value = item.partition("=")
@@ -100,6 +110,8 @@ def make_agent(env_name: str, spec: str, game: Game, seed: int | None = None) ->
     name, options = parse_spec(spec)
     if name in NETWORK_AGENTS:
         return _network_agent(env_name, name, options, game, seed)
+    if is_user_spec(spec):
+        return make_user_agent(spec, options, game, seed)
     cls, options = _agent_class(env_name, spec)
     if cls is None:
         return load_run(env_name, spec, game, seed=seed)
@@ -144,14 +156,15 @@ def check_spec(env_name: str, spec: str) -> None:
     if name in NETWORK_AGENTS:
         _check_network_options(name, options)
         return
-    cls, options = _agent_class(env_name, spec)
+    cls, options = (load_factory(spec), options) if is_user_spec(spec) else _agent_class(env_name, spec)
     if cls is None:
         return
+    arguments = {"seed": None} if is_user_spec(spec) else {}  # a user's factory is always given the seed
     try:
-        inspect.signature(cls).bind(None, **options)
+        inspect.signature(cls).bind(None, **arguments, **options)
     except TypeError as error:
         accepted = [p for p in inspect.signature(cls).parameters if p not in ("game", "seed")]
-        raise ValueError(f"agent spec {spec!r}: {error}; {cls.__name__} options: {accepted}") from None
+        raise ValueError(f"agent spec {spec!r}: {error}; {getattr(cls, '__name__', spec)} options: {accepted}") from None
 
 
 def _agent_class(env_name: str, spec: str) -> tuple[type[Agent] | None, dict[str, object]]:
@@ -169,7 +182,7 @@ def _agent_class(env_name: str, spec: str) -> tuple[type[Agent] | None, dict[str
         return None, {}
     raise ValueError(
         f"unknown agent {spec!r} for {env_name}: expected one of {bot_names(env_name)} "
-        "or the path of a trained run directory or model .zip"
+        "or the path of a trained run directory or model .zip, or a module:attr of your own"
     )
 
 

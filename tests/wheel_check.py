@@ -155,6 +155,8 @@ def check_wheel_contents(checker: Checker, wheel: Path) -> None:
     checker.expect("the dice faces", dice == ["envs/games/dice/keldice.yaml", "envs/games/dice/lost_dice.yaml"], ", ".join(dice))
     configs = {f"training/configs/{p.name}" for p in (ROOT / "configs").glob("*.yaml")}
     checker.expect("every default config", configs <= set(names), f"{len(configs)} files of configs/*.yaml in training/configs/")
+    references = "training/evaluation/suite_references.json"
+    checker.expect("the benchmark's references", references in names, references)
     networks = [n for n in names if n.startswith("agents/checkpoints/")]
     outside = [n for n in networks if not re.fullmatch(r"shipped(_td|_[0-9]p)?", (n.split("/")[3:4] or [""])[0])]
     checker.expect("nothing of checkpoints/ but the shipped folders", bool(networks) and not outside, f"{len(networks)} files, others: {outside}")
