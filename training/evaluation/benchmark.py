@@ -50,7 +50,7 @@ from training.framework.schema import ConfigError
 BOOTSTRAP_REPS = 2000
 BOOTSTRAP_SEED = 0
 #: Normalized-score thresholds of the performance profile.
-PROFILE_TAUS = np.linspace(0.0, 2.0, 81)
+PROFILE_TAUS = np.linspace(-0.25, 2.0, 91)
 
 
 class Forfeit(Exception):

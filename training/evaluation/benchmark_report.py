@@ -139,23 +139,25 @@ class Summary:
             "",
             f"Suite version {SUITE_VERSION}{' (--quick: the first games of each task only)' if run.quick else ''}; "
             f"package {package_version()}. Normalized score: 0 = uniform random, 1 = the task's reference "
-            f"(see {DOCS}); 95% intervals.",
+            f"(see {DOCS}). Raw: the mean final score of a one-player game, or the share of a game of several "
+            "(1 for a win, a shared one too, ½ for a draw, 0 for a loss). 95% intervals: Wilson's for a share, "
+            "the normal one for a mean score.",
             "",
-            "| task | table | opponent | games | raw (measure) | normalized | forfeits |",
-            "|---|---|---|---|---|---|---|",
+            "| task | table | opponent | games | measure | raw | normalized | forfeits |",
+            "|---|---|---|---|---|---|---|---|",
         ]
         for t in run.tasks:
             task = t.task
             opponent = f"`{task.opponent}`" if task.opponent else "—"
             if t.not_played:
-                lines.append(f"| {task.name} | {_table(task)} | {opponent} | — | not played | — | — |")
+                lines.append(f"| {task.name} | {_table(task)} | {opponent} | — | {task.measure} | not played | — | — |")
                 continue
             s = self.scores[task.name]
             digits = 1 if task.players == 1 else 3
             forfeits = ", ".join(f"{n} {kind}" for kind, n in s.forfeits.items()) or "0"
             lines.append(
-                f"| {task.name} | {_table(task)} | {opponent} | {s.games} | {_interval(s.raw, s.raw_low, s.raw_high, digits)} "
-                f"({task.measure}) | {_interval(s.normalized, s.low, s.high)} | {forfeits} |"
+                f"| {task.name} | {_table(task)} | {opponent} | {s.games} | {task.measure} | {_interval(s.raw, s.raw_low, s.raw_high, digits)} "
+                f"| {_interval(s.normalized, s.low, s.high)} | {forfeits} |"
             )
         played = len(run.played)
         lines += [

@@ -71,8 +71,9 @@ class Task:
 
     @property
     def measure(self) -> str:
-        """What ``raw`` is for this task."""
-        return "mean score" if self.players == 1 else "share (win 1, draw ½, loss 0)"
+        """What ``raw`` is for this task: a one-player game's mean final score, or the share of
+        several players' (the mean of 1 for a win, shared wins included, ½ for a draw, 0 for a loss)."""
+        return "mean score" if self.players == 1 else "share"
 
     def game_count(self, quick: bool) -> int:
         return self.quick_games if quick else self.games
