@@ -31,7 +31,7 @@ from pathlib import Path
 from agents.base import Agent, RandomAgent
 from agents.rllib import RLlibAgent
 from agents.shipped import shipped_envs, shipped_network
-from agents.user import is_user_spec, load_factory, make_user_agent, split_user_spec
+from agents.user import load_factory, make_user_agent, matches_user_spec, split_user_spec
 from agents.trained import CheckpointError, PolicyAgent, TrainedAgent, load_model, model_file, run_kind
 from envs.core import Game
 
@@ -73,6 +73,18 @@ TURN_VALUE_AGENTS: dict[str, str] = {
 
 #: Agents that play the network shipped for a game (:func:`agents.shipped.shipped_network`).
 NETWORK_AGENTS = ("ppo", "ppo+search")
+
+
+def project_agent_names() -> set[str]:
+    """Every name the project's own specs start with: ``random``, each game's bots, ``td``, the network agents."""
+    return {"random", *(name for bots in BOTS.values() for name in bots), "td", *NETWORK_AGENTS}
+
+
+def is_user_spec(spec: str) -> bool:
+    """Whether ``spec`` names a user's agent, ``module:attr[:options]`` (:mod:`agents.user`):
+    its form, and a module that is not named like one of the project's agents, so that
+    ``search:depth`` stays the search bot with a malformed option."""
+    return matches_user_spec(spec) and spec.partition(":")[0] not in project_agent_names()
 
 
 def bot_names(env_name: str) -> list[str]:

@@ -3,8 +3,10 @@
 The rule that tells such a spec from the project's own (``search:depth=3``, a run
 folder): the part after the first ``:`` is a Python name (``MyAgent``,
 ``agents_zoo.Random``: letters, digits, ``_`` and dots, no ``=``), and the part before
-it a module path (``my_agents``, ``lab.players``). A bot's options always hold ``=``, so
-no spec of the project reads as both. Options follow after a second ``:``, as for the
+it a module path (``my_agents``, ``lab.players``) that is not one of the project's agent
+names (``random``, a bot's, ``td``, ``ppo``: :func:`agents.registry.is_user_spec`). A
+bot's options always hold ``=``, so a well-formed spec of the project never reads as a
+user's, and a malformed one (``search:depth``) stays the bot's, refused for its option. Options follow after a second ``:``, as for the
 bots: ``my_agents:Greedy:depth=2,temperature=0.5``.
 
 ``attr`` is imported from ``module`` (the current directory is searched after
@@ -40,8 +42,9 @@ _NAME = r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*"
 USER_SPEC = re.compile(rf"^(?P<module>{_NAME}):(?P<attr>{_NAME})(?::(?P<options>.*))?$")
 
 
-def is_user_spec(spec: str) -> bool:
-    """Whether ``spec`` names a user's agent (``module:attr[:options]``) rather than one of the project's."""
+def matches_user_spec(spec: str) -> bool:
+    """Whether ``spec`` has the form ``module:attr[:options]`` (the registry also rules out the
+    project's own agent names as modules: :func:`agents.registry.is_user_spec`)."""
     return USER_SPEC.match(spec) is not None
 
 

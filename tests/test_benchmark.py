@@ -10,8 +10,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from agents.registry import check_spec, make_agent, parse_spec
-from agents.user import is_user_spec
+from agents.registry import check_spec, is_user_spec, make_agent, parse_spec
 from envs.registry import make_game
 from training import benchmark as command
 from training.evaluation import benchmark
@@ -106,6 +105,7 @@ def test_the_module_attr_rule_tells_user_specs_from_the_projects():
     assert is_user_spec("my_agents:Uniform") and is_user_spec("lab.players:make:depth=2")
     assert not is_user_spec("search:depth=3") and not is_user_spec("ppo+search:ms=8") and not is_user_spec("random")
     assert not is_user_spec("checkpoints/lost_dice/run") and not is_user_spec("search")
+    assert not is_user_spec("search:depth") and not is_user_spec("heuristic:Agent")  # the project's names are its own
     assert parse_spec("lab.players:make:depth=2,t=0.5") == ("lab.players:make", {"depth": 2, "t": 0.5})
     assert parse_spec("search:depth=3") == ("search", {"depth": 3})
 

@@ -38,8 +38,8 @@ import numpy as np
 from agents.base import Agent
 from agents.inverted_dice.solver import START, cached_solution
 from agents.match import pairing_game, play_game
-from agents.registry import check_spec, make_agent
-from agents.user import as_agent, is_user_spec, load_factory
+from agents.registry import check_spec, is_user_spec, make_agent
+from agents.user import as_agent, load_factory
 from envs.core import Game
 from envs.registry import make_game
 from training.evaluation.harness import mean_ci, share_interval
