@@ -340,17 +340,20 @@ def run_benchmark(
             _task_players(task)
         except NotPlayable as error:
             runs[task.name].not_played = str(error)
-    if not any(not r.not_played for r in runs.values()):
+    if all(r.not_played for r in runs.values()):
+        _worker.clear()
         reasons = "; ".join(f"{name}: {r.not_played}" for name, r in runs.items())
         raise ConfigError(f"the agent {describe(agent)} can play none of the tasks: {reasons}")
     playable = [task for task in chosen if not runs[task.name].not_played]
     jobs = _jobs(playable, quick, workers)
-    with progress_bar(sum(count for _, _, count in jobs), show_progress) as update:
-        for job, (records, seconds) in zip(jobs, _map(jobs, (agent, move_time_limit, anchors), workers)):
-            runs[job[0].name].records += records  # jobs come back in order: games stay in order
-            runs[job[0].name].wall_seconds += seconds
-            update(len(records))
-    _worker.clear()
+    try:
+        with progress_bar(sum(count for _, _, count in jobs), show_progress) as update:
+            for job, (records, seconds) in zip(jobs, _map(jobs, (agent, move_time_limit, anchors), workers)):
+                runs[job[0].name].records += records  # jobs come back in order: games stay in order
+                runs[job[0].name].wall_seconds += seconds
+                update(len(records))
+    finally:
+        _worker.clear()
     return BenchmarkRun(label or describe(agent), quick, workers, move_time_limit, list(runs.values()), anchors,
                         time.perf_counter() - started)
 
