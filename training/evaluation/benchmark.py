@@ -189,7 +189,7 @@ def one_line(error: Exception) -> str:
 
 def check_source(source: AgentSource, tasks: list[Task]) -> None:
     """Bad input before any game, as a :class:`ConfigError`: a user's spec that cannot be imported,
-    a spec no task's game knows, a non-positive option."""
+    or a spec that no game of its tasks knows (a misspelt bot, an option it does not take)."""
     specs = [source] if isinstance(source, str) else list(source.values()) if isinstance(source, Mapping) else []
     for spec in specs:
         if is_user_spec(spec):
