@@ -166,7 +166,8 @@ def build_candidate(source: AgentSource, task: Task, game: Game) -> Agent:
     spec = spec_for(source, task)
     if isinstance(source, (str, Mapping)):
         if spec is None:
-            raise NotPlayable(f"no agent given for {task.name} or {task.env}")
+            where = task.name if task.name == task.env else f"{task.name} or {task.env}"
+            raise NotPlayable(f"no agent is named for {where}")
         try:
             return make_agent(task.env, spec, game, seed=seed)
         except Exception as error:  # a bot missing in this game, a network not shipped for it, a user's factory failing
