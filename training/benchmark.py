@@ -14,7 +14,8 @@ gap with stratified bootstrap intervals. See docs/benchmark.md.
 
 ``--agent SPEC`` is any agent spec (a bot, ``ppo``, a run folder or ``model.zip``, an
 RLlib checkpoint, or your own ``module:attr``); ``--agent ENV=SPEC`` (or
-``TASK=SPEC``) gives another one for that env's (task's) tasks. A task the agent cannot
+``TASK=SPEC``; a task's own entry wins) gives another one for that env's (task's) tasks,
+and tasks with no spec are not played. A task the agent cannot
 be built for is not played and named; a game in which it raises, plays an illegal
 action or passes ``--move-time-limit`` is lost and counted. The report folder
 (``--out``, default a new ``results/benchmark/<date>-<time>/``) holds ``report.md``,
@@ -56,12 +57,8 @@ def agent_mapping(values: list[str]) -> str | dict[str, str]:
             default = value
     if not overrides:
         return default
-    mapping = {}
-    for task in TASKS:
-        spec = overrides.get(task.name, overrides.get(task.env, default))
-        if spec is not None:
-            mapping[task.name] = spec
-    return mapping
+    # every task named, None where no spec is given: a task is never played by another task's spec
+    return {task.name: overrides.get(task.name, overrides.get(task.env, default)) for task in TASKS}
 
 
 def main(argv: list[str] | None = None) -> int:

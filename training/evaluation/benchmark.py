@@ -132,7 +132,9 @@ def play_task_game(task: Task, game: Game, agent: GuardedAgent, opponent: Agent 
 
 
 # -- the agent under test ------------------------------------------------------------------
-AgentSource = Any  #: a spec, a mapping of task / env names to specs, a factory or an agent object
+#: A spec, a mapping of task or env names to specs (a task's own entry first; None: not played),
+#: a factory or an agent object.
+AgentSource = Any
 
 
 def spec_for(source: AgentSource, task: Task) -> str | None:
@@ -140,7 +142,7 @@ def spec_for(source: AgentSource, task: Task) -> str | None:
     if isinstance(source, str):
         return source
     if isinstance(source, Mapping):
-        return source.get(task.name, source.get(task.env))
+        return source[task.name] if task.name in source else source.get(task.env)  # a task's own entry first
     return None
 
 
@@ -154,7 +156,7 @@ def describe(source: AgentSource) -> str:
     if isinstance(source, str):
         return source
     if isinstance(source, Mapping):
-        return ", ".join(f"{key}={value}" for key, value in source.items())
+        return ", ".join(f"{key}={value}" for key, value in source.items() if value is not None)
     if is_factory(source):
         return f"{getattr(source, '__module__', '?')}:{getattr(source, '__qualname__', repr(source))}"
     return f"{type(source).__module__}:{type(source).__qualname__} (an object)"
@@ -192,7 +194,7 @@ def check_source(source: AgentSource, tasks: list[Task]) -> None:
     """Bad input before any game, as a :class:`ConfigError`: a user's spec that cannot be imported,
     or a spec that no game of its tasks knows (a misspelt bot, an option it does not take)."""
     specs = [source] if isinstance(source, str) else list(source.values()) if isinstance(source, Mapping) else []
-    for spec in specs:
+    for spec in dict.fromkeys(spec for spec in specs if spec is not None):
         if is_user_spec(spec):
             try:
                 load_factory(spec)

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.registry import BOTS, NETWORK_AGENTS, TURN_VALUE_AGENTS
+from agents.registry import BOTS, NETWORK_AGENTS
 from envs.registry import get_entry
 from training.evaluation.benchmark import (
     AGGREGATES,
@@ -255,32 +255,19 @@ def benchmark(agent, out: str | Path | None = None, label: str | None = None, **
 
 
 # -- the leaderboard ---------------------------------------------------------------------
-def leaderboard_agents() -> dict[str, dict[str, str]]:
-    """Every bot and every shipped agent: name -> {task: spec} over the tasks whose game has it.
-
-    ``random`` and ``ppo`` (the shipped network, where one is shipped for the table) are
-    tried at every task, ``ppo+search`` at the two-player ones (its search is two-player),
-    ``td`` where the game has a turn-value agent, each bot in its own games.
-    """
-    names = ["random", *dict.fromkeys(name for bots in BOTS.values() for name in bots), *NETWORK_AGENTS, "td"]
-    rows: dict[str, dict[str, str]] = {}
-    for name in names:
-        tasks = {}
-        for task in TASKS:
-            known = (name in ("random", "ppo") or name in BOTS.get(task.env, {}) or (name == "td" and task.env in TURN_VALUE_AGENTS)
-                     or (name == "ppo+search" and task.players == 2))
-            if known:
-                tasks[task.name] = name
-        rows[name] = tasks
-    return rows
+def leaderboard_agents() -> list[str]:
+    """Every bot and every shipped agent, as the spec each is tried as at every task: where the
+    task's game has no such agent (a bot of another game, no network shipped for that table,
+    a search that needs perfect information), the task is not played and its report says why."""
+    return ["random", *dict.fromkeys(name for bots in BOTS.values() for name in bots), *NETWORK_AGENTS, "td"]
 
 
 def write_leaderboard(out: Path, quick: bool = False, workers: int = 1, show_progress: bool = True) -> str:
     """Benchmark every agent of :func:`leaderboard_agents`; write ``leaderboard.md``, ``leaderboard.json``
     and each agent's report folder under ``out/leaderboard/<agent>/``; return the Markdown."""
     summaries = {}
-    for name, specs in leaderboard_agents().items():
-        run = run_benchmark(specs, quick=quick, workers=workers, show_progress=show_progress, label=name)
+    for name in leaderboard_agents():
+        run = run_benchmark(name, quick=quick, workers=workers, show_progress=show_progress, label=name)
         summaries[name] = Summary(run)
         summaries[name].write(out / "leaderboard" / name.replace("+", "_"))
     tasks = [t.name for t in TASKS]
@@ -289,8 +276,8 @@ def write_leaderboard(out: Path, quick: bool = False, workers: int = 1, show_pro
         + (" (--quick)" if quick else ""),
         "",
         f"Normalized score per task (0 = uniform random, 1 = the task's reference; see {DOCS}), 95% intervals; "
-        "IQM over the tasks each agent plays (rliable, stratified bootstrap 95% interval). An agent is tried at every "
-        "task its game knows; '—' is a task it does not play, so IQMs over different tasks do not compare. "
+        "IQM over the tasks each agent plays (rliable, stratified bootstrap 95% interval). Each agent is tried at every "
+        "task; '—' is a task it cannot play (its report says why), so IQMs over different tasks do not compare. "
         f"Each agent's report folder is under `leaderboard/`. Regenerate: `make results` "
         f"(references: `{MEASURE_COMMAND}`).",
         "",
