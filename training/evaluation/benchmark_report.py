@@ -218,11 +218,10 @@ class Summary:
         y = np.arange(len(names))[::-1]
         ax.barh(y, values, xerr=errors, capsize=3, color="#4c72b0")
         ax.axvline(0, color="grey", linewidth=1)
-        ax.axvline(1, color="black", linestyle="--", linewidth=1, label="reference")
+        ax.axvline(1, color="black", linestyle="--", linewidth=1)
         ax.set_yticks(y, names)
-        ax.set_xlabel("normalized score (0 = uniform random, 1 = reference), 95% interval")
+        ax.set_xlabel("normalized score (0 = uniform random, 1 = reference: dashed), 95% interval")
         ax.set_title(f"{self.run.agent}: suite v{SUITE_VERSION}{' (quick)' if self.run.quick else ''}")
-        ax.legend(loc="lower right")
         fig.tight_layout()
         fig.savefig(folder / "tasks.png", dpi=100)
         plt.close(fig)
