@@ -13,7 +13,7 @@ An agent spec, as typed on the command line, is one of
   (:mod:`agents.turn_value`), the network shipped in ``checkpoints/<env>/shipped_td/``
   or ``td:path=RUN_DIR``;
 * ``ppo``: the network the project ships for that game (``checkpoints/<env>/shipped/``)
-  playing alone, or ``ppo+search`` (two-player games): the same network inside an
+  playing alone, or ``ppo+search`` (two-player games of perfect information): the same network inside an
   alpha-beta search (:mod:`agents.search`), e.g. ``ppo+search:ms=8`` or ``ppo+search:depth=3``.
   Both take ``path=RUN_DIR`` to use another trained run;
 * ``module:attr`` (``my_agents:Greedy``, ``lab.players:make_agent:depth=2``): a user's own
@@ -31,8 +31,8 @@ from pathlib import Path
 from agents.base import Agent, RandomAgent
 from agents.rllib import RLlibAgent
 from agents.shipped import shipped_envs, shipped_network
-from agents.user import load_factory, make_user_agent, matches_user_spec, split_user_spec
 from agents.trained import CheckpointError, PolicyAgent, TrainedAgent, load_model, model_file, run_kind
+from agents.user import load_factory, make_user_agent, matches_user_spec, split_user_spec
 from envs.core import Game
 
 #: Bots of each game: name -> ``"module:Class"``; every class takes ``(game, seed=None, **options)``.
