@@ -274,3 +274,12 @@ def test_every_command_that_takes_a_spec_takes_module_attr(user_module, capsys):
 
     assert evaluate.main(["--env", "roll_five", "--agents", "my_agents:Uniform", "random", "--games", "4", "--out", "report"]) == 0
     assert "| my_agents:Uniform | random | 4 |" in (user_module / "report" / "report.md").read_text()
+
+
+def test_a_reason_names_paths_relative_to_the_working_directory(monkeypatch):
+    import os
+
+    monkeypatch.chdir(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    run = benchmark.run_benchmark("ppo", quick=True, tasks=["lost_dice_4p", "roll_five"], show_progress=False)
+    reason = run.tasks[0].not_played
+    assert reason.startswith("checkpoint checkpoints/lost_dice/shipped/model.zip expects observations"), reason

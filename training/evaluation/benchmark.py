@@ -186,8 +186,10 @@ class NotPlayable(Exception):
 
 
 def one_line(error: Exception) -> str:
+    """An error's message on one line, paths under the working directory shown relative to it
+    (a report names ``checkpoints/...``, not the machine's own folders)."""
     message = str(error.args[0]) if error.args else type(error).__name__
-    return " ".join(message.split())
+    return " ".join(message.replace(f"{os.getcwd()}{os.sep}", "").split())
 
 
 def check_source(source: AgentSource, tasks: list[Task]) -> None:
