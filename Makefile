@@ -10,7 +10,8 @@
 #   make results          every results report (results/), from the agents shipped in checkpoints/
 #                         (the PPO networks against every bot, the Inverted Dice turn-value agent, Roll Five's
 #                         network at two and four players over 10,000 games, and the Invers network alone and
-#                         in its search against the search bot); the tables come out the same, digit for digit,
+#                         in its search against the search bot, and the benchmark suite's leaderboard of every bot and
+#                         shipped agent: results/leaderboard.md); the tables come out the same, digit for digit,
 #                         on every run (the ladders' time per move, in its own table, is the machine's); it ends by
 #                         turning results/ into the docs' results pages and the README's results table
 
@@ -60,5 +61,6 @@ results: $(VENV)/.installed
 	$(PYTHON) training/evaluate.py --checkpoint checkpoints/roll_five/shipped --agents search heuristic --games 10000 --env-kwargs "{num_players: 4}" --out results/roll_five/four_players --overwrite || exit 1; \
 	$(PYTHON) training/ladder.py --env invers --agents search:depth=4 ppo+search:depth=3 --games 400 --workers 2 --out results/invers/ppo_search_vs_search4 --overwrite > /dev/null || exit 1; \
 	$(PYTHON) training/ladder.py --env invers --agents search:depth=2 ppo --games 400 --workers 2 --out results/invers/ppo_vs_search2 --overwrite > /dev/null || exit 1; \
+	$(PYTHON) training/benchmark.py --leaderboard --workers 2 --out results --no-progress > /dev/null || exit 1; \
 	$(PYTHON) training/results_pages.py || exit 1; \
-	echo "make results: every table regenerated in $$(( $$(date +%s) - start )) s (results/<game>/report.md, results/inverted_dice_td/report.md, results/roll_five/*/report.md, results/invers/*/ladder.md; docs/reports/, README.md)"
+	echo "make results: every table regenerated in $$(( $$(date +%s) - start )) s (results/<game>/report.md, results/inverted_dice_td/report.md, results/roll_five/*/report.md, results/invers/*/ladder.md, results/leaderboard.md; docs/reports/, README.md)"

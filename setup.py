@@ -41,6 +41,8 @@ setup(
         "training.configs": ["*.yaml"],
         # The web page that `tabletop serve` serves (training/web/app.py).
         "training.web": ["static/*"],
+        # The benchmark's measured normalization constants (training/evaluation/suite.py).
+        "training.evaluation": ["suite_references.json"],
         **SHIPPED,
     },
 )

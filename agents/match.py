@@ -61,10 +61,17 @@ def pairing_games(
 
     Yields ``(candidate's seat, final state, history)`` per game, as :func:`play_game`.
     """
-    n = game.num_players
     for g in numbers:
-        seat = g % n
-        players = [opponent] * n
-        players[seat] = candidate
-        state, history = play_game(game, players, base_seed + g, random_opening_plies)
-        yield seat, state, history
+        yield pairing_game(game, candidate, opponent, g, base_seed, random_opening_plies)
+
+
+def pairing_game(
+    game: Game, candidate: Agent, opponent: Agent, number: int, base_seed: int, random_opening_plies: int = 0
+) -> tuple[int, GameState, tuple]:
+    """Game ``number`` of a pairing (:func:`pairing_games`): ``(candidate's seat, final state, history)``."""
+    n = game.num_players
+    seat = number % n
+    players = [opponent] * n
+    players[seat] = candidate
+    state, history = play_game(game, players, base_seed + number, random_opening_plies)
+    return seat, state, history

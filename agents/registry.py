@@ -13,9 +13,13 @@ An agent spec, as typed on the command line, is one of
   (:mod:`agents.turn_value`), the network shipped in ``checkpoints/<env>/shipped_td/``
   or ``td:path=RUN_DIR``;
 * ``ppo``: the network the project ships for that game (``checkpoints/<env>/shipped/``)
-  playing alone, or ``ppo+search`` (two-player games): the same network inside an
+  playing alone, or ``ppo+search`` (two-player games of perfect information): the same network inside an
   alpha-beta search (:mod:`agents.search`), e.g. ``ppo+search:ms=8`` or ``ppo+search:depth=3``.
-  Both take ``path=RUN_DIR`` to use another trained run.
+  Both take ``path=RUN_DIR`` to use another trained run;
+* ``module:attr`` (``my_agents:Greedy``, ``lab.players:make_agent:depth=2``): a user's own
+  agent, a class or factory called as ``attr(game, seed=seed, **options)`` whose object
+  follows the agent protocol (``reset(seed)``, ``act(observation, action_mask)``):
+  :mod:`agents.user`, which also states the rule that tells it from the specs above.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from agents.base import Agent, RandomAgent
 from agents.rllib import RLlibAgent
 from agents.shipped import shipped_envs, shipped_network
 from agents.trained import CheckpointError, PolicyAgent, TrainedAgent, load_model, model_file, run_kind
+from agents.user import load_factory, make_user_agent, matches_user_spec, split_user_spec
 from envs.core import Game
 
 #: Bots of each game: name -> ``"module:Class"``; every class takes ``(game, seed=None, **options)``.
@@ -70,13 +75,30 @@ TURN_VALUE_AGENTS: dict[str, str] = {
 NETWORK_AGENTS = ("ppo", "ppo+search")
 
 
+def project_agent_names() -> set[str]:
+    """Every name the project's own specs start with: ``random``, each game's bots, ``td``, the network agents."""
+    return {"random", *(name for bots in BOTS.values() for name in bots), "td", *NETWORK_AGENTS}
+
+
+def is_user_spec(spec: str) -> bool:
+    """Whether ``spec`` names a user's agent, ``module:attr[:options]`` (:mod:`agents.user`):
+    its form, and a module that is not named like one of the project's agents, so that
+    ``search:depth`` stays the search bot with a malformed option."""
+    return matches_user_spec(spec) and spec.partition(":")[0] not in project_agent_names()
+
+
 def bot_names(env_name: str) -> list[str]:
     return ["random", *BOTS.get(env_name, {})]
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, object]]:
-    """``"search:depth=3,c=1.5"`` -> ``("search", {"depth": 3, "c": 1.5})``."""
-    name, _, arguments = spec.partition(":")
+    """``"search:depth=3,c=1.5"`` -> ``("search", {"depth": 3, "c": 1.5})``; a user's agent
+    keeps its ``module:attr`` as the name: ``"my_agents:Greedy:depth=2"`` -> ``("my_agents:Greedy", {"depth": 2})``."""
+    if is_user_spec(spec):
+        module, attr, arguments = split_user_spec(spec)
+        name = f"{module}:{attr}"
+    else:
+        name, _, arguments = spec.partition(":")
     options: dict[str, object] = {}
     for item in filter(None, arguments.split(",")):
         key, sep, value = item.partition("=")
@@ -100,6 +122,8 @@ def make_agent(env_name: str, spec: str, game: Game, seed: int | None = None) ->
     name, options = parse_spec(spec)
     if name in NETWORK_AGENTS:
         return _network_agent(env_name, name, options, game, seed)
+    if is_user_spec(spec):
+        return make_user_agent(spec, options, game, seed)
     cls, options = _agent_class(env_name, spec)
     if cls is None:
         return load_run(env_name, spec, game, seed=seed)
@@ -144,14 +168,15 @@ def check_spec(env_name: str, spec: str) -> None:
     if name in NETWORK_AGENTS:
         _check_network_options(name, options)
         return
-    cls, options = _agent_class(env_name, spec)
+    cls, options = (load_factory(spec), options) if is_user_spec(spec) else _agent_class(env_name, spec)
     if cls is None:
         return
+    arguments = {"seed": None} if is_user_spec(spec) else {}  # a user's factory is always given the seed
     try:
-        inspect.signature(cls).bind(None, **options)
+        inspect.signature(cls).bind(None, **arguments, **options)
     except TypeError as error:
         accepted = [p for p in inspect.signature(cls).parameters if p not in ("game", "seed")]
-        raise ValueError(f"agent spec {spec!r}: {error}; {cls.__name__} options: {accepted}") from None
+        raise ValueError(f"agent spec {spec!r}: {error}; {getattr(cls, '__name__', spec)} options: {accepted}") from None
 
 
 def _agent_class(env_name: str, spec: str) -> tuple[type[Agent] | None, dict[str, object]]:
@@ -169,7 +194,7 @@ def _agent_class(env_name: str, spec: str) -> tuple[type[Agent] | None, dict[str
         return None, {}
     raise ValueError(
         f"unknown agent {spec!r} for {env_name}: expected one of {bot_names(env_name)} "
-        "or the path of a trained run directory or model .zip"
+        "or the path of a trained run directory or model .zip, or a module:attr of your own"
     )
 
 

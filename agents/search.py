@@ -405,6 +405,12 @@ class NetworkSearch(AlphaBeta):
         super().__init__(NetworkEvaluator(network), depth, None if ms is None else ms / 1000.0, exact_root)
 
 
+def can_search(game: Game) -> bool:
+    """Whether search can rebuild ``game``'s states from observations: the game overrides
+    :meth:`~envs.core.Game.state_from_observation` (perfect information, no pending chance)."""
+    return type(game).state_from_observation is not Game.state_from_observation
+
+
 class SearchAgent(Agent):
     """A network playing through :class:`NetworkSearch` (agent spec ``ppo+search``)."""
 
@@ -413,6 +419,8 @@ class SearchAgent(Agent):
     def __init__(self, game: Game, network: PolicyValueNetwork, seed: int | None = None, depth: int | None = None, ms: float | None = None):
         if game.num_players != 2:
             raise ValueError(f"search: plays two-player games only; {game.name} is set up for {game.num_players}")
+        if not can_search(game):
+            raise ValueError(f"search: needs a game whose observation determines the state (perfect information); {game.name}'s does not")
         self.search = NetworkSearch(network, depth=depth, ms=ms)
         super().__init__(game, seed)
 

@@ -19,7 +19,7 @@ def test_pyproject_installs_the_command():
 
 
 def test_every_command_names_a_function():
-    assert set(console.COMMANDS) == {"train", "train-td", "expert-iteration", "train-rllib", "tune", "evaluate", "ladder", "play", "record", "serve", "solve"}
+    assert set(console.COMMANDS) == {"train", "train-td", "expert-iteration", "train-rllib", "tune", "evaluate", "ladder", "benchmark", "play", "record", "serve", "solve"}
     for name in console.COMMANDS:
         assert callable(console.command_function(name)), name
 
@@ -38,7 +38,7 @@ def test_an_unknown_command_is_one_error_line_and_exit_2(capsys):
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err.splitlines() == [
-        "tabletop: error: unknown command 'trian' (choose from train, train-td, expert-iteration, train-rllib, tune, evaluate, ladder, play, record, serve, solve; see tabletop --help)"
+        "tabletop: error: unknown command 'trian' (choose from train, train-td, expert-iteration, train-rllib, tune, evaluate, ladder, benchmark, play, record, serve, solve; see tabletop --help)"
     ]
 
 

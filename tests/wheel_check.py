@@ -157,6 +157,8 @@ def check_wheel_contents(checker: Checker, wheel: Path) -> None:
     checker.expect("every default config", configs <= set(names), f"{len(configs)} files of configs/*.yaml in training/configs/")
     page = [f"training/web/static/{name}" for name in ("index.html", "app.js", "style.css")]
     checker.expect("the web page", set(page) <= set(names), ", ".join(page))
+    references = "training/evaluation/suite_references.json"
+    checker.expect("the benchmark's references", references in names, references)
     networks = [n for n in names if n.startswith("agents/checkpoints/")]
     outside = [n for n in networks if not re.fullmatch(r"shipped(_td|_[0-9]p)?", (n.split("/")[3:4] or [""])[0])]
     checker.expect("nothing of checkpoints/ but the shipped folders", bool(networks) and not outside, f"{len(networks)} files, others: {outside}")

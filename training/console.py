@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tune": ("training.tune:main", "search a PPO config's hyperparameters with Optuna on short runs"),
     "evaluate": ("training.evaluate:main", "evaluate a trained run or agent specs against the bots, with 95% confidence intervals"),
     "ladder": ("training.ladder:main", "rating ladder: a round-robin among agent specs of a game of two or more players"),
+    "benchmark": ("training.benchmark:main", "benchmark an agent on the whole suite: normalized scores, rliable aggregates, a report folder"),
     "play": ("training.play:main", "play a game in the terminal against a bot or a trained agent"),
     "record": ("training.record:main", "record a whole game as an animated GIF or a JSON-lines record"),
     "serve": ("training.serve:main", "play, watch and replay the games in a web browser (http://127.0.0.1:8000)"),

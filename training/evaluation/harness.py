@@ -9,7 +9,7 @@ the results honestly.
   distribution.
 * Several players: each pairing plays ``games`` games, the candidate in every seat in
   turn (seats swapped equally) and the opponent agent in the other seats. Reported: win
-  / draw / loss rates with 95% Wilson intervals and the mean outcome.
+  / draw / loss rates and the score (wins + half the draws) with 95% Wilson intervals.
 
 A game without chance between two deterministic agents is the same game every time, so
 its repetitions are not independent samples and an interval over them would be a lie.
@@ -17,8 +17,11 @@ its repetitions are not independent samples and an interval over them would be a
 the game's seed, the same opening for every pairing) before the agents take over, and
 every report counts the distinct games actually played.
 
-Confidence intervals use the normal approximation (1.96 standard errors) for means and
-Wilson's interval for rates; both are accurate at the game counts used here (≥ 100).
+Confidence intervals use the normal approximation (1.96 standard errors) for mean scores
+and Wilson's interval for rates and shares, which stays inside [0, 1] at any game count
+(the normal approximation printed a share of 0.995 as [0.985, 1.005]). A score of wins
+plus half the draws is a mean of values in [0, 1], whose variance is at most p (1 - p):
+Wilson's interval for it is conservative (:func:`share_interval`).
 """
 
 from __future__ import annotations
@@ -52,7 +55,27 @@ def wilson_interval(successes: float, n: int) -> tuple[float, float]:
     denominator = 1 + Z95**2 / n
     centre = (p + Z95**2 / (2 * n)) / denominator
     half = Z95 * math.sqrt(p * (1 - p) / n + Z95**2 / (4 * n * n)) / denominator
-    return centre - half, centre + half
+    # the ends are exactly 0 at p = 0 and 1 at p = 1, where rounding would leave a trace
+    return (0.0 if p == 0 else max(centre - half, 0.0)), (1.0 if p == 1 else min(centre + half, 1.0))
+
+
+def share_interval(scores: np.ndarray) -> tuple[float, float, float]:
+    """The mean of per-game scores in [0, 1] (1 win, ½ draw, 0 loss) and its 95% interval.
+
+    Wilson's interval with the points as successes: exact in form for wins and losses,
+    conservative with draws (a variable in [0, 1] with mean p has variance at most
+    p (1 - p), the binomial's), and always inside [0, 1].
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    low, high = wilson_interval(float(scores.sum()), len(scores))
+    return float(scores.mean()) if len(scores) else float("nan"), low, high
+
+
+def clipped_mean_ci(values: np.ndarray, low: float, high: float) -> tuple[float, float, float]:
+    """Mean of ``values`` and its 95% normal interval, intersected with ``[low, high]``, the
+    range the mean can take (which keeps its coverage: the true mean lies in that range)."""
+    mean, half = mean_ci(values)
+    return mean, max(mean - half, low), min(mean + half, high)
 
 
 @dataclass

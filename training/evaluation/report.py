@@ -32,7 +32,15 @@ from agents.registry import NETWORK_AGENTS, TURN_VALUE_AGENTS, parse_spec
 from agents.shipped import shipped_network
 from agents.trained import RUN_FILES, CheckpointError
 from envs.core import Game
-from training.evaluation.harness import PairingResult, SolitaireResult, evaluate_pairing, evaluate_solitaire, mean_ci
+from training.evaluation.harness import (
+    PairingResult,
+    SolitaireResult,
+    clipped_mean_ci,
+    evaluate_pairing,
+    evaluate_solitaire,
+    mean_ci,
+    share_interval,
+)
 from training.framework.config import build_agent, make_checked_game
 from training.framework.paths import checkpoint_root, results_root
 from training.framework.run_files import CONFIG_FILE, EVALUATION_DIR, new_report_dir
@@ -163,35 +171,37 @@ def pairing_report(results: list[PairingResult], references: dict[str, PairingRe
     share of a game an agent as good as the opponent would take at that table."""
     references = references or {}
     header = ["agent", "opponent", "games", "distinct", "win rate", "95% CI", "draw rate", "loss rate", "95% CI",
-              "score (wins + ½ draws)", "mean outcome"]
+              "score (wins + ½ draws), 95% CI", "mean outcome, 95% CI"]
     if references:
-        header.append("opponent's own score")
+        header.append("opponent's own score, 95% CI")
     rows, table = [], []
     for r in results:
         win, win_low, win_high = r.rate(1)
         draw, _, _ = r.rate(0)
         loss, loss_low, loss_high = r.rate(-1)
-        mean, half = mean_ci(r.outcomes)
-        score, score_half = mean_ci(r.scores)
+        score, score_low, score_high = share_interval(r.scores)
+        # the mean outcome is 2 score - 1 game by game: its interval is the score's, mapped onto [-1, 1]
+        mean, mean_low, mean_high = 2 * score - 1, 2 * score_low - 1, 2 * score_high - 1
         rows.append(
             {
                 "agent": r.candidate, "opponent": r.opponent, "games": r.games, "distinct_games": r.distinct_games,
                 "win_rate": round(win, 4), "win_ci95_low": round(win_low, 4), "win_ci95_high": round(win_high, 4),
                 "draw_rate": round(draw, 4),
                 "loss_rate": round(loss, 4), "loss_ci95_low": round(loss_low, 4), "loss_ci95_high": round(loss_high, 4),
-                "score": round(score, 4), "score_ci95_half_width": round(score_half, 4),
-                "mean_outcome": round(mean, 4), "mean_outcome_ci95_half_width": round(half, 4),
+                "score": round(score, 4), "score_ci95_low": round(score_low, 4), "score_ci95_high": round(score_high, 4),
+                "mean_outcome": round(mean, 4), "mean_outcome_ci95_low": round(mean_low, 4), "mean_outcome_ci95_high": round(mean_high, 4),
             }
         )
         table.append(
             [r.candidate, r.opponent, str(r.games), str(r.distinct_games), f"{win:.3f}", f"[{win_low:.3f}, {win_high:.3f}]", f"{draw:.3f}",
-             f"{loss:.3f}", f"[{loss_low:.3f}, {loss_high:.3f}]", f"{score:.3f} [{score - score_half:.3f}, {score + score_half:.3f}]",
-             f"{mean:+.3f} ± {half:.3f}"]
+             f"{loss:.3f}", f"[{loss_low:.3f}, {loss_high:.3f}]", f"{score:.3f} [{score_low:.3f}, {score_high:.3f}]",
+             f"{mean:+.3f} [{mean_low:+.3f}, {mean_high:+.3f}]"]
         )
         if references:
-            own, own_half = mean_ci(references[r.opponent].scores)
-            rows[-1].update({"opponent_own_score": round(own, 4), "opponent_own_score_ci95_half_width": round(own_half, 4)})
-            table[-1].append(f"{own:.3f} [{own - own_half:.3f}, {own + own_half:.3f}]")
+            own, own_low, own_high = share_interval(references[r.opponent].scores)
+            rows[-1].update({"opponent_own_score": round(own, 4), "opponent_own_score_ci95_low": round(own_low, 4),
+                             "opponent_own_score_ci95_high": round(own_high, 4)})
+            table[-1].append(f"{own:.3f} [{own_low:.3f}, {own_high:.3f}]")
     return _markdown(header, table), rows
 
 
@@ -225,11 +235,11 @@ def paired_report(results: list[PairingResult]) -> tuple[str, list[dict]]:
     for first, second in combinations(results, 2):
         if first.opponent != second.opponent or first.games != second.games or not (first.seats == second.seats).all():
             continue
-        diff, half = mean_ci(first.scores - second.scores)
+        diff, low, high = clipped_mean_ci(first.scores - second.scores, -1.0, 1.0)
         rows.append({"agent": first.candidate, "minus_agent": second.candidate, "against": first.opponent, "games": first.games,
-                     "score_difference": round(diff, 4), "ci95_low": round(diff - half, 4), "ci95_high": round(diff + half, 4)})
+                     "score_difference": round(diff, 4), "ci95_low": round(low, 4), "ci95_high": round(high, 4)})
         table.append([first.candidate, second.candidate, first.opponent, str(first.games), f"{diff:+.4f}",
-                      f"[{diff - half:+.4f}, {diff + half:+.4f}]"])
+                      f"[{low:+.4f}, {high:+.4f}]"])
     return (_markdown(header, table) if table else ""), rows
 
 
@@ -385,11 +395,11 @@ def evaluate(
             f"{games} games per pairing, the first agent in each seat equally often; rates are the first agent's. "
             f"The first {random_opening_plies} plies of every game are uniformly random (same openings for every "
             "pairing); 'distinct' counts the games that differ in their moves. A game's score is 1 for a win, ½ for a "
-            "draw, 0 for a loss."
+            "draw, 0 for a loss; its interval is Wilson's, as the rates', and the mean outcome (+1 / 0 / -1) is 2 score - 1."
         )
         note += (
             " 'opponent's own score' is the opponent's score in the agent's seat against copies of itself, on the same "
-            "games: the share of an agent exactly as good as the opponent at this table (a shared win counts for each "
+            "games: the score of an agent exactly as good as the opponent at this table (a shared win counts for each "
             "winner, so it is not 1 / players). An agent beats the table when its score is above it."
             if opponents else " At two players an agent as good as its opponent scores ½."
         )

@@ -1,0 +1,285 @@
+"""The benchmark suite: its table and references, a user's ``module:attr`` agent, bad agents
+forfeiting games, bounded intervals, identical figures on every run, and the command line."""
+
+from __future__ import annotations
+
+import csv
+import json
+import textwrap
+
+import numpy as np
+import pytest
+
+from agents.registry import check_spec, is_user_spec, make_agent, parse_spec
+from envs.registry import make_game
+from training import benchmark as command
+from training.evaluation import benchmark
+from training.evaluation.benchmark_report import Summary, leaderboard_agents
+from training.evaluation.harness import PairingResult
+from training.evaluation.report import pairing_report, paired_report
+from training.evaluation.suite import SUITE_VERSION, TASKS, load_anchors
+from training.framework.schema import ConfigError
+
+#: Two quick tasks, one of each kind: 20 solitaire games and 12 games against Roll Five's search.
+FEW = ["inverted_dice", "roll_five"]
+
+USER_MODULE = '''
+import numpy as np
+
+
+class Uniform:
+    """Uniformly random over the legal actions, written as a user would."""
+
+    def __init__(self, game, seed=None):
+        self.reset(seed)
+
+    def reset(self, seed=None):
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observation, action_mask):
+        return int(self.rng.choice(np.flatnonzero(action_mask)))
+
+
+class Crashing(Uniform):
+    def act(self, observation, action_mask):
+        if self.rng.random() < 0.5:
+            raise RuntimeError("out of ideas")
+        return super().act(observation, action_mask)
+
+
+class Illegal(Uniform):
+    def act(self, observation, action_mask):
+        return int(np.flatnonzero(action_mask == 0)[0]) if (action_mask == 0).any() else super().act(observation, action_mask)
+
+
+def make_uniform(game, seed=None, temperature=1.0):
+    return Uniform(game, seed)
+'''
+
+
+@pytest.fixture(autouse=True)
+def few_resamples(monkeypatch):
+    monkeypatch.setattr(benchmark, "BOOTSTRAP_REPS", 200)  # the intervals' code, not their precision, is tested here
+
+
+@pytest.fixture
+def user_module(tmp_path, monkeypatch):
+    """``my_agents.py`` in the current directory, as a user would write it beside their work."""
+    (tmp_path / "my_agents.py").write_text(textwrap.dedent(USER_MODULE))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delitem(__import__("sys").modules, "my_agents", raising=False)
+    return tmp_path
+
+
+# -- the suite -------------------------------------------------------------------------
+def test_every_task_rotates_seats_evenly_and_has_its_references():
+    anchors = load_anchors()
+    assert [t.name for t in TASKS] == list(anchors)
+    seeds = set()
+    for task in TASKS:
+        assert task.games % task.players == 0 and task.quick_games % task.players == 0, task.name
+        assert 0 < task.quick_games < task.games
+        seeds |= {task.seed, task.seed + task.games - 1}
+        game = make_game(task.env, **task.env_kwargs)
+        assert game.num_players == task.players
+        assert (task.opponent is None) == (task.players == 1)
+        a = anchors[task.name]
+        assert a.reference > a.random and a.random_source and a.reference_source
+        assert a.normalize(a.random) == 0 and a.normalize(a.reference) == 1
+    assert len(seeds) == 2 * len(TASKS)  # no two tasks share their seeds
+    # two players: the reference against itself scores exactly one half, by symmetry
+    assert all(anchors[t.name].reference == 0.5 for t in TASKS if t.players == 2)
+    assert all(anchors[t.name].reference != 0.5 for t in TASKS if t.players > 2)
+
+
+def test_the_references_file_names_its_suite_version_and_command():
+    from training.evaluation.suite import references_path
+
+    data = json.loads(references_path().read_text())
+    assert data["suite_version"] == SUITE_VERSION
+    assert data["command"] == "python training/benchmark.py --measure-references"
+
+
+# -- a user's module:attr ------------------------------------------------------------------
+def test_the_module_attr_rule_tells_user_specs_from_the_projects():
+    assert is_user_spec("my_agents:Uniform") and is_user_spec("lab.players:make:depth=2")
+    assert not is_user_spec("search:depth=3") and not is_user_spec("ppo+search:ms=8") and not is_user_spec("random")
+    assert not is_user_spec("checkpoints/lost_dice/run") and not is_user_spec("search")
+    assert not is_user_spec("search:depth") and not is_user_spec("heuristic:Agent")  # the project's names are its own
+    assert parse_spec("lab.players:make:depth=2,t=0.5") == ("lab.players:make", {"depth": 2, "t": 0.5})
+    assert parse_spec("search:depth=3") == ("search", {"depth": 3})
+
+
+def test_a_users_class_or_factory_plays_through_the_registry(user_module):
+    game = make_game("invers")
+    for spec in ("my_agents:Uniform", "my_agents:make_uniform:temperature=0.5"):
+        check_spec("invers", spec)
+        agent = make_agent("invers", spec, game, seed=0)
+        agent.reset(1)
+        state = game.new_initial_state(np.random.default_rng(0))
+        mask = state.legal_mask(0)
+        assert mask[agent.act(state.observe(0), mask)]
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("no_such_module:Agent", "cannot import 'no_such_module'"),
+    ("my_agents:Missing", "has no attribute 'Missing'"),
+    ("my_agents:Uniform:depth=2", "unexpected keyword argument 'depth'"),
+])
+def test_a_spec_that_cannot_be_imported_is_one_line_and_exit_2(user_module, spec, message, capsys):
+    assert command.main(["--agent", spec, "--quick", "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: ") and message in err[0], err
+
+
+def test_the_uniform_random_agent_as_module_attr_scores_about_zero(user_module):
+    summary = Summary(benchmark.run_benchmark("my_agents:Uniform", quick=True, tasks=FEW, show_progress=False))
+    for name, score in summary.scores.items():
+        assert abs(score.normalized) < 0.25, (name, score)
+        assert score.low <= score.normalized <= score.high
+
+
+# -- bad agents ----------------------------------------------------------------------------
+@pytest.mark.parametrize("spec, kind", [("my_agents:Crashing", "exception"), ("my_agents:Illegal", "illegal action")])
+def test_an_agent_that_breaks_the_rules_loses_those_games_and_the_suite_goes_on(user_module, spec, kind):
+    run = benchmark.run_benchmark(spec, quick=True, tasks=FEW, show_progress=False)
+    summary = Summary(run)
+    for task_run in run.tasks:
+        task = task_run.task
+        assert len(task_run.records) == task.quick_games  # every game was played to its end or forfeited
+        forfeited = [r for r in task_run.records if r.forfeit]
+        assert forfeited and all(r.forfeit == kind for r in forfeited)
+        lowest = make_game(task.env, **task.env_kwargs).score_bounds()[0] if task.players == 1 else 0.0
+        assert all(r.raw == lowest for r in forfeited)
+        assert summary.scores[task.name].forfeits == {kind: len(forfeited)}
+    assert f"for {kind}; the first, game " in summary.markdown()
+
+
+def test_a_move_over_the_time_limit_loses_its_game():
+    run = benchmark.run_benchmark("random", quick=True, tasks=["roll_five"], move_time_limit=1e-9, show_progress=False)
+    (task_run,) = run.tasks
+    assert all(r.forfeit == "time limit" and r.raw == 0.0 for r in task_run.records)
+
+
+def test_a_task_the_agent_has_no_bot_for_is_not_played_and_named():
+    run = benchmark.run_benchmark("heuristic", quick=True, tasks=["invers", "roll_five"], show_progress=False)
+    invers, roll_five = run.tasks
+    assert "unknown agent 'heuristic' for invers" in invers.not_played and not invers.records
+    assert not roll_five.not_played and len(roll_five.records) == 12
+    assert "* invers: unknown agent 'heuristic' for invers" in Summary(run).markdown()
+
+
+def test_an_agent_no_task_knows_is_refused():
+    with pytest.raises(ConfigError, match="plays none of the suite's tasks"):
+        benchmark.run_benchmark("heuristc", quick=True, show_progress=False)
+
+
+def test_an_agent_object_or_factory_is_benchmarked_from_python():
+    from agents.base import RandomAgent
+
+    by_factory = benchmark.run_benchmark(RandomAgent, quick=True, tasks=["roll_five"], show_progress=False)
+    by_spec = benchmark.run_benchmark("random", quick=True, tasks=["roll_five"], show_progress=False)
+    assert [r.raw for r in by_factory.tasks[0].records] == [r.raw for r in by_spec.tasks[0].records]
+    assert by_factory.agent == "agents.base:RandomAgent"
+
+
+# -- figures and files ---------------------------------------------------------------------
+def figures(summary: Summary) -> dict:
+    data = summary.to_dict()
+    del data["machine"], data["timings"]
+    return data
+
+
+def test_two_runs_and_any_number_of_workers_give_identical_figures():
+    first = Summary(benchmark.run_benchmark("heuristic", quick=True, tasks=FEW, show_progress=False))
+    again = Summary(benchmark.run_benchmark("heuristic", quick=True, tasks=FEW, show_progress=False))
+    parallel = Summary(benchmark.run_benchmark("heuristic", quick=True, tasks=FEW, workers=2, show_progress=False))
+    assert figures(first) == figures(again) == figures(parallel)
+    low, high = first.aggregates["IQM"][1:]
+    assert low <= first.aggregates["IQM"][0] <= high
+
+
+def test_the_report_folder_holds_every_game_and_the_plots(tmp_path, capsys):
+    out = tmp_path / "report"
+    assert command.main(["--agent", "random", "--agent", "inverted_dice=heuristic", "--quick", "--tasks", *FEW,
+                         "--out", str(out), "--no-progress"]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["benchmark.json", "games.csv", "profile.png", "report.md", "tasks.png"]
+    data = json.loads((out / "benchmark.json").read_text())
+    assert data["schema_version"] == 1 and data["suite_version"] == SUITE_VERSION
+    assert data["agent"] == "random inverted_dice=heuristic"
+    assert {t["task"] for t in data["tasks"]} == set(FEW) and data["envs"]["roll_five"] == "roll_five_v0"
+    assert set(data["aggregates"]) == {"tasks", "IQM", "mean", "median", "optimality gap"}
+    rows = list(csv.DictReader((out / "games.csv").open()))
+    assert len(rows) == 20 + 12 and {r["task"] for r in rows} == set(FEW)
+    assert "Report written to" in capsys.readouterr().out
+    assert command.main(["--agent", "random", "--quick", "--tasks", "roll_five", "--out", str(out), "--no-progress"]) == 2
+
+
+def test_agent_options_name_envs_or_tasks():
+    assert command.agent_mapping(["search:depth=3"]) == "search:depth=3"
+    mapping = command.agent_mapping(["heuristic", "invers=greedy", "lost_dice_4p=random"])
+    assert mapping["invers"] == "greedy" and mapping["lost_dice"] == "heuristic" and mapping["lost_dice_4p"] == "random"
+    assert command.agent_mapping(["invers=greedy"]) == {task.name: "greedy" if task.env == "invers" else None for task in TASKS}
+    with pytest.raises(ConfigError, match="no env or task"):
+        command.agent_mapping(["chess=random"])
+
+
+def test_the_leaderboard_tries_every_bot_and_shipped_agent():
+    assert leaderboard_agents() == ["random", "heuristic", "optimal", "greedy", "search", "ppo", "ppo+search", "td"]
+
+
+def test_a_search_that_needs_perfect_information_is_not_played_in_a_dice_game():
+    with pytest.raises(ConfigError) as refused:  # it plays neither task: refused, with each reason
+        benchmark.run_benchmark("ppo+search", quick=True, tasks=["lost_dice", "roll_five_4p"], show_progress=False)
+    message = str(refused.value)
+    assert "lost_dice: search: needs a game whose observation determines the state" in message
+    assert "roll_five_4p: search: plays two-player games only" in message
+
+
+def test_a_task_of_a_spec_mapping_is_played_by_its_own_entry_or_its_envs():
+    mapping = {"roll_five": "heuristic", "roll_five_4p": None}
+    run = benchmark.run_benchmark(mapping, quick=True, tasks=["roll_five", "roll_five_4p"], show_progress=False)
+    assert not run.tasks[0].not_played and run.tasks[1].not_played == "no agent is named for roll_five_4p or roll_five"
+
+
+# -- intervals inside what the quantity can take ---------------------------------------------
+def test_share_and_outcome_intervals_stay_inside_their_range():
+    seats = np.arange(4) % 2
+    sweep = PairingResult("a", "bot", np.array([1, 1, 1, 1]), seats, 4)
+    rout = PairingResult("b", "bot", np.array([-1, -1, -1, 0]), seats, 4)
+    _, rows = pairing_report([sweep, rout])
+    for row in rows:
+        assert 0.0 <= row["score_ci95_low"] <= row["score"] <= row["score_ci95_high"] <= 1.0
+        assert -1.0 <= row["mean_outcome_ci95_low"] <= row["mean_outcome"] <= row["mean_outcome_ci95_high"] <= 1.0
+    assert rows[0]["score_ci95_high"] == 1.0 and rows[0]["score_ci95_low"] < 1.0
+    _, paired = paired_report([sweep, rout])
+    assert -1.0 <= paired[0]["ci95_low"] <= paired[0]["score_difference"] <= paired[0]["ci95_high"] <= 1.0
+
+
+def test_the_docs_table_is_the_suites():
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "benchmark.md").read_text()
+    rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[1:-1]] for line in page.splitlines()
+            if line.startswith("| ") and line.count("|") == 8}
+    for task in TASKS:
+        row = rows[task.name]
+        assert row[4:] == [str(task.games), str(task.quick_games), str(task.seed)], task.name
+        assert (row[2] == "—") if task.opponent is None else (row[2] == f"`{task.opponent}`"), task.name
+    assert f"## The suite (version {SUITE_VERSION})" in page
+
+
+def test_every_command_that_takes_a_spec_takes_module_attr(user_module, capsys):
+    from training import evaluate
+
+    assert evaluate.main(["--env", "roll_five", "--agents", "my_agents:Uniform", "random", "--games", "4", "--out", "report"]) == 0
+    assert "| my_agents:Uniform | random | 4 |" in (user_module / "report" / "report.md").read_text()
+
+
+def test_a_reason_names_paths_relative_to_the_working_directory(monkeypatch):
+    import os
+
+    monkeypatch.chdir(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    run = benchmark.run_benchmark("ppo", quick=True, tasks=["lost_dice_4p", "roll_five"], show_progress=False)
+    reason = run.tasks[0].not_played
+    assert reason.startswith("checkpoint checkpoints/lost_dice/shipped/model.zip expects observations"), reason

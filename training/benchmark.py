@@ -1,0 +1,102 @@
+"""Benchmark an agent on the whole suite: normalized scores, aggregates with intervals, a report folder.
+
+    python training/benchmark.py --agent heuristic --agent invers=greedy     # a bot, another in Invers
+    python training/benchmark.py --agent my_agents:Greedy --quick            # your own agent, a few games
+    python training/benchmark.py --agent checkpoints/lost_dice/<run> --workers 2
+    python training/benchmark.py --leaderboard --out results                 # every bot and shipped agent
+
+The suite (:mod:`training.evaluation.suite`, version-stamped) is every env at its
+standard table plus Lost Dice at three and four players and Roll Five at four, each
+against its strongest bot, with fixed seeds, game counts and seat rotation. Each task
+reports a normalized score (0 = uniform random, 1 = the task's reference) with its 95%
+interval; the aggregates over the tasks are rliable's IQM, mean, median and optimality
+gap with stratified bootstrap intervals. See docs/benchmark.md.
+
+``--agent SPEC`` is any agent spec (a bot, ``ppo``, a run folder or ``model.zip``, an
+RLlib checkpoint, or your own ``module:attr``); ``--agent ENV=SPEC`` (or
+``TASK=SPEC``; a task's own entry wins) gives another one for that env's (task's) tasks,
+and tasks with no spec are not played. A task the agent cannot
+be built for is not played and named; a game in which it raises, plays an illegal
+action or passes ``--move-time-limit`` is lost and counted. The report folder
+(``--out``, default a new ``results/benchmark/<date>-<time>/``) holds ``report.md``,
+``benchmark.json``, ``games.csv``, ``tasks.png`` and ``profile.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+from envs.registry import ENVS
+from training.evaluation.benchmark import measure_anchors
+from training.evaluation.benchmark_report import benchmark, write_leaderboard
+from training.evaluation.report import output_dir
+from training.evaluation.suite import TASKS, write_anchors
+from training.framework.cli import guarded
+from training.framework.schema import ConfigError
+
+#: ``NAME=SPEC``: a spec for one env's or one task's tasks (a spec's own options come after a ':').
+OVERRIDE = re.compile(r"^(?P<name>[a-z0-9_]+)=(?P<spec>.+)$")
+
+
+def agent_mapping(values: list[str]) -> str | dict[str, str]:
+    """``--agent`` values as one spec, or a mapping of task / env names to specs (the plain spec under every task)."""
+    default, overrides = None, {}
+    names = set(ENVS) | {task.name for task in TASKS}
+    for value in values:
+        match = OVERRIDE.match(value)
+        if match and match["name"] in names:
+            overrides[match["name"]] = match["spec"]
+        elif match:
+            raise ConfigError(f"--agent {value}: {match['name']!r} is no env or task of the suite ({', '.join(sorted(names))})")
+        elif default is not None:
+            raise ConfigError(f"--agent given two plain specs ({default!r}, {value!r}); name the env of the second: ENV=SPEC")
+        else:
+            default = value
+    if not overrides:
+        return default
+    # every task named, None where no spec is given: a task is never played by another task's spec
+    return {task.name: overrides.get(task.name, overrides.get(task.env, default)) for task in TASKS}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--agent", action="append", metavar="SPEC", help="the agent: a spec, or ENV=SPEC / TASK=SPEC for some tasks (repeatable)")
+    parser.add_argument("--quick", action="store_true", help="the first few games of every task (a smoke test: under a minute)")
+    parser.add_argument("--workers", type=int, default=1, help="processes playing the games (default 1); the figures are the same")
+    parser.add_argument("--tasks", nargs="+", metavar="TASK", help=f"only these tasks (default all: {', '.join(t.name for t in TASKS)})")
+    parser.add_argument("--move-time-limit", type=float, default=None, metavar="SECONDS", help="a move over this loses its game (default none)")
+    parser.add_argument("--out", help="report folder (default a new results/benchmark/<date>-<time>/; with --leaderboard: results)")
+    parser.add_argument("--overwrite", action="store_true", help="allow --out to replace an earlier report")
+    parser.add_argument("--no-progress", action="store_true", help="no progress lines on stderr")
+    group = parser.add_argument_group("the suite's own results")
+    group.add_argument("--leaderboard", action="store_true", help="benchmark every bot and shipped agent: OUT/leaderboard.md and .json")
+    group.add_argument("--measure-references", action="store_true", help="measure the normalization's constants again (suite_references.json)")
+    args = parser.parse_args(argv)
+    if sum(map(bool, (args.agent, args.leaderboard, args.measure_references))) != 1:
+        parser.error("give --agent SPEC, --leaderboard or --measure-references (one of them)")
+    return guarded(lambda: run(args), "benchmark interrupted; no report written")
+
+
+def run(args: argparse.Namespace) -> int:
+    progress = not args.no_progress
+    if args.measure_references:
+        path = write_anchors(measure_anchors(workers=args.workers, show_progress=progress))
+        print(f"References written to {path}")
+        return 0
+    if args.leaderboard:
+        print(write_leaderboard(Path(args.out or "results"), quick=args.quick, workers=args.workers, show_progress=progress))
+        return 0
+    agent = agent_mapping(args.agent)
+    out = output_dir(args.out, args.overwrite, None, "benchmark")
+    summary = benchmark(agent, out, label=" ".join(args.agent), quick=args.quick, workers=args.workers, tasks=args.tasks,
+                        move_time_limit=args.move_time_limit, show_progress=progress)
+    print(summary.markdown())
+    print(f"Report written to {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

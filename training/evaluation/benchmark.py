@@ -1,0 +1,516 @@
+"""Playing an agent through the benchmark suite (:mod:`training.evaluation.suite`) and scoring it.
+
+:func:`run_benchmark` takes the agent as a spec (the same at every task), a mapping of
+task or env names to specs, a factory called as ``factory(game, seed=seed)``, or an
+agent object (any object with ``reset(seed)`` and ``act(observation, action_mask)``),
+builds it once per task, and plays every task's games through the project's game loop
+(:func:`agents.match.play_game`, :func:`agents.match.pairing_game`): in this process or
+spread over ``workers`` processes, with the same games and results either way (every
+game is seeded by its number).
+
+A task the agent cannot be built for (no such bot in that game, no network shipped for
+that table, a factory that raises) is **not played**: the result names it and why, and
+the aggregates cover the tasks played. An agent that, during a game, raises, returns an
+illegal action, or takes longer than ``move_time_limit`` seconds over a move (timed
+after it returns: an agent that never returns is not stopped) **forfeits** that game:
+a loss (share 0) with several players, the game's lowest possible score
+(:meth:`envs.core.Game.score_bounds`) alone; the suite goes on, and the result counts
+each kind of forfeit and names its first occurrence.
+
+Scores per task (:func:`task_score`): the raw mean with its 95% interval (Wilson's for a
+share, always inside [0, 1]; the normal one for a mean score), and both mapped to the
+normalized scale. Aggregates over tasks (:func:`aggregates`) are rliable's.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent
+from agents.inverted_dice.solver import START, cached_solution
+from agents.match import pairing_game, play_game
+from agents.registry import check_spec, is_user_spec, make_agent
+from agents.user import as_agent, load_factory
+from envs.core import Game
+from envs.registry import make_game
+from training.evaluation.harness import mean_ci, share_interval
+from training.evaluation.suite import TASKS, Anchors, Task, load_anchors, task_by_name
+from training.framework.schema import ConfigError
+
+#: Bootstrap resamples behind the aggregates' intervals and the performance profile's bands.
+BOOTSTRAP_REPS = 2000
+BOOTSTRAP_SEED = 0
+#: Normalized-score thresholds of the performance profile.
+PROFILE_TAUS = np.linspace(-0.25, 2.0, 91)
+
+
+class Forfeit(Exception):
+    """The agent under test broke a rule of the benchmark during a game."""
+
+    def __init__(self, kind: str, detail: str):
+        super().__init__(f"{kind}: {detail}")
+        self.kind, self.detail = kind, detail
+
+
+class GuardedAgent(Agent):
+    """The agent under test, refereed: an exception, an illegal action or a move over the
+    time limit is a :class:`Forfeit`; thinking time and moves are added up."""
+
+    def __init__(self, agent: Agent, game: Game, move_time_limit: float | None = None):
+        self.agent, self.game, self.move_time_limit = agent, game, move_time_limit
+        self.name = getattr(agent, "name", "agent")
+        self.seconds, self.moves = 0.0, 0  # no reset here (Agent.__init__'s): the first game resets it
+
+    def reset(self, seed: int | None = None) -> None:
+        try:
+            self.agent.reset(seed)
+        except Exception as error:  # the agent under test may fail in any way: that is what is refereed
+            raise Forfeit("exception", f"reset() raised {type(error).__name__}: {error}") from None
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        started = time.perf_counter()
+        try:
+            action = self.agent.act(observation, action_mask)
+        except Exception as error:  # as in reset()
+            raise Forfeit("exception", f"act() raised {type(error).__name__}: {error}") from None
+        spent = time.perf_counter() - started
+        self.seconds += spent
+        self.moves += 1
+        if self.move_time_limit is not None and spent > self.move_time_limit:
+            raise Forfeit("time limit", f"a move took {spent:.3f} s, over the limit of {self.move_time_limit:g} s")
+        try:
+            action = self.game.check_action(action)
+        except ValueError as error:
+            raise Forfeit("illegal action", str(error)) from None
+        if not action_mask[action]:
+            raise Forfeit("illegal action", f"action {action} ({self.game.action_name(action)}) is not legal here")
+        return action
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """One game of a task, as the CSV of every game writes it."""
+
+    task: str
+    game: int  #: the game's number in the task
+    seed: int
+    seat: int  #: the agent's seat
+    raw: float  #: final score (one player) or 1 / ½ / 0 (several)
+    normalized: float
+    forfeit: str  #: "" or the kind: "exception", "illegal action", "time limit"
+    detail: str
+    moves: int  #: the agent's moves
+    think_seconds: float
+
+
+def play_task_game(task: Task, game: Game, agent: GuardedAgent, opponent: Agent | None, number: int, anchors: Anchors) -> GameRecord:
+    """Game ``number`` of ``task``; a forfeit ends it as the agent's loss."""
+    seat = number % game.num_players
+    moves, seconds = agent.moves, agent.seconds
+    forfeit = detail = ""
+    try:
+        if opponent is None:
+            state, _ = play_game(game, [agent], task.seed + number, task.random_opening_plies)
+            raw = float(state.scores()[0])
+        else:
+            seat, state, _ = pairing_game(game, agent, opponent, number, task.seed, task.random_opening_plies)
+            raw = (float(state.returns()[seat]) + 1.0) / 2.0
+    except Forfeit as error:
+        forfeit, detail = error.kind, error.detail
+        raw = float(game.score_bounds()[0]) if opponent is None else 0.0
+    return GameRecord(task.name, number, task.seed + number, seat, raw, float(anchors.normalize(raw)), forfeit, detail,
+                      agent.moves - moves, agent.seconds - seconds)
+
+
+# -- the agent under test ------------------------------------------------------------------
+#: A spec, a mapping of task or env names to specs (a task's own entry first; None: not played),
+#: a factory or an agent object.
+AgentSource = Any
+
+
+def spec_for(source: AgentSource, task: Task) -> str | None:
+    """The spec that plays ``task`` when ``source`` names agents by spec; None when none does."""
+    if isinstance(source, str):
+        return source
+    if isinstance(source, Mapping):
+        return source[task.name] if task.name in source else source.get(task.env)  # a task's own entry first
+    return None
+
+
+def is_factory(source: AgentSource) -> bool:
+    """A class or a function to call for each task's agent (an agent object is used as it is)."""
+    return isinstance(source, type) or (callable(source) and not hasattr(source, "act"))
+
+
+def describe(source: AgentSource) -> str:
+    """The agent in a few words, for reports."""
+    if isinstance(source, str):
+        return source
+    if isinstance(source, Mapping):
+        return ", ".join(f"{key}={value}" for key, value in source.items() if value is not None)
+    if is_factory(source):
+        return f"{getattr(source, '__module__', '?')}:{getattr(source, '__qualname__', repr(source))}"
+    return f"{type(source).__module__}:{type(source).__qualname__} (an object)"
+
+
+def build_candidate(source: AgentSource, task: Task, game: Game) -> Agent:
+    """The agent under test for ``task``, or :class:`NotPlayable` saying why there is none."""
+    seed = task.seed
+    spec = spec_for(source, task)
+    if isinstance(source, (str, Mapping)):
+        if spec is None:
+            where = task.name if task.name == task.env else f"{task.name} or {task.env}"
+            raise NotPlayable(f"no agent is named for {where}")
+        try:
+            return make_agent(task.env, spec, game, seed=seed)
+        except Exception as error:  # a bot missing in this game, a network not shipped for it, a user's factory failing
+            raise NotPlayable(one_line(error)) from None
+    try:
+        agent = source(game, seed=seed) if is_factory(source) else source
+        return as_agent(game, agent, describe(source))
+    except Exception as error:  # a user's factory may fail for a game in any way
+        raise NotPlayable(one_line(error)) from None
+
+
+class NotPlayable(Exception):
+    """The agent under test cannot be built for a task."""
+
+
+def one_line(error: Exception) -> str:
+    """An error's message on one line, paths under the working directory shown relative to it
+    (a report names ``checkpoints/...``, not the machine's own folders)."""
+    message = str(error.args[0]) if error.args else type(error).__name__
+    return " ".join(message.replace(f"{os.getcwd()}{os.sep}", "").split())
+
+
+def check_source(source: AgentSource, tasks: list[Task]) -> None:
+    """Bad input before any game, as a :class:`ConfigError`: a user's spec that cannot be imported,
+    or a spec that no game of its tasks knows (a misspelt bot, an option it does not take)."""
+    specs = [source] if isinstance(source, str) else list(source.values()) if isinstance(source, Mapping) else []
+    for spec in dict.fromkeys(spec for spec in specs if spec is not None):
+        if is_user_spec(spec):
+            try:
+                load_factory(spec)
+            except ValueError as error:
+                raise ConfigError(one_line(error)) from None
+        errors = []
+        for task in tasks:
+            if spec_for(source, task) != spec:
+                continue
+            try:
+                check_spec(task.env, spec)
+                break
+            except ValueError as error:
+                errors.append(one_line(error))
+        else:
+            if errors:
+                raise ConfigError(f"agent {spec!r} plays none of the suite's tasks: {errors[0]}")
+
+
+# -- running -----------------------------------------------------------------------------
+@dataclass
+class TaskRun:
+    """One task's outcome: its games, or why it was not played."""
+
+    task: Task
+    records: list[GameRecord] = field(default_factory=list)
+    not_played: str = ""
+    wall_seconds: float = 0.0
+
+
+@dataclass
+class BenchmarkRun:
+    agent: str
+    quick: bool
+    workers: int
+    move_time_limit: float | None
+    tasks: list[TaskRun]
+    anchors: dict[str, Anchors]
+    wall_seconds: float = 0.0
+
+    @property
+    def played(self) -> list[TaskRun]:
+        return [t for t in self.tasks if not t.not_played]
+
+
+#: One worker process's games, agents and anchors (built on first use, per task).
+_worker: dict = {}
+
+
+def _start_worker(source: AgentSource, move_time_limit: float | None, anchors: dict[str, Anchors]) -> None:
+    import torch  # agents with networks: one thread per process, as every evaluation sets it
+
+    torch.set_num_threads(1)
+    _worker.update(source=source, limit=move_time_limit, tasks={}, anchors=anchors)
+
+
+def _task_players(task: Task) -> tuple[Game, GuardedAgent, Agent | None]:
+    players = _worker["tasks"]
+    if task.name not in players:
+        game = make_game(task.env, **task.env_kwargs)
+        candidate = GuardedAgent(build_candidate(_worker["source"], task, game), game, _worker["limit"])
+        opponent = make_agent(task.env, task.opponent, game, seed=task.seed) if task.opponent else None
+        players[task.name] = (game, candidate, opponent)
+    return players[task.name]
+
+
+def _play_job(job: tuple[Task, int, int]) -> tuple[list[GameRecord], float]:
+    task, first, count = job
+    started = time.perf_counter()
+    game, candidate, opponent = _task_players(task)
+    anchors = _worker["anchors"][task.name]
+    records = [play_task_game(task, game, candidate, opponent, g, anchors) for g in range(first, first + count)]
+    return records, time.perf_counter() - started
+
+
+def _jobs(tasks: list[Task], quick: bool, workers: int) -> list[tuple[Task, int, int]]:
+    jobs = []
+    for task in tasks:
+        games = task.game_count(quick)
+        chunk = max(1, min(10, games // (4 * workers) or 1))
+        jobs += [(task, first, min(chunk, games - first)) for first in range(0, games, chunk)]
+    return jobs
+
+
+@contextmanager
+def progress_bar(total: int, enabled: bool = True) -> Iterator[Callable[[int], None]]:
+    """Games done / total on stderr: a bar on a terminal, else a line about every tenth (None: silent)."""
+    if not enabled:
+        yield lambda n: None
+        return
+    if sys.stderr.isatty():
+        from tqdm import tqdm  # the bar only where there is a terminal to draw it on
+
+        with tqdm(total=total, desc="benchmark games", unit="game", file=sys.stderr) as bar:
+            yield bar.update
+        return
+    started, done, step = time.perf_counter(), 0, max(1, total // 10)
+    next_line = step
+
+    def update(n: int) -> None:
+        nonlocal done, next_line
+        done += n
+        if done >= next_line or done == total:
+            next_line = (done // step + 1) * step
+            elapsed = time.perf_counter() - started
+            print(f"benchmark games {done}/{total}, {elapsed:.0f} s, about {elapsed / done * (total - done):.0f} s left",
+                  file=sys.stderr, flush=True)
+
+    yield update
+
+
+def run_benchmark(
+    agent: AgentSource,
+    quick: bool = False,
+    workers: int = 1,
+    tasks: list[str] | None = None,
+    move_time_limit: float | None = None,
+    show_progress: bool = True,
+    anchors: dict[str, Anchors] | None = None,
+    label: str | None = None,
+) -> BenchmarkRun:
+    """Play ``agent`` through the suite (or the ``tasks`` named) and return every game.
+
+    ``agent``: an agent spec (``"heuristic"``, ``"my_agents:Greedy"``, a run folder), a
+    mapping of task or env names to specs, a factory ``factory(game, seed=seed)`` or an
+    agent object. Bad input is a :class:`ConfigError`; see the module docstring for the
+    tasks not played and the games forfeited. ``anchors`` replaces the suite's stored
+    references (:func:`measure_anchors` scores raw points with the identity); ``label`` names
+    the agent in reports (default: the spec, or the factory's or object's class).
+    """
+    if workers <= 0:
+        raise ConfigError(f"workers must be positive, got {workers}")
+    if move_time_limit is not None and move_time_limit <= 0:
+        raise ConfigError(f"the move time limit must be positive, got {move_time_limit}")
+    try:
+        chosen = list(TASKS) if tasks is None else [task_by_name(name) for name in tasks]
+    except KeyError as error:
+        raise ConfigError(error.args[0]) from None
+    check_source(agent, chosen)
+    started = time.perf_counter()
+    anchors = anchors or load_anchors()
+    _start_worker(agent, move_time_limit, anchors)
+    runs = {task.name: TaskRun(task) for task in chosen}
+    for task in chosen:  # built here first: a task the agent cannot play is known before any game
+        try:
+            _task_players(task)
+        except NotPlayable as error:
+            runs[task.name].not_played = str(error)
+    if all(r.not_played for r in runs.values()):
+        _worker.clear()
+        reasons = "; ".join(f"{name}: {r.not_played}" for name, r in runs.items())
+        raise ConfigError(f"the agent {describe(agent)} can play none of the tasks: {reasons}")
+    playable = [task for task in chosen if not runs[task.name].not_played]
+    jobs = _jobs(playable, quick, workers)
+    try:
+        with progress_bar(sum(count for _, _, count in jobs), show_progress) as update:
+            for job, (records, seconds) in zip(jobs, _map(jobs, (agent, move_time_limit, anchors), workers)):
+                runs[job[0].name].records += records  # jobs come back in order: games stay in order
+                runs[job[0].name].wall_seconds += seconds
+                update(len(records))
+    finally:
+        _worker.clear()
+    return BenchmarkRun(label or describe(agent), quick, workers, move_time_limit, list(runs.values()), anchors,
+                        time.perf_counter() - started)
+
+
+def _map(jobs, worker_args: tuple, workers: int):
+    if workers == 1:
+        yield from map(_play_job, jobs)
+        return
+    import multiprocessing  # only for several workers
+
+    context = multiprocessing.get_context("spawn")  # forked torch and Numba threads can deadlock
+    with context.Pool(workers, initializer=_start_worker, initargs=worker_args) as pool:
+        yield from pool.imap(_play_job, jobs)
+
+
+# -- scores ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class TaskScore:
+    task: str
+    games: int
+    raw: float
+    raw_low: float
+    raw_high: float
+    normalized: float
+    low: float
+    high: float
+    forfeits: dict[str, int]  #: kind -> games
+    forfeit_examples: dict[str, str]  #: kind -> the first one's detail
+    ms_per_move: float
+
+
+def task_score(run: TaskRun, anchors: Anchors) -> TaskScore:
+    """The raw mean and its 95% interval (Wilson's for a share, the normal one for a mean
+    score), both also on the normalized scale."""
+    raw = np.array([r.raw for r in run.records])
+    if run.task.players == 1:
+        mean, half = mean_ci(raw)
+        low, high = mean - half, mean + half
+    else:
+        mean, low, high = share_interval(raw)
+    forfeits: dict[str, int] = {}
+    examples: dict[str, str] = {}
+    for record in run.records:
+        if record.forfeit:
+            forfeits[record.forfeit] = forfeits.get(record.forfeit, 0) + 1
+            examples.setdefault(record.forfeit, f"game {record.game}: {record.detail}")
+    moves = sum(r.moves for r in run.records)
+    seconds = sum(r.think_seconds for r in run.records)
+    return TaskScore(run.task.name, len(raw), mean, low, high, float(anchors.normalize(mean)), float(anchors.normalize(low)),
+                     float(anchors.normalize(high)), forfeits, examples, 1000.0 * seconds / max(moves, 1))
+
+
+AGGREGATES = ("IQM", "mean", "median", "optimality gap")
+
+
+def _aggregate(*task_scores: np.ndarray) -> np.ndarray:
+    """rliable's aggregates over the tasks' mean normalized scores (one agent: one run per task)."""
+    from rliable import metrics  # rliable loads statsmodels and arch: seconds, paid only when aggregating
+
+    means = np.array([[scores.mean() for scores in task_scores]])
+    return np.array([metrics.aggregate_iqm(means), metrics.aggregate_mean(means), metrics.aggregate_median(means),
+                     metrics.aggregate_optimality_gap(means, 1.0)])
+
+
+def _profile(*task_scores: np.ndarray) -> np.ndarray:
+    """The performance profile: the fraction of tasks whose mean normalized score exceeds each threshold."""
+    means = np.array([scores.mean() for scores in task_scores])
+    return (means[:, None] > PROFILE_TAUS[None, :]).mean(axis=0)
+
+
+def _interval_estimates(per_task: list[np.ndarray], func) -> tuple[np.ndarray, np.ndarray]:
+    """``func`` of the tasks' per-game normalized scores and its 95% stratified bootstrap interval:
+    each task's games resampled on their own (rliable's ``StratifiedIndependentBootstrap``)."""
+    from rliable import library  # as in _aggregate
+
+    # rliable's StratifiedIndependentBootstrap draws its indices from numpy's global generator
+    # (its random_state goes unused): seeded here, for the same intervals on every run, and restored
+    saved = np.random.get_state()
+    np.random.seed(BOOTSTRAP_SEED)
+    try:
+        point, interval = library.get_interval_estimates(
+            {"agent": per_task}, func, reps=BOOTSTRAP_REPS, random_state=np.random.RandomState(BOOTSTRAP_SEED)
+        )
+    finally:
+        np.random.set_state(saved)
+    return np.asarray(point["agent"]), np.asarray(interval["agent"])
+
+
+def per_task_normalized(run: BenchmarkRun) -> list[np.ndarray]:
+    return [np.array([r.normalized for r in task.records]) for task in run.played]
+
+
+def aggregates(run: BenchmarkRun) -> dict[str, tuple[float, float, float]]:
+    """IQM, mean, median and optimality gap over the tasks played, each with its 95% interval
+    from a stratified bootstrap over each task's games."""
+    point, interval = _interval_estimates(per_task_normalized(run), _aggregate)
+    return {name: (float(point[i]), float(interval[0, i]), float(interval[1, i])) for i, name in enumerate(AGGREGATES)}
+
+
+def performance_profile(run: BenchmarkRun) -> tuple[np.ndarray, np.ndarray]:
+    """The profile over :data:`PROFILE_TAUS` and its 95% band (2 x taus)."""
+    return _interval_estimates(per_task_normalized(run), _profile)
+
+
+# -- the references ----------------------------------------------------------------------
+def measure_anchors(workers: int = 1, show_progress: bool = True) -> dict[str, Anchors]:
+    """Every task's anchors measured on the default suite's games (:mod:`training.evaluation.suite`)."""
+    identity = Anchors(0.0, 1.0, "", "")  # raw scores: the run is scored against nothing yet
+    raw = {task.name: identity for task in TASKS}
+    random_run = run_benchmark("random", workers=workers, show_progress=show_progress, anchors=raw)
+    anchors = {}
+    for task in TASKS:
+        (played,) = [r for r in random_run.tasks if r.task.name == task.name]
+        random_mean = float(np.mean([r.raw for r in played.records]))
+        random_source = f"random's {task.measure} over the task's {task.games} games"
+        if task.env == "inverted_dice":
+            reference = float(cached_solution(task.env_kwargs.get("free_cross_out", False)).value[START])
+            source = "the exact optimum: the solver's expected score of a fresh sheet (agents/inverted_dice/solver.py)"
+        elif task.players == 1:
+            run = run_benchmark(task.reference, workers=workers, tasks=[task.name], show_progress=show_progress, anchors=raw)
+            reference = float(np.mean([r.raw for r in run.tasks[0].records]))
+            source = f"{task.reference}'s mean score over the task's {task.games} games"
+        elif task.players == 2:
+            reference = 0.5
+            source = f"{task.reference} against itself: exactly ½ (the two seats' scores add up to 1 in every game)"
+        else:
+            reference = self_play_share(task, workers, show_progress)
+            source = (f"{task.reference} against {task.players - 1} copies of itself: the mean share of all "
+                      f"{task.players} seats over the task's {task.games} games, measured")
+        anchors[task.name] = Anchors(random_mean, reference, random_source, source)
+    return anchors
+
+
+def self_play_share(task: Task, workers: int = 1, show_progress: bool = True) -> float:
+    """The reference's mean share at a table of itself: every seat of the task's games, counted."""
+    game = make_game(task.env, **task.env_kwargs)
+    agents = [make_agent(task.env, task.opponent, game, seed=task.seed + seat) for seat in range(game.num_players)]
+    total = 0.0
+    with progress_bar(task.games, show_progress) as update:
+        for number in range(task.games):
+            state, _ = play_game(game, agents, task.seed + number, task.random_opening_plies)
+            total += float(((state.returns() + 1.0) / 2.0).sum())
+            update(1)
+    return total / (task.games * game.num_players)
+
+
+def machine() -> dict[str, Any]:
+    """Where a benchmark ran: the figures do not depend on it, the timings do."""
+    return {
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "processor": platform.processor() or platform.machine(),
+        "cpus": os.cpu_count(),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+    }

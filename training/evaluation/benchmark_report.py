@@ -1,0 +1,310 @@
+"""The benchmark's report folder and the leaderboard: the one owner of their formats.
+
+A report folder (:func:`write_report`) holds
+
+* ``report.md``: the agent's normalized score on every task with its 95% interval, the
+  aggregates (rliable's IQM, mean, median and optimality gap with stratified bootstrap
+  intervals), the tasks not played and the games forfeited, and the machine and timings;
+* ``benchmark.json``: the same figures and everything needed to compare them
+  (:data:`SCHEMA_VERSION`, the suite's version, the package's and every env's versions,
+  each task's seeds and games, the agent, the machine, the timings);
+* ``games.csv``: every game (task, number, seed, seat, raw and normalized score, forfeit);
+* ``tasks.png`` (the per-task bar chart) and ``profile.png`` (the performance profile:
+  the fraction of tasks whose normalized score exceeds each threshold, with its band).
+
+Every figure is the same on every run (seeded games, a seeded bootstrap); only the
+timings and the machine's load change. :func:`write_leaderboard` benchmarks every bot and
+every shipped agent and writes ``leaderboard.md`` and ``leaderboard.json``, with each
+agent's own report folder beside them.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import warnings
+from dataclasses import asdict
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+
+from agents.registry import BOTS, NETWORK_AGENTS
+from envs.registry import get_entry
+from training.evaluation.benchmark import (
+    AGGREGATES,
+    PROFILE_TAUS,
+    BenchmarkRun,
+    TaskScore,
+    aggregates,
+    machine,
+    performance_profile,
+    run_benchmark,
+    task_score,
+)
+from training.evaluation.report import report_folder
+from training.evaluation.suite import MEASURE_COMMAND, SUITE_VERSION, TASKS, Task
+
+#: Version of ``benchmark.json`` and ``leaderboard.json``: bumped when a key changes meaning.
+SCHEMA_VERSION = 1
+DOCS = "docs/benchmark.md"
+
+
+def package_version() -> str:
+    try:
+        return metadata.version("tabletop-dice-rl")
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def _interval(value: float, low: float, high: float, digits: int = 3) -> str:
+    return f"{value:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def _table(task: Task) -> str:
+    options = ", ".join(f"{k}={v}" for k, v in task.env_kwargs.items())
+    return f"{get_entry(task.env).versioned_name}({options})"
+
+
+class Summary:
+    """Every figure of a benchmark run, computed once: task scores and aggregates."""
+
+    def __init__(self, run: BenchmarkRun):
+        self.run = run
+        self.scores: dict[str, TaskScore] = {t.task.name: task_score(t, run.anchors[t.task.name]) for t in run.played}
+        with warnings.catch_warnings():
+            # rliable hands arch a RandomState, which arch now warns about; the draws are the same
+            warnings.filterwarnings("ignore", message="random_state is deprecated", category=FutureWarning)
+            self.aggregates = aggregates(run)
+            self.profile, self.profile_band = performance_profile(run)
+
+    def to_dict(self) -> dict:
+        run = self.run
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "suite_version": SUITE_VERSION,
+            "package_version": package_version(),
+            "envs": {t.task.env: get_entry(t.task.env).versioned_name for t in run.tasks},
+            "agent": run.agent,
+            "quick": run.quick,
+            "move_time_limit": run.move_time_limit,
+            "tasks": [
+                {
+                    "task": t.task.name,
+                    "env": t.task.env,
+                    "env_kwargs": t.task.env_kwargs,
+                    "opponent": t.task.opponent,
+                    "games": t.task.game_count(run.quick),
+                    "first_seed": t.task.seed,
+                    "random_opening_plies": t.task.random_opening_plies,
+                    "measure": t.task.measure,
+                    "anchors": asdict(run.anchors[t.task.name]),
+                    "not_played": t.not_played or None,
+                    "score": self._score_dict(self.scores.get(t.task.name)),
+                }
+                for t in run.tasks
+            ],
+            "aggregates": {
+                "tasks": [t.task.name for t in run.played],
+                **{name: {"value": v, "ci95": [low, high]} for name, (v, low, high) in self.aggregates.items()},
+            },
+            "performance_profile": {
+                "tau": [round(float(x), 4) for x in PROFILE_TAUS],
+                "fraction": [float(x) for x in self.profile],
+                "ci95": [[float(x) for x in row] for row in self.profile_band],
+            },
+            "machine": machine(),
+            "timings": {
+                "wall_seconds": round(run.wall_seconds, 2),
+                "workers": run.workers,
+                "tasks": {t.task.name: {"wall_seconds": round(t.wall_seconds, 2), "agent_ms_per_move": round(self.scores[t.task.name].ms_per_move, 3)}
+                          for t in run.played},
+            },
+        }
+
+    @staticmethod
+    def _score_dict(score: TaskScore | None) -> dict | None:
+        if score is None:
+            return None
+        return {
+            "raw": score.raw, "raw_ci95": [score.raw_low, score.raw_high],
+            "normalized": score.normalized, "normalized_ci95": [score.low, score.high],
+            "forfeits": score.forfeits, "forfeit_examples": score.forfeit_examples,
+        }
+
+    def markdown(self) -> str:
+        run = self.run
+        lines = [
+            f"# Benchmark of `{run.agent}`",
+            "",
+            f"Suite version {SUITE_VERSION}{' (--quick: the first games of each task only)' if run.quick else ''}; "
+            f"package {package_version()}. Normalized score: 0 = uniform random, 1 = the task's reference "
+            f"(see {DOCS}). Raw: the mean final score of a one-player game, or the share of a game of several "
+            "(1 for a win, a shared one too, ½ for a draw, 0 for a loss). 95% intervals: Wilson's for a share, "
+            "the normal one for a mean score.",
+            "",
+            "| task | table | opponent | games | measure | raw | normalized | forfeits |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for t in run.tasks:
+            task = t.task
+            opponent = f"`{task.opponent}`" if task.opponent else "—"
+            if t.not_played:
+                lines.append(f"| {task.name} | {_table(task)} | {opponent} | — | {task.measure} | not played | — | — |")
+                continue
+            s = self.scores[task.name]
+            digits = 1 if task.players == 1 else 3
+            forfeits = ", ".join(f"{n} {kind}" for kind, n in s.forfeits.items()) or "0"
+            lines.append(
+                f"| {task.name} | {_table(task)} | {opponent} | {s.games} | {task.measure} | {_interval(s.raw, s.raw_low, s.raw_high, digits)} "
+                f"| {_interval(s.normalized, s.low, s.high)} | {forfeits} |"
+            )
+        played = len(run.played)
+        lines += [
+            "",
+            f"Aggregates over the {played} task{'s' * (played != 1)} played (rliable; 95% stratified bootstrap intervals, "
+            f"each task's games resampled on their own):",
+            "",
+            "| " + " | ".join(AGGREGATES) + " |",
+            "|" + "---|" * len(AGGREGATES),
+            "| " + " | ".join(_interval(*self.aggregates[name]) for name in AGGREGATES) + " |",
+        ]
+        not_played = [t for t in run.tasks if t.not_played]
+        if not_played:
+            lines += ["", "Not played (the aggregates leave these out, so they compare only with runs of the same tasks):", ""]
+            lines += [f"* {t.task.name}: {t.not_played}" for t in not_played]
+        forfeited = [(name, s) for name, s in self.scores.items() if s.forfeits]
+        if forfeited:
+            lines += ["", "Forfeited games (lost, and the suite went on):", ""]
+            for name, s in forfeited:
+                for kind, count in s.forfeits.items():
+                    lines.append(f"* {name}: {count} game{'s' * (count != 1)} for {kind}; the first, {s.forfeit_examples[kind]}")
+        load = ", ".join(f"{x:.1f}" for x in machine()["load_average"])
+        lines += [
+            "",
+            "## Machine and timing",
+            "",
+            f"{run.wall_seconds:.0f} s of wall time with {run.workers} worker{'s' * (run.workers != 1)} on "
+            f"{machine()['cpus']} CPUs (load average {load} at the end); these change from run to run, the figures above do not.",
+            "",
+        ]
+        return "\n".join(lines)
+
+    def write(self, out: Path) -> None:
+        """The report folder, written together once every figure is known (:func:`report_folder`)."""
+        with report_folder(out) as staging:
+            (staging / "report.md").write_text(self.markdown())
+            (staging / "benchmark.json").write_text(json.dumps(self.to_dict(), indent=2) + "\n")
+            with (staging / "games.csv").open("w", newline="") as handle:
+                writer = csv.writer(handle)
+                writer.writerow(["task", "game", "seed", "seat", "raw", "normalized", "forfeit", "detail", "moves"])
+                for t in self.run.played:
+                    for r in t.records:
+                        writer.writerow([r.task, r.game, r.seed, r.seat, f"{r.raw:g}", f"{r.normalized:.6f}", r.forfeit, r.detail, r.moves])
+            self._plot(staging)
+
+    def _plot(self, folder: Path) -> None:
+        import matplotlib  # plotting: loaded only to write the figures
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from rliable import plot_utils  # as matplotlib
+
+        names = list(self.scores)
+        values = np.array([self.scores[n].normalized for n in names])
+        errors = np.array([[self.scores[n].normalized - self.scores[n].low for n in names],
+                           [self.scores[n].high - self.scores[n].normalized for n in names]])
+        fig, ax = plt.subplots(figsize=(7, 0.9 + 0.45 * len(names)))
+        y = np.arange(len(names))[::-1]
+        ax.barh(y, values, xerr=errors, capsize=3, color="#4c72b0")
+        ax.axvline(0, color="grey", linewidth=1)
+        ax.axvline(1, color="black", linestyle="--", linewidth=1)
+        ax.set_yticks(y, names)
+        ax.set_xlabel("normalized score (0 = uniform random, 1 = reference: dashed), 95% interval")
+        ax.set_title(f"{self.run.agent}: suite v{SUITE_VERSION}{' (quick)' if self.run.quick else ''}")
+        fig.tight_layout()
+        fig.savefig(folder / "tasks.png", dpi=100)
+        plt.close(fig)
+
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        plot_utils.plot_performance_profiles(
+            {self.run.agent: self.profile}, PROFILE_TAUS, performance_profile_cis={self.run.agent: self.profile_band}, ax=ax,
+            xlabel=r"normalized score $\tau$", ylabel=r"fraction of tasks with score $> \tau$",
+        )
+        ax.axvline(1, color="black", linestyle="--", linewidth=1)
+        ax.set_title(f"performance profile over {len(names)} tasks (95% band)")
+        ax.legend(loc="upper right")
+        fig.tight_layout()
+        fig.savefig(folder / "profile.png", dpi=100)
+        plt.close(fig)
+
+
+def benchmark(agent, out: str | Path | None = None, label: str | None = None, **options) -> Summary:
+    """Benchmark ``agent`` (a spec, a mapping of task / env names to specs, a factory
+    ``factory(game, seed=seed)`` or an agent object) and, given ``out``, write its report folder.
+
+    ``options`` are :func:`~training.evaluation.benchmark.run_benchmark`'s: ``quick``,
+    ``workers``, ``tasks``, ``move_time_limit``, ``show_progress``. The returned
+    :class:`Summary` holds every figure: ``scores`` per task, ``aggregates``, ``to_dict()``.
+    """
+    summary = Summary(run_benchmark(agent, label=label, **options))
+    if out is not None:
+        summary.write(Path(out))
+    return summary
+
+
+# -- the leaderboard ---------------------------------------------------------------------
+def leaderboard_agents() -> list[str]:
+    """Every bot and every shipped agent, as the spec each is tried as at every task: where the
+    task's game has no such agent (a bot of another game, no network shipped for that table,
+    a search that needs perfect information), the task is not played and its report says why."""
+    return ["random", *dict.fromkeys(name for bots in BOTS.values() for name in bots), *NETWORK_AGENTS, "td"]
+
+
+def write_leaderboard(out: Path, quick: bool = False, workers: int = 1, show_progress: bool = True) -> str:
+    """Benchmark every agent of :func:`leaderboard_agents`; write ``leaderboard.md``, ``leaderboard.json``
+    and each agent's report folder under ``out/leaderboard/<agent>/``; return the Markdown."""
+    summaries = {}
+    for name in leaderboard_agents():
+        run = run_benchmark(name, quick=quick, workers=workers, show_progress=show_progress, label=name)
+        summaries[name] = Summary(run)
+        summaries[name].write(out / "leaderboard" / name.replace("+", "_"))
+    tasks = [t.name for t in TASKS]
+    lines = [
+        f"# Leaderboard: every bot and shipped agent on the benchmark suite v{SUITE_VERSION}"
+        + (" (--quick)" if quick else ""),
+        "",
+        f"Normalized score per task (0 = uniform random, 1 = the task's reference; see {DOCS}), 95% intervals; "
+        "IQM over the tasks each agent plays (rliable, stratified bootstrap 95% interval). Each agent is tried at every "
+        "task; '—' is a task it cannot play (its report says why), so IQMs over different tasks do not compare. "
+        f"Each agent's report folder is under `leaderboard/`. Regenerate: `make results` "
+        f"(references: `{MEASURE_COMMAND}`).",
+        "",
+        "| agent | " + " | ".join(tasks) + " | tasks | IQM |",
+        "|---|" + "---|" * (len(tasks) + 2),
+    ]
+    rows_json = []
+    for name, summary in summaries.items():
+        cells = [_interval(s.normalized, s.low, s.high, 2) if (s := summary.scores.get(t)) else "—" for t in tasks]
+        iqm = _interval(*summary.aggregates["IQM"], 2)
+        lines.append(f"| `{name}` | " + " | ".join(cells) + f" | {len(summary.scores)} | {iqm} |")
+        rows_json.append(summary.to_dict())
+    total = sum(s.run.wall_seconds for s in summaries.values())
+    load = ", ".join(f"{x:.1f}" for x in machine()["load_average"])
+    lines += [
+        "",
+        "Wall time of each agent's suite (the machine's, under its load; the scores do not depend on it):",
+        "",
+        "| agent | wall time (s) |",
+        "|---|---|",
+        *(f"| `{name}` | {s.run.wall_seconds:.0f} |" for name, s in summaries.items()),
+        "",
+        f"{total:.0f} s in all with {workers} worker{'s' * (workers != 1)} on {machine()['cpus']} CPUs (load average {load} at the end).",
+        "",
+    ]
+    markdown = "\n".join(lines)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "leaderboard.md").write_text(markdown)
+    (out / "leaderboard.json").write_text(json.dumps({"schema_version": SCHEMA_VERSION, "suite_version": SUITE_VERSION,
+                                                      "quick": quick, "agents": rows_json}, indent=2) + "\n")
+    return markdown

@@ -1,0 +1,146 @@
+"""The benchmark suite: its tasks, its version, and the normalized score, defined here once.
+
+A **task** is one game at one table against one fixed opponent, with fixed seeds, game
+counts and seat rotation: every env at the table its config trains at
+(``configs/<env>.yaml``), plus Lost Dice at three and four players and Roll Five at
+four. The agent under test plays seat ``g % players`` in game ``g`` (seats rotate
+evenly; the game counts are multiples of the players) and the task's opponent every
+other seat; game ``g`` is seeded ``seed + g`` (dice, agents and any random opening), so
+a task's games are the same on every run, in any number of processes.
+
+**The normalized score** of a task puts every game on one scale:
+
+    normalized = (raw - random) / (reference - random)
+
+0 is the uniform-random agent and 1 the reference. ``raw`` is the agent's mean final
+score in a one-player game, and in a game of several players its share: the mean over
+games of 1 for a win (a shared win counts for each winner), ½ for a draw, 0 for a loss.
+The reference is the strongest the project knows for the task:
+
+* Inverted Dice: the exact optimum, the solver's expected score of a fresh sheet
+  (:mod:`agents.inverted_dice.solver`): no agent can beat 1 in expectation;
+* Six Hundred: its heuristic, the only bot (its mean score over the task's games);
+* games of several players: the strongest bot, which is also the task's opponent. Its
+  share against copies of itself is exactly ½ at two players (the two seats' scores add
+  up to 1 in every game); at three or four it is not 1 / n, because shared wins count
+  for each winner, so it is measured (the mean share of all seats over the task's
+  games, every seat the reference).
+
+Why these: an agent's score against the strongest bot says how close it comes to the
+best play the project can field (1: as good as the bot; above 1: better), the way
+Atari's human-normalized and Procgen's normalized returns put games of different
+scales side by side. ``random`` is the floor of every task, measured on the task's own
+games against its own opponent. The constants are measured once per suite version and
+stored in ``suite_references.json`` beside this module with the command that measures
+them (``python training/benchmark.py --measure-references``); they are definitions of
+the scale, not estimates the benchmark's intervals account for.
+
+Changing a task (its table, opponent, seeds or game counts) or a reference changes
+what the numbers mean: bump :data:`SUITE_VERSION` and measure the references again.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+SUITE_VERSION = "1"
+
+#: The file of measured constants, package data beside this module.
+REFERENCES_FILE = "suite_references.json"
+MEASURE_COMMAND = "python training/benchmark.py --measure-references"
+
+
+@dataclass(frozen=True)
+class Task:
+    name: str  #: the task's name in reports, e.g. ``"lost_dice_3p"``
+    env: str  #: the env (:data:`envs.registry.ENVS`)
+    env_kwargs: dict = field(default_factory=dict)  #: the table: game options
+    opponent: str | None = None  #: agent spec of every other seat (None: one player)
+    reference: str = ""  #: what normalized 1 is, in words
+    games: int = 0  #: games of the default suite
+    quick_games: int = 0  #: games of ``--quick``: the first ones of the default suite's
+    seed: int = 0  #: game ``g`` is seeded ``seed + g``
+    random_opening_plies: int = 0  #: uniformly random first plies (games without chance)
+
+    @property
+    def players(self) -> int:
+        return int(self.env_kwargs.get("num_players", 1))
+
+    @property
+    def measure(self) -> str:
+        """What ``raw`` is for this task: a one-player game's mean final score, or the share of
+        several players' (the mean of 1 for a win, shared wins included, ½ for a draw, 0 for a loss)."""
+        return "mean score" if self.players == 1 else "share"
+
+    def game_count(self, quick: bool) -> int:
+        return self.quick_games if quick else self.games
+
+
+TASKS: tuple[Task, ...] = (
+    Task("inverted_dice", "inverted_dice", {"num_players": 1, "free_cross_out": False}, None,
+         "the exact optimum (solver's expected score)", 500, 20, 1_000_000),
+    Task("six_hundred", "six_hundred", {"num_players": 1}, None, "heuristic", 300, 10, 2_000_000),
+    # Invers has no dice: two random opening plies (576 openings) make its games independent.
+    Task("invers", "invers", {"num_players": 2}, "search", "search", 200, 8, 3_000_000, random_opening_plies=2),
+    Task("roll_five", "roll_five", {"num_players": 2, "mode": "tournament"}, "search", "search", 400, 12, 4_000_000),
+    Task("roll_five_4p", "roll_five", {"num_players": 4, "mode": "tournament"}, "search", "search", 400, 12, 5_000_000),
+    Task("lost_dice", "lost_dice", {"num_players": 2}, "search", "search", 400, 12, 6_000_000),
+    Task("lost_dice_3p", "lost_dice", {"num_players": 3}, "search", "search", 300, 12, 7_000_000),
+    Task("lost_dice_4p", "lost_dice", {"num_players": 4}, "search", "search", 200, 12, 8_000_000),
+    Task("keldice", "keldice", {"num_players": 2}, "search", "search", 400, 12, 9_000_000),
+)
+
+
+def task_by_name(name: str) -> Task:
+    for task in TASKS:
+        if task.name == name:
+            return task
+    raise KeyError(f"unknown task {name!r}; the suite's tasks: {', '.join(t.name for t in TASKS)}")
+
+
+@dataclass(frozen=True)
+class Anchors:
+    """The raw scores of a task that map to 0 and 1, and where each comes from."""
+
+    random: float
+    reference: float
+    random_source: str
+    reference_source: str
+
+    def normalize(self, raw):
+        """``(raw - random) / (reference - random)``: a number or a numpy array."""
+        return (raw - self.random) / (self.reference - self.random)
+
+
+def references_path() -> Path:
+    return Path(str(resources.files(__package__) / REFERENCES_FILE))
+
+
+def load_anchors(path: Path | None = None) -> dict[str, Anchors]:
+    """Every task's anchors, from the references file of this suite version."""
+    path = path or references_path()
+    data = json.loads(path.read_text())
+    if data.get("suite_version") != SUITE_VERSION:
+        raise ValueError(
+            f"{path} holds references of suite version {data.get('suite_version')!r}, not {SUITE_VERSION!r}: "
+            f"measure them again with `{MEASURE_COMMAND}`"
+        )
+    anchors = {name: Anchors(**values) for name, values in data["tasks"].items()}
+    missing = [t.name for t in TASKS if t.name not in anchors]
+    if missing:
+        raise ValueError(f"{path} has no references for {missing}: measure them with `{MEASURE_COMMAND}`")
+    return anchors
+
+
+def write_anchors(anchors: dict[str, Anchors], path: Path | None = None) -> Path:
+    path = path or references_path()
+    data = {
+        "suite_version": SUITE_VERSION,
+        "command": MEASURE_COMMAND,
+        "tasks": {name: vars(a) for name, a in anchors.items()},
+    }
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    return path
