@@ -12,7 +12,7 @@
 #                         network at two and four players over 10,000 games, and the Invers network alone and
 #                         in its search against the search bot, and the benchmark suite's leaderboard of every bot and
 #                         shipped agent: results/leaderboard.md); the tables come out the same, digit for digit,
-#                         on every run (the ladders' time per move, in its own table, is the machine's); it ends by
+#                         on every run (the wall times and the ladders' time per move go to timing.md files, not committed); it ends by
 #                         turning results/ into the docs' results pages and the README's results table
 
 PYTHON_SYSTEM ?= python3

@@ -186,7 +186,8 @@ def test_an_agent_object_or_factory_is_benchmarked_from_python():
 # -- figures and files ---------------------------------------------------------------------
 def figures(summary: Summary) -> dict:
     data = summary.to_dict()
-    del data["machine"], data["timings"]
+    assert "machine" not in data and "timings" not in data  # they go to timing.json: the figures alone come out the same
+    assert summary.timing_dict()["timings"]["wall_seconds"] >= 0
     return data
 
 
@@ -203,7 +204,10 @@ def test_the_report_folder_holds_every_game_and_the_plots(tmp_path, capsys):
     out = tmp_path / "report"
     assert command.main(["--agent", "random", "--agent", "inverted_dice=heuristic", "--quick", "--tasks", *FEW,
                          "--out", str(out), "--no-progress"]) == 0
-    assert sorted(p.name for p in out.iterdir()) == ["benchmark.json", "games.csv", "profile.png", "report.md", "tasks.png"]
+    assert sorted(p.name for p in out.iterdir()) == ["benchmark.json", "games.csv", "profile.png", "report.md", "tasks.png", "timing.json", "timing.md"]
+    timing = json.loads((out / "timing.json").read_text())
+    assert timing["machine"]["cpus"] >= 1 and set(timing["timings"]["tasks"]) == set(FEW)
+    assert "s of wall time" in (out / "timing.md").read_text() and "s of wall time" not in (out / "report.md").read_text()
     data = json.loads((out / "benchmark.json").read_text())
     assert data["schema_version"] == 1 and data["suite_version"] == SUITE_VERSION
     assert data["agent"] == "random inverted_dice=heuristic"

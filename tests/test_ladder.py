@@ -30,8 +30,9 @@ def test_a_clean_sweep_stays_finite_and_intervals_bracket_the_fit():
 def test_ladder_writes_table_heatmap_and_chart(tmp_path):
     report = tournament.run_ladder("invers", ["random", "greedy", "search:depth=1"], games=4, seed=0, out=tmp_path, random_opening_plies=2)
     assert report.count("| `") >= 3 + 3  # three ratings and three pairings
-    for name in ("ladder.md", "pairings.csv", "heatmap.png", "ratings.png"):
+    for name in ("ladder.md", "pairings.csv", "heatmap.png", "ratings.png", "timing.md"):
         assert (tmp_path / name).stat().st_size > 0
+    assert "ms / move" in (tmp_path / "timing.md").read_text() and "ms / move" not in report  # the machine's figures stand apart
     with pytest.raises(ValueError, match="distinct"):
         tournament.run_ladder("invers", ["random", "random"], games=2, seed=0, out=tmp_path, random_opening_plies=0)
 

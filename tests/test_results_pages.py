@@ -88,6 +88,7 @@ def results_tree(tmp_path: Path) -> Path:
         "keldice/report.md": NOT_SHIPPED.replace("inverted_dice", "keldice"),
         "leaderboard.md": "# Leaderboard\n\nAny other table a command writes here.\n",
         "invers/short/ladder.md": LADDER.replace("| 20 | 20 | 2 | 2 | 16 |", "| 4 | 4 | 0 | 0 | 4 |"),
+        "invers/short/timing.md": "Time per move: the machine's, different on every run (no page of its own)\n",
     }.items():
         (results / name).parent.mkdir(parents=True, exist_ok=True)
         (results / name).write_text(text)

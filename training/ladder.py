@@ -14,8 +14,9 @@ one ladder, not across machines).
 
 Written to ``--out`` (default ``./results/<env>/ladder/``, under the current directory:
 :mod:`training.framework.paths`): ``ladder.md`` (the rating table and every pairing),
-``pairings.csv``, ``heatmap.png`` (score of each row agent against each column agent)
-and ``ratings.png`` (ratings with their intervals).
+``pairings.csv``, ``heatmap.png`` (score of each row agent against each column agent),
+``ratings.png`` (ratings with their intervals) and ``timing.md`` (each agent's time per
+move, with the machine and its load: the one file that changes from run to run).
 """
 
 from __future__ import annotations

@@ -4,18 +4,21 @@ A report folder (:func:`write_report`) holds
 
 * ``report.md``: the agent's normalized score on every task with its 95% interval, the
   aggregates (rliable's IQM, mean, median and optimality gap with stratified bootstrap
-  intervals), the tasks not played and the games forfeited, and the machine and timings;
+  intervals), the tasks not played and the games forfeited;
 * ``benchmark.json``: the same figures and everything needed to compare them
   (:data:`SCHEMA_VERSION`, the suite's version, the package's and every env's versions,
-  each task's seeds and games, the agent, the machine, the timings);
+  each task's seeds and games, the agent);
+* ``timing.json`` and ``timing.md`` (:data:`~training.evaluation.machine.TIMING_FILE`):
+  the machine, its load and the wall times, the only files that change from run to run;
 * ``games.csv``: every game (task, number, seed, seat, raw and normalized score, forfeit);
 * ``tasks.png`` (the per-task bar chart) and ``profile.png`` (the performance profile:
   the fraction of tasks whose normalized score exceeds each threshold, with its band).
 
 Every figure is the same on every run (seeded games, a seeded bootstrap); only the
-timings and the machine's load change. :func:`write_leaderboard` benchmarks every bot and
-every shipped agent and writes ``leaderboard.md`` and ``leaderboard.json``, with each
-agent's own report folder beside them.
+timings and the machine's load change, and they are kept apart so that a regenerated
+report is the committed one, digit for digit. :func:`write_leaderboard` benchmarks every
+bot and every shipped agent and writes ``leaderboard.md`` and ``leaderboard.json``, with
+each agent's own report folder (and the wall times) under ``leaderboard/``.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from training.evaluation.benchmark import (
     run_benchmark,
     task_score,
 )
+from training.evaluation.machine import TIMING_FILE
 from training.evaluation.report import report_folder
 from training.evaluation.suite import MEASURE_COMMAND, SUITE_VERSION, TASKS, Task
 
@@ -113,6 +117,14 @@ class Summary:
                 "fraction": [float(x) for x in self.profile],
                 "ci95": [[float(x) for x in row] for row in self.profile_band],
             },
+        }
+
+    def timing_dict(self) -> dict:
+        """The machine and the wall times (``timing.json``): they change from run to run, the figures do not."""
+        run = self.run
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "agent": run.agent,
             "machine": machine(),
             "timings": {
                 "wall_seconds": round(run.wall_seconds, 2),
@@ -179,22 +191,26 @@ class Summary:
             for name, s in forfeited:
                 for kind, count in s.forfeits.items():
                     lines.append(f"* {name}: {count} game{'s' * (count != 1)} for {kind}; the first, {s.forfeit_examples[kind]}")
-        load = ", ".join(f"{x:.1f}" for x in machine()["load_average"])
-        lines += [
-            "",
-            "## Machine and timing",
-            "",
-            f"{run.wall_seconds:.0f} s of wall time with {run.workers} worker{'s' * (run.workers != 1)} on "
-            f"{machine()['cpus']} CPUs (load average {load} at the end); these change from run to run, the figures above do not.",
-            "",
-        ]
+        lines += ["", f"The machine and the wall times, which change from run to run where the figures above do not, are in `{TIMING_FILE}`.", ""]
         return "\n".join(lines)
+
+    def timing_markdown(self) -> str:
+        """``timing.md``: the wall time, the workers, the machine and its load."""
+        load = ", ".join(f"{x:.1f}" for x in machine()["load_average"])
+        return (
+            f"# Benchmark of `{self.run.agent}`: machine and timing\n\n"
+            f"{self.run.wall_seconds:.0f} s of wall time with {self.run.workers} worker{'s' * (self.run.workers != 1)} on "
+            f"{machine()['cpus']} CPUs (load average {load} at the end); these change from run to run, the figures of "
+            "`report.md` do not.\n"
+        )
 
     def write(self, out: Path) -> None:
         """The report folder, written together once every figure is known (:func:`report_folder`)."""
         with report_folder(out) as staging:
             (staging / "report.md").write_text(self.markdown())
             (staging / "benchmark.json").write_text(json.dumps(self.to_dict(), indent=2) + "\n")
+            (staging / "timing.json").write_text(json.dumps(self.timing_dict(), indent=2) + "\n")
+            (staging / TIMING_FILE).write_text(self.timing_markdown())
             with (staging / "games.csv").open("w", newline="") as handle:
                 writer = csv.writer(handle)
                 writer.writerow(["task", "game", "seed", "seat", "raw", "normalized", "forfeit", "detail", "moves"])
@@ -289,11 +305,13 @@ def write_leaderboard(out: Path, quick: bool = False, workers: int = 1, show_pro
         iqm = _interval(*summary.aggregates["IQM"], 2)
         lines.append(f"| `{name}` | " + " | ".join(cells) + f" | {len(summary.scores)} | {iqm} |")
         rows_json.append(summary.to_dict())
+    lines += ["", f"The wall time of each agent's suite, which is the machine's, is in `leaderboard/{TIMING_FILE}`.", ""]
     total = sum(s.run.wall_seconds for s in summaries.values())
     load = ", ".join(f"{x:.1f}" for x in machine()["load_average"])
-    lines += [
+    timing = [
+        "# Leaderboard: wall time of each agent's suite",
         "",
-        "Wall time of each agent's suite (the machine's, under its load; the scores do not depend on it):",
+        "The machine's, under its load; the scores do not depend on it.",
         "",
         "| agent | wall time (s) |",
         "|---|---|",
@@ -304,6 +322,7 @@ def write_leaderboard(out: Path, quick: bool = False, workers: int = 1, show_pro
     ]
     markdown = "\n".join(lines)
     out.mkdir(parents=True, exist_ok=True)
+    (out / "leaderboard" / TIMING_FILE).write_text("\n".join(timing))
     (out / "leaderboard.md").write_text(markdown)
     (out / "leaderboard.json").write_text(json.dumps({"schema_version": SCHEMA_VERSION, "suite_version": SUITE_VERSION,
                                                       "quick": quick, "agents": rows_json}, indent=2) + "\n")

@@ -5,9 +5,10 @@ often (in games of more than two players the other seats are all the opponent), 
 random openings so that games between deterministic players are still independent.
 The ratings are a Bradley–Terry fit on the Elo scale over all games, with 95% bootstrap
 intervals (:mod:`training.evaluation.ratings`), anchored at the first agent (0); each
-agent's thinking time per move is measured over the whole tournament, in its own table.
+agent's thinking time per move is measured over the whole tournament, in its own file.
 :func:`run_ladder` writes ``ladder.md``, ``pairings.csv``, ``heatmap.png`` and
-``ratings.png``; the command line is ``training/ladder.py``.
+``ratings.png``, which come out the same on every run, and ``timing.md`` (the time per
+move, the machine's); the command line is ``training/ladder.py``.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from agents.match import pairing_games
 from agents.registry import make_agent
 from envs.registry import make_game
 from training.evaluation.harness import PairingResult, evaluate_pairing, wilson_interval
+from training.evaluation.machine import TIMING_FILE
 from training.evaluation.ratings import Ratings, rate
 from training.framework.config import build_agent, make_checked_game
 from training.framework.schema import ConfigError
@@ -159,7 +161,7 @@ def score_matrix(labels: list[str], results: list[PairingResult]) -> np.ndarray:
     return matrix
 
 
-def ladder_report(ratings: Ratings, results: list[PairingResult], agents: dict[str, TimedAgent], games: int, random_opening_plies: int) -> str:
+def ladder_report(ratings: Ratings, results: list[PairingResult], games: int, random_opening_plies: int) -> str:
     order = np.argsort(-ratings.elo)
     lines = [
         "| rank | agent | Elo | 95% CI | games | score |",
@@ -186,19 +188,24 @@ def ladder_report(ratings: Ratings, results: list[PairingResult], agents: dict[s
         f"\nBradley–Terry ratings (Elo scale) fitted over all games, anchored at `{ratings.agents[0]}` = 0; "
         f"95% intervals from {BOOTSTRAP} bootstrap resamples of each pairing's games. {games} games per pairing, "
         f"seats swapped, the first {random_opening_plies} plies of every game uniformly random. Every game is seeded "
-        "by its number, so these tables come out the same, digit for digit, on every run.\n"
+        "by its number, so these tables come out the same, digit for digit, on every run. Each agent's time per "
+        f"move, which is the machine's, is in `{TIMING_FILE}` beside this report.\n"
     )
+    return "\n".join(lines) + "\n" + note
+
+
+def timing_report(ratings: Ratings, agents: dict[str, TimedAgent]) -> str:
+    """Each agent's mean time per move over the tournament, with the machine and its load (:data:`TIMING_FILE`)."""
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    timing = [
-        "",
+    lines = [
         f"Time per move, the mean over the tournament: measured on this machine ({os.cpu_count()} CPUs, load average "
         f"{load} when the ladder ended), so it changes from run to run; compare agents within one ladder only.",
         "",
         "| agent | ms / move |",
         "|---|---|",
-        *(f"| `{ratings.agents[i]}` | {agents[ratings.agents[i]].ms_per_move:.2f} |" for i in order),
+        *(f"| `{ratings.agents[i]}` | {agents[ratings.agents[i]].ms_per_move:.2f} |" for i in np.argsort(-ratings.elo)),
     ]
-    return "\n".join(lines) + "\n" + note + "\n".join(timing) + "\n"
+    return "\n".join(lines) + "\n"
 
 
 def _plot(out: Path, ratings: Ratings, matrix: np.ndarray) -> None:
@@ -263,8 +270,9 @@ def run_ladder(
             results = round_robin(game, agents, games, seed, random_opening_plies, bar.update)
     ratings = ladder_ratings(specs, results)
     out.mkdir(parents=True, exist_ok=True)
-    report = f"# {env} rating ladder\n\nGame: `{game!r}`; seed {seed}.\n\n" + ladder_report(ratings, results, agents, games, random_opening_plies)
+    report = f"# {env} rating ladder\n\nGame: `{game!r}`; seed {seed}.\n\n" + ladder_report(ratings, results, games, random_opening_plies)
     (out / "ladder.md").write_text(report)
+    (out / TIMING_FILE).write_text(f"# {env} rating ladder: time per move\n\n" + timing_report(ratings, agents))
     with (out / "pairings.csv").open("w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["agent", "opponent", "games", "distinct_games", "wins", "draws", "losses"])

@@ -14,6 +14,12 @@ import os
 import platform
 from pathlib import Path
 
+#: The file beside a report that holds its machine-dependent figures (wall times, time per
+#: move, the machine and its load). A report's own files hold only what comes out the same,
+#: digit for digit, on every run, so that regenerating the committed results changes
+#: nothing; this file changes with every run, so it is neither committed nor made a docs page.
+TIMING_FILE = "timing.md"
+
 
 def cpu_model() -> str:
     """The CPU's model name (``/proc/cpuinfo`` on Linux, else what :mod:`platform` knows)."""
