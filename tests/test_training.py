@@ -146,6 +146,20 @@ def test_cli_errors_name_the_problem(tmp_path, capsys):
     assert "unknown env" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--env", "inverted_dice", "--timesteps", "-5"], "error: --timesteps must be positive, got -5\n"),
+        (["--env", "inverted_dice", "--eval-games", "0"], "error: --eval-games must be positive, got 0\n"),
+        (["--no-eval"], "error: give --env NAME, --config FILE or --resume RUN_DIR\n"),
+        (["--resume", "r", "--config", "c.yaml"], "error: --resume continues a run with its own config.yaml; --config cannot be combined with it\n"),
+    ],
+)
+def test_bad_option_values_are_one_line_like_every_other_bad_input(argv, message, capsys):
+    assert train.main(argv) == 2
+    assert capsys.readouterr().err == message  # no usage block before it
+
+
 def test_a_folder_given_as_config_is_refused_in_one_line(tmp_path, capsys):
     assert train.main(["--config", str(tmp_path), *TINY]) == 2
     assert capsys.readouterr().err == f"error: config file {tmp_path} is a folder, not a YAML file\n"

@@ -53,20 +53,24 @@ def parse_args(pipeline: type[Pipeline], argv: list[str] | None, script: str, de
     parser.add_argument("--eval-games", type=int, help="games of the closing evaluation (overrides the config)")
     parser.add_argument("--no-eval", action="store_true", help="skip the closing evaluation")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar or lines")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def check_args(pipeline: type[Pipeline], args: argparse.Namespace) -> None:
+    """The options' values, checked together: a ``ConfigError`` (one line, exit 2, as every
+    other bad input) rather than argparse's usage block."""
     if not (args.env or args.config or args.resume):
-        parser.error("give --env NAME, --config FILE or --resume RUN_DIR")
+        raise ConfigError("give --env NAME, --config FILE or --resume RUN_DIR")
     if args.resume and args.config:
-        parser.error("--resume continues a run with its own config.yaml; --config cannot be combined with it")
+        raise ConfigError("--resume continues a run with its own config.yaml; --config cannot be combined with it")
     if args.resume and args.run_dir:
-        parser.error("--resume continues the run in its own folder; --run-dir cannot be combined with it")
+        raise ConfigError("--resume continues the run in its own folder; --run-dir cannot be combined with it")
     for option in pipeline.overrides:
         value = getattr(args, option.key)
         if option.positive and value is not None and value <= 0:
-            parser.error(f"--{option.flag} must be positive")
+            raise ConfigError(f"--{option.flag} must be positive, got {value}")
     if args.eval_games is not None and args.eval_games <= 0:
-        parser.error("--eval-games must be positive")
-    return args
+        raise ConfigError(f"--eval-games must be positive, got {args.eval_games}")
 
 
 def new_run_dir(env: str, algorithm: str, seed: int) -> Path:
@@ -140,6 +144,7 @@ def main(pipeline: type[Pipeline], argv: list[str] | None, script: str, descript
     args = parse_args(pipeline, argv, script, description)
     run_dir = None
     try:
+        check_args(pipeline, args)
         pipeline.check_installed()
         config, run_dir, checkpoint = resolve(pipeline, args)
         if not args.no_eval and pipeline.evaluable:
