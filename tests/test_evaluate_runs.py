@@ -56,6 +56,16 @@ def test_the_latest_run_is_played_at_its_own_game_and_the_report_says_so(tournam
     assert row["agent"] == "trained" and row["games"] == "4"
 
 
+def test_a_run_is_scored_against_its_own_closing_evaluation_s_opponents(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    run = make_run(Path("checkpoints/roll_five/20250101-000000-seed0"), "roll_five", {"num_players": 2},
+                   {"games": 2, "opponents": ["heuristic", "random"]})
+    assert evaluate.main(["--env", "roll_five"]) == 0
+    (folder,) = run.glob("evaluation-*")
+    assert [(r["agent"], r["opponent"]) for r in csv.DictReader((folder / "summary.csv").open())] == [
+        ("trained", "heuristic"), ("trained", "random"), ("heuristic", "random")]  # not every bot of the game (search too)
+
+
 def test_the_user_may_ask_for_another_game_and_is_told_what_was_kept(tournament_run, capsys):
     assert evaluate.main(["--env", "roll_five", "--env-kwargs", "{mode: casual}", "--random-opening", "0", "--games", "2"]) == 0
     first = capsys.readouterr().out.splitlines()[0]

@@ -9,7 +9,9 @@ A run is any run folder of the project's pipelines (or its checkpoint file): ``m
 (``train_td.py``) as the game's ``td`` agent on that network, ``rllib_checkpoint.zip``
 (``train_rllib.py``) as the RLlib module's greedy masked action where Ray is installed
 (else refused in one line naming what to install). Without ``--checkpoint`` or
-``--agents`` the latest run of the env under ``checkpoints/<env>/`` is scored.
+``--agents`` the latest run of the env under ``checkpoints/<env>/`` is scored, and without
+``--agents`` a run meets the opponents of its own closing evaluation (its config's
+``evaluation.opponents``; every bot of the game when it names none).
 
 The game is the one the run was trained for: its config's ``env_kwargs`` (game options),
 ``evaluation.random_opening_plies`` and ``evaluation.games``, unless ``--env-kwargs``
@@ -87,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--env", help="env name (default: the checkpoint's)")
     parser.add_argument("--checkpoint", help="trained run folder (PPO, expert iteration, TD, RLlib) or its checkpoint file (default: the latest run of the env)")
-    parser.add_argument("--agents", nargs="+", help="agent specs to compare (default: the checkpoint and every bot)")
+    parser.add_argument("--agents", nargs="+", help="agent specs to compare (default: the checkpoint and its closing evaluation's opponents, else every bot)")
     parser.add_argument("--games", type=int, help="games per agent or pairing (default: the run's config, else 1000)")
     parser.add_argument("--seed", type=int, default=10_000, help="first game seed (default 10000)")
     parser.add_argument("--out", help="output directory (default: a new dated folder)")
@@ -101,6 +103,13 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.env or args.checkpoint):
         parser.error("give --env NAME or --checkpoint RUN")
     return guarded(lambda: run(args), "evaluation interrupted; no report written")
+
+
+def run_opponents(checkpoint: Path | None, env: str) -> list[str]:
+    """The opponents a run is scored against without ``--agents``: those of its own closing
+    evaluation (its config's ``evaluation.opponents``), else every bot of the game."""
+    own = (run_config(checkpoint).get("evaluation") or {}).get("opponents") if checkpoint is not None else None
+    return list(own) if own else bot_names(env)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -125,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
     if args.agents is None and checkpoint is None:
         checkpoint = latest_run(env)
         setup = Setup(checkpoint, f"the latest run of {env}" if checkpoint else f"no run of {env} in {checkpoint_root() / env}: the bots only")
-    specs = ([str(checkpoint)] if checkpoint else []) + (args.agents if args.agents is not None else bot_names(env))
+    specs = ([str(checkpoint)] if checkpoint else []) + (args.agents if args.agents is not None else run_opponents(checkpoint, env))
     runs = trained_runs(env, specs)
     if setup.run is None and runs:
         setup = Setup(runs[0], "the first trained agent of --agents")
