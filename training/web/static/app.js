@@ -266,7 +266,8 @@ async function show(view) {
 
 // ---- play and watch ----------------------------------------------------------------
 async function begin(kind, id, view) {
-  current = {kind, id, view};
+  // target: the replay step the last click asked for (clicks may come faster than the answers)
+  current = {kind, id, view, target: view.step || 0};
   shown = 0;
   running = false;
   $("log").replaceChildren();
@@ -325,8 +326,10 @@ async function watch() {
 async function replayAt(step) {
   if (!current || current.kind !== "replay") return;
   const target = Math.max(0, Math.min(step, current.view.length));
+  current.target = target;
   try {
-    await show(await api("GET", `/api/replays/${current.id}?step=${target}`));
+    const view = await api("GET", `/api/replays/${current.id}?step=${target}`);
+    if (target === current.target) await show(view);  // a later click asked for another step: its answer shows
   } catch (problem) {
     showError(problem.message);
   }
@@ -374,8 +377,8 @@ function wire() {
   $("run").addEventListener("click", () => { if (!running) watch(); });
   $("pause").addEventListener("click", () => { running = false; });
   $("first").addEventListener("click", () => replayAt(0));
-  $("back").addEventListener("click", () => replayAt(current.view.step - 1));
-  $("forward").addEventListener("click", () => replayAt(current.view.step + 1));
+  $("back").addEventListener("click", () => replayAt(current.target - 1));
+  $("forward").addEventListener("click", () => replayAt(current.target + 1));
   $("last").addEventListener("click", () => replayAt(current.view.length));
   $("scrub").addEventListener("input", () => replayAt(Number($("scrub").value)));
 }
