@@ -109,6 +109,16 @@ def test_a_headline_is_the_shipped_agent_against_the_strongest_bot(tmp_path):
     assert len(rows) == 3, "no headline for a report without a shipped agent (keldice), one per agent and table (the longer ladder)"
 
 
+def test_a_headline_gives_the_table_s_measured_level_where_the_report_has_it(tmp_path):
+    measured = PAIRINGS.replace("| mean outcome |", "| mean outcome | opponent's own score, 95% CI |").replace("|---|---|---|---|---|---|---|---|---|---|---|", "|---|---|---|---|---|---|---|---|---|---|---|---|")
+    measured = measured.replace("| -0.6 ± 0.1 |", "| -0.6 ± 0.1 | 0.262 [0.240, 0.285] |").replace("| -0.4 ± 0.1 |", "| -0.4 ± 0.1 | 0.255 [0.233, 0.278] |")
+    measured = measured.replace("| -0.3 ± 0.1 |", "| -0.3 ± 0.1 | 0.255 [0.233, 0.278] |")
+    (tmp_path / "results" / "roll_five").mkdir(parents=True)
+    (tmp_path / "results" / "roll_five" / "report.md").write_text(measured)
+    _, block = results_pages.pages(tmp_path / "results")
+    assert "score 0.200 [0.120, 0.280] in 100 games, search's own score at this table 0.262 [0.240, 0.285] (win" in block
+
+
 def test_pages_show_the_report_without_paths_of_another_machine(tmp_path):
     made, _ = results_pages.pages(results_tree(tmp_path))
     page = made["inverted_dice.md"]

@@ -219,10 +219,10 @@ def pairing_headline(report: Report, table: Table) -> Headline | None:
     against = f"{players - 1} × {best}" if players > 2 else best
     games = row.get("games", "?")
     win, draw, loss = (numbers(row[table.column(name)])[0] for name in ("win rate", "draw", "loss rate"))
-    result = (
-        f"score {pair_score(row, table)[1]} in {games} games, an equal share {1 / players:.3f} "
-        f"(win / draw / loss {win:.3f} / {draw:.3f} / {loss:.3f})"
-    )
+    own = table.column("opponent's own score")
+    # the measured level of the table where the report gives it (a shared win counts for each winner), else 1 / players
+    level = f"{best}'s own score at this table {row[own]}" if own else f"an equal share {1 / players:.3f}"
+    result = f"score {pair_score(row, table)[1]} in {games} games, {level} (win / draw / loss {win:.3f} / {draw:.3f} / {loss:.3f})"
     return Headline(report, run_name(report) if subject == "trained" else subject, against, result, int(numbers(games)[0]))
 
 
