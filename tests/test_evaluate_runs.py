@@ -66,6 +66,27 @@ def test_a_run_is_scored_against_its_own_closing_evaluation_s_opponents(tmp_path
         ("trained", "heuristic"), ("trained", "random"), ("heuristic", "random")]  # not every bot of the game (search too)
 
 
+def test_a_run_with_a_damaged_metadata_file_is_named_before_any_game(tmp_path, capsys):
+    run = make_run(tmp_path / "run", "roll_five", {"num_players": 2}, {"games": 2, "opponents": ["random"]})
+    (run / "metadata.json").write_text('{"algorithm": "ppo", "env": ')  # cut short, as a full disk leaves it
+    assert evaluate.main(["--checkpoint", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {run / 'metadata.json'} is not valid JSON") and err.count("\n") == 1
+    assert not list(run.glob("evaluation*"))
+
+
+def test_a_bare_model_file_s_report_goes_to_the_results_folder_not_beside_it(tmp_path, monkeypatch):
+    run = make_run(tmp_path / "run", "roll_five", {"num_players": 2}, {"games": 2, "opponents": ["random"]})
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
+    shutil.copy(run / "model.zip", downloads / "model.zip")
+    monkeypatch.chdir(tmp_path)
+    assert evaluate.main(["--env", "roll_five", "--checkpoint", str(downloads / "model.zip"), "--agents", "random", "--games", "2"]) == 0
+    assert sorted(p.name for p in downloads.iterdir()) == ["model.zip"]
+    (report,) = Path("results/roll_five").glob("*/report.md")
+    assert "| trained | random | 2 |" in report.read_text()
+
+
 def test_the_user_may_ask_for_another_game_and_is_told_what_was_kept(tournament_run, capsys):
     assert evaluate.main(["--env", "roll_five", "--env-kwargs", "{mode: casual}", "--random-opening", "0", "--games", "2"]) == 0
     first = capsys.readouterr().out.splitlines()[0]

@@ -30,7 +30,7 @@ need two agents or more. See :mod:`training.evaluation.harness` for the method.
 
 The report is printed and written as Markdown and CSV to a new, dated folder
 (``<run>/evaluation-<date>-<time>/``, or ``results/<env>/<date>-<time>/`` without a
-checkpoint), so no report is ever replaced; ``--out DIR`` writes to ``DIR`` and
+run folder, a bare model file included), so no report is ever replaced; ``--out DIR`` writes to ``DIR`` and
 refuses to replace a report there unless ``--overwrite``. The files are written together
 once every game is played: an evaluation that fails leaves none. Progress (games done /
 total, time left) is shown on stderr. ``--record-games DIR`` also writes every game to
@@ -47,7 +47,7 @@ from pathlib import Path
 from agents.registry import bot_names
 from agents.trained import CheckpointError
 from envs.registry import get_entry
-from training.evaluation.report import Setup, evaluate, latest_run, output_dir, run_config, trained_runs
+from training.evaluation.report import Setup, check_run_metadata, evaluate, latest_run, output_dir, run_config, trained_runs
 from training.framework.cli import guarded, yaml_mapping
 from training.framework.config import make_checked_game
 from training.framework.paths import checkpoint_root
@@ -140,6 +140,7 @@ def run(args: argparse.Namespace) -> int:
         setup = Setup(runs[0], "the first trained agent of --agents")
     trained = run_config(setup.run) if setup.run is not None else {}
     for run in runs:
+        check_run_metadata(run)
         other = run_config(run).get("env")
         if other not in (None, env):
             raise CheckpointError(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import importlib.util
+import json
 import os
 import re
 import shutil
@@ -43,7 +44,7 @@ from training.evaluation.harness import (
 )
 from training.framework.config import build_agent, make_checked_game
 from training.framework.paths import checkpoint_root, results_root
-from training.framework.run_files import CONFIG_FILE, EVALUATION_DIR, new_report_dir
+from training.framework.run_files import CONFIG_FILE, EVALUATION_DIR, METADATA_FILE, new_report_dir
 from training.framework.schema import ConfigError
 from training.game_record import SUFFIX, record_of
 
@@ -479,15 +480,32 @@ def run_config(checkpoint: Path) -> dict:
     return config if isinstance(config, dict) else {}
 
 
+def check_run_metadata(checkpoint: Path) -> None:
+    """A ``CheckpointError`` when the run folder's ``metadata.json`` is there but unreadable:
+    a damaged run is named before its games are played, as ``--resume`` names it."""
+    path = (checkpoint if checkpoint.is_dir() else checkpoint.parent) / METADATA_FILE
+    if not path.is_file():
+        return
+    try:
+        metadata = json.loads(path.read_text())
+    except (ValueError, UnicodeDecodeError) as error:
+        raise CheckpointError(f"{path} is not valid JSON ({error}): the run folder is damaged") from None
+    if not isinstance(metadata, dict):
+        raise CheckpointError(f"{path} holds a {type(metadata).__name__}, not a run's metadata: the run folder is damaged")
+
+
 def output_dir(out: str | None, overwrite: bool, checkpoint: Path | None, env: str) -> Path:
-    """Where the report goes: ``--out`` (never over a report unless ``--overwrite``), else a new dated folder."""
+    """Where the report goes: ``--out`` (never over a report unless ``--overwrite``), else a new
+    dated folder: in the run folder of ``checkpoint`` when it is one (it holds the run's
+    config), else under ``results/<env>/`` (a bare model file's folder is not the project's to write in)."""
     if out is not None:
         out_dir = Path(out)
         if out_dir.is_dir() and any(out_dir.iterdir()) and not overwrite:
             raise ConfigError(f"{out_dir} already holds files (an earlier report?); choose another --out or pass --overwrite")
         return out_dir
-    if checkpoint is not None:
-        return new_report_dir(checkpoint if checkpoint.is_dir() else checkpoint.parent, f"{EVALUATION_DIR}-")
+    folder = None if checkpoint is None else checkpoint if checkpoint.is_dir() else checkpoint.parent
+    if folder is not None and (folder / CONFIG_FILE).is_file():
+        return new_report_dir(folder, f"{EVALUATION_DIR}-")
     return new_report_dir(results_root() / env)
 
 
