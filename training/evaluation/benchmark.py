@@ -25,7 +25,6 @@ normalized scale. Aggregates over tasks (:func:`aggregates`) are rliable's.
 from __future__ import annotations
 
 import os
-import platform
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -503,14 +502,3 @@ def self_play_share(task: Task, workers: int = 1, show_progress: bool = True) ->
             total += float(((state.returns() + 1.0) / 2.0).sum())
             update(1)
     return total / (task.games * game.num_players)
-
-
-def machine() -> dict[str, Any]:
-    """Where a benchmark ran: the figures do not depend on it, the timings do."""
-    return {
-        "platform": platform.platform(),
-        "python": platform.python_version(),
-        "processor": platform.processor() or platform.machine(),
-        "cpus": os.cpu_count(),
-        "load_average": [round(x, 2) for x in os.getloadavg()],
-    }

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import warnings
 from dataclasses import asdict
 from importlib import metadata
@@ -40,12 +41,11 @@ from training.evaluation.benchmark import (
     BenchmarkRun,
     TaskScore,
     aggregates,
-    machine,
     performance_profile,
     run_benchmark,
     task_score,
 )
-from training.evaluation.machine import TIMING_FILE
+from training.evaluation.machine import TIMING_FILE, load_average, machine
 from training.evaluation.report import report_folder
 from training.evaluation.suite import MEASURE_COMMAND, SUITE_VERSION, TASKS, Task
 
@@ -196,11 +196,11 @@ class Summary:
 
     def timing_markdown(self) -> str:
         """``timing.md``: the wall time, the workers, the machine and its load."""
-        load = ", ".join(f"{x:.1f}" for x in machine()["load_average"])
+        load = load_average()
         return (
             f"# Benchmark of `{self.run.agent}`: machine and timing\n\n"
             f"{self.run.wall_seconds:.0f} s of wall time with {self.run.workers} worker{'s' * (self.run.workers != 1)} on "
-            f"{machine()['cpus']} CPUs (load average {load} at the end); these change from run to run, the figures of "
+            f"{os.cpu_count()} CPUs (load average {load} at the end); these change from run to run, the figures of "
             "`report.md` do not.\n"
         )
 
@@ -307,7 +307,7 @@ def write_leaderboard(out: Path, quick: bool = False, workers: int = 1, show_pro
         rows_json.append(summary.to_dict())
     lines += ["", f"The wall time of each agent's suite, which is the machine's, is in `leaderboard/{TIMING_FILE}`.", ""]
     total = sum(s.run.wall_seconds for s in summaries.values())
-    load = ", ".join(f"{x:.1f}" for x in machine()["load_average"])
+    load = load_average()
     timing = [
         "# Leaderboard: wall time of each agent's suite",
         "",
@@ -317,7 +317,7 @@ def write_leaderboard(out: Path, quick: bool = False, workers: int = 1, show_pro
         "|---|---|",
         *(f"| `{name}` | {s.run.wall_seconds:.0f} |" for name, s in summaries.items()),
         "",
-        f"{total:.0f} s in all with {workers} worker{'s' * (workers != 1)} on {machine()['cpus']} CPUs (load average {load} at the end).",
+        f"{total:.0f} s in all with {workers} worker{'s' * (workers != 1)} on {os.cpu_count()} CPUs (load average {load} at the end).",
         "",
     ]
     markdown = "\n".join(lines)

@@ -27,7 +27,7 @@ from agents.match import pairing_games
 from agents.registry import make_agent
 from envs.registry import make_game
 from training.evaluation.harness import PairingResult, evaluate_pairing, wilson_interval
-from training.evaluation.machine import TIMING_FILE
+from training.evaluation.machine import TIMING_FILE, load_average
 from training.evaluation.ratings import Ratings, rate
 from training.framework.config import build_agent, make_checked_game
 from training.framework.schema import ConfigError
@@ -196,7 +196,7 @@ def ladder_report(ratings: Ratings, results: list[PairingResult], games: int, ra
 
 def timing_report(ratings: Ratings, agents: dict[str, TimedAgent]) -> str:
     """Each agent's mean time per move over the tournament, with the machine and its load (:data:`TIMING_FILE`)."""
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    load = load_average()
     lines = [
         f"Time per move, the mean over the tournament: measured on this machine ({os.cpu_count()} CPUs, load average "
         f"{load} when the ladder ended), so it changes from run to run; compare agents within one ladder only.",

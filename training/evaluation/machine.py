@@ -36,6 +36,18 @@ def load_average() -> str:
     return ", ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
+def machine() -> dict:
+    """Where a measurement ran, as data (a benchmark's ``timing.json``): the figures of a
+    seeded evaluation do not depend on it, its timings do."""
+    return {
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "processor": cpu_model(),
+        "cpus": os.cpu_count(),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+    }
+
+
 class MachineRecord:
     """The machine and its load, taken at the start of a run and closed at its end."""
 
