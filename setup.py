@@ -33,7 +33,8 @@ def shipped_networks() -> dict[str, list[str]]:
 SHIPPED = shipped_networks()
 
 setup(
-    packages=find_namespace_packages(include=["envs*", "agents*", "training*"]) + ["training.configs", *sorted(SHIPPED)],
+    packages=find_namespace_packages(include=["envs*", "agents*", "training*"])
+    + ["training.configs", *sorted(SHIPPED)],
     package_dir={"agents.checkpoints": "checkpoints", "training.configs": "configs"},
     package_data={
         # The default dice faces of Lost Dice and Keldice (envs/games/lost_dice_faces.py).

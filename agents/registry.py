@@ -176,7 +176,9 @@ def check_spec(env_name: str, spec: str) -> None:
         inspect.signature(cls).bind(None, **arguments, **options)
     except TypeError as error:
         accepted = [p for p in inspect.signature(cls).parameters if p not in ("game", "seed")]
-        raise ValueError(f"agent spec {spec!r}: {error}; {getattr(cls, '__name__', spec)} options: {accepted}") from None
+        raise ValueError(
+            f"agent spec {spec!r}: {error}; {getattr(cls, '__name__', spec)} options: {accepted}"
+        ) from None
 
 
 def _agent_class(env_name: str, spec: str) -> tuple[type[Agent] | None, dict[str, object]]:
@@ -186,7 +188,10 @@ def _agent_class(env_name: str, spec: str) -> tuple[type[Agent] | None, dict[str
         if options:
             raise ValueError(f"agent 'random' takes no options, got {options}")
         return RandomAgent, {}
-    classes = {**BOTS.get(env_name, {}), **({"td": TURN_VALUE_AGENTS[env_name]} if env_name in TURN_VALUE_AGENTS else {})}
+    classes = {
+        **BOTS.get(env_name, {}),
+        **({"td": TURN_VALUE_AGENTS[env_name]} if env_name in TURN_VALUE_AGENTS else {}),
+    }
     if name in classes:
         module_name, class_name = classes[name].split(":")
         return getattr(importlib.import_module(module_name), class_name), options

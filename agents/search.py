@@ -197,7 +197,9 @@ class AlphaBeta:
         return self._search(state, None, self.depth, None)
 
     # -- iterative deepening at the root ---------------------------------------------------
-    def _search(self, state: GameState, rng: np.random.Generator | None, exact_from: int | None, deadline: float | None) -> SearchResult:
+    def _search(
+        self, state: GameState, rng: np.random.Generator | None, exact_from: int | None, deadline: float | None
+    ) -> SearchResult:
         evaluator = self.evaluator
         self._deadline = deadline
         self._leaves = 0
@@ -283,12 +285,18 @@ class AlphaBeta:
             return self._negamax(child, child_mover, depth, alpha, beta, ply, root_move)
         return -self._negamax(child, child_mover, depth, -beta, -alpha, ply, root_move)
 
-    def _negamax(self, state: GameState, me: int, depth: int, alpha: Any, beta: Any, ply: int, root_move: int | None = None) -> Any:
+    def _negamax(
+        self, state: GameState, me: int, depth: int, alpha: Any, beta: Any, ply: int, root_move: int | None = None
+    ) -> Any:
         """The value of the unfinished ``state`` for its mover ``me``. ``root_move``: set for a
         child of the root, whose moves follow the order remembered for it."""
         evaluator = self.evaluator
         self._nodes += 1
-        if self._deadline is not None and self._nodes % evaluator.nodes_per_clock == 0 and time.perf_counter() > self._deadline:
+        if (
+            self._deadline is not None
+            and self._nodes % evaluator.nodes_per_clock == 0
+            and time.perf_counter() > self._deadline
+        ):
             raise _OutOfTime
         if evaluator.batched and depth <= 1:
             moves, values, _ = self._expand(state, me, ply)
@@ -301,7 +309,9 @@ class AlphaBeta:
             entry = table.get(key)
             if entry is not None:
                 entry_depth, value, bound, table_move = entry
-                if entry_depth >= depth and (bound == 0 or (bound > 0 and value >= beta) or (bound < 0 and value <= alpha)):
+                if entry_depth >= depth and (
+                    bound == 0 or (bound > 0 and value >= beta) or (bound < 0 and value <= alpha)
+                ):
                     return value
         start_alpha, best, best_move = alpha, evaluator.lowest, None
         ordered = self._child_orders.get(root_move) if root_move is not None else None
@@ -394,7 +404,9 @@ class NetworkSearch(AlphaBeta):
             are exact (training targets need them); play does not.
     """
 
-    def __init__(self, network: PolicyValueNetwork, depth: int | None = None, ms: float | None = None, exact_root: bool = False):
+    def __init__(
+        self, network: PolicyValueNetwork, depth: int | None = None, ms: float | None = None, exact_root: bool = False
+    ):
         if depth is not None and (isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1):
             raise ValueError(f"search: depth must be a positive integer, got {depth!r}")
         if ms is not None and (isinstance(ms, bool) or not isinstance(ms, (int, float)) or not ms > 0):
@@ -416,11 +428,20 @@ class SearchAgent(Agent):
 
     name = "ppo+search"
 
-    def __init__(self, game: Game, network: PolicyValueNetwork, seed: int | None = None, depth: int | None = None, ms: float | None = None):
+    def __init__(
+        self,
+        game: Game,
+        network: PolicyValueNetwork,
+        seed: int | None = None,
+        depth: int | None = None,
+        ms: float | None = None,
+    ):
         if game.num_players != 2:
             raise ValueError(f"search: plays two-player games only; {game.name} is set up for {game.num_players}")
         if not can_search(game):
-            raise ValueError(f"search: needs a game whose observation determines the state (perfect information); {game.name}'s does not")
+            raise ValueError(
+                f"search: needs a game whose observation determines the state (perfect information); {game.name}'s does not"
+            )
         self.search = NetworkSearch(network, depth=depth, ms=ms)
         super().__init__(game, seed)
 

@@ -48,4 +48,6 @@ def shipped_envs(kind: str = "ppo") -> list[str]:
     """The envs for which a network of ``kind`` is shipped (their folder holds its file), sorted."""
     required = {"ppo": "model.zip", "td": "value.pt"}[kind]
     root = checkpoints_root()
-    return sorted(folder.parent.name for folder in root.glob(f"*/{SHIPPED_FOLDERS[kind]}") if (folder / required).is_file())
+    return sorted(
+        folder.parent.name for folder in root.glob(f"*/{SHIPPED_FOLDERS[kind]}") if (folder / required).is_file()
+    )

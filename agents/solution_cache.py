@@ -45,7 +45,9 @@ def save(path: str | os.PathLike, key: dict, **tables: np.ndarray) -> None:
     os.replace(partial, path)
 
 
-def load(path: str | os.PathLike, key: dict, lengths: dict[str, int], resolve_command: str | None = None) -> dict[str, np.ndarray]:
+def load(
+    path: str | os.PathLike, key: dict, lengths: dict[str, int], resolve_command: str | None = None
+) -> dict[str, np.ndarray]:
     """The float64 tables named in ``lengths`` from the cache file at ``path``.
 
     Raises :class:`CacheError` if the file cannot be read back intact, was written for a
@@ -61,16 +63,22 @@ def load(path: str | os.PathLike, key: dict, lengths: dict[str, int], resolve_co
             if stored != expected:
                 differ = sorted(k for k in expected.keys() | stored.keys() if stored.get(k) != expected.get(k))
                 changes = ", ".join(f"{k}: file {stored.get(k)!r}, expected {expected.get(k)!r}" for k in differ)
-                raise CacheError(f"cache file {path} was made for other rules or another solver version ({changes}); {advice}")
+                raise CacheError(
+                    f"cache file {path} was made for other rules or another solver version ({changes}); {advice}"
+                )
             tables = {name: file[name] for name in lengths}
     except CacheError:
         raise
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
         # the library's first sentence only: numpy goes on to suggest allow_pickle, unsafe for a file of unknown origin
         reason = str(error).split(". ")[0]
-        raise CacheError(f"cache file {path} is corrupt or unreadable ({type(error).__name__}: {reason}); {advice}") from error
+        raise CacheError(
+            f"cache file {path} is corrupt or unreadable ({type(error).__name__}: {reason}); {advice}"
+        ) from error
     for name, length in lengths.items():
         table = tables[name]
         if table.dtype != np.float64 or table.shape != (length,):
-            raise CacheError(f"cache file {path}: table {name!r} is {table.dtype}{list(table.shape)}, expected float64[{length}]; {advice}")
+            raise CacheError(
+                f"cache file {path}: table {name!r} is {table.dtype}{list(table.shape)}, expected float64[{length}]; {advice}"
+            )
     return tables

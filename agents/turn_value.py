@@ -51,8 +51,13 @@ class TurnValueNet(nn.Module):
     wrong.
     """
 
-    def __init__(self, num_features: int, hidden: tuple[int, ...] = (256, 256), scale: float = 100.0,
-                 baseline: tuple[int, float] | None = None):
+    def __init__(
+        self,
+        num_features: int,
+        hidden: tuple[int, ...] = (256, 256),
+        scale: float = 100.0,
+        baseline: tuple[int, float] | None = None,
+    ):
         super().__init__()
         layers, width = [], num_features
         for size in hidden:
@@ -151,7 +156,12 @@ class TurnValueAgent(Agent):
             )
         super().__init__(game, seed)
         if net is None:
-            net = load_turn_value(Path(path) if path is not None else shipped_network(self.env, "td"), self.env, self.num_features, self.feature_version)
+            net = load_turn_value(
+                Path(path) if path is not None else shipped_network(self.env, "td"),
+                self.env,
+                self.num_features,
+                self.feature_version,
+            )
         self.net = net
         #: The backed-up value of the turn planned last: E[this turn's points + V(next sheet)].
         self.last_turn_value = float("nan")
@@ -170,7 +180,9 @@ class TurnValueAgent(Agent):
         """``V`` of a batch of sheets (their feature rows), in points."""
         return self.net.values(features)
 
-    def teacher_values(self, teacher: Agent, observation: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray] | None:
+    def teacher_values(
+        self, teacher: Agent, observation: np.ndarray, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray] | None:
         """The teacher's own estimate of the points to come from sheets this turn's writes could leave.
 
         ``(features, values)`` for some of those sheets, or ``None`` where the teacher has

@@ -66,7 +66,9 @@ def load_factory(spec: str) -> Callable:
     try:
         module = importlib.import_module(module_name)
     except Exception as error:  # the user's module: any error while importing it is the spec's problem
-        raise ValueError(f"agent spec {spec!r}: cannot import {module_name!r} ({type(error).__name__}: {error})") from None
+        raise ValueError(
+            f"agent spec {spec!r}: cannot import {module_name!r} ({type(error).__name__}: {error})"
+        ) from None
     finally:
         if added:
             sys.path.remove(here)
@@ -121,5 +123,7 @@ def make_user_agent(spec: str, options: dict[str, object], game: Game, seed: int
     try:
         agent = factory(game, seed=seed, **options)
     except TypeError as error:
-        raise ValueError(f"agent spec {spec!r}: calling it as {split_user_spec(spec)[1]}(game, seed=..., **options) failed: {error}") from None
+        raise ValueError(
+            f"agent spec {spec!r}: calling it as {split_user_spec(spec)[1]}(game, seed=..., **options) failed: {error}"
+        ) from None
     return as_agent(game, agent, spec)

@@ -23,7 +23,13 @@ import torch
 from agents.registry import make_agent
 from envs.registry import make_game
 
-AGENTS = [("invers", "ppo"), ("invers", "ppo+search"), ("invers", "search:depth=4"), ("inverted_dice", "ppo"), ("inverted_dice", "td")]
+AGENTS = [
+    ("invers", "ppo"),
+    ("invers", "ppo+search"),
+    ("invers", "search:depth=4"),
+    ("inverted_dice", "ppo"),
+    ("inverted_dice", "td"),
+]
 
 
 def positions(env: str, count: int, seed: int = 0) -> list:

@@ -41,7 +41,6 @@ import gymnasium
 import numpy as np
 
 import envs  # noqa: F401  (registers the ids)
-
 from envs.registry import ENVS, get_entry
 from training.evaluation.machine import MachineRecord, measurement_page
 
@@ -145,9 +144,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3, help="measurements per figure; the best is kept (default 3)")
     parser.add_argument("--no-reference", action="store_true", help="skip PettingZoo's connect_four_v3")
     parser.add_argument("--batched", action="store_true", help="measure the native batched envs (see above) instead")
-    parser.add_argument("--num-envs", type=int, nargs="+", default=[1, 64, 1024, 4096], help="--batched: batch sizes (default 1 64 1024 4096)")
+    parser.add_argument(
+        "--num-envs",
+        type=int,
+        nargs="+",
+        default=[1, 64, 1024, 4096],
+        help="--batched: batch sizes (default 1 64 1024 4096)",
+    )
     parser.add_argument("--seconds", type=float, default=3.0, help="--batched: seconds per batched figure (default 3)")
-    parser.add_argument("--page", type=Path, help="also write the table as a docs page (Markdown) that records the machine, its load and the date")
+    parser.add_argument(
+        "--page",
+        type=Path,
+        help="also write the table as a docs page (Markdown) that records the machine, its load and the date",
+    )
     args = parser.parse_args(argv)
     try:
         names = [get_entry(n).name for n in args.env] if args.env else list(ENVS)
@@ -166,7 +175,10 @@ def main(argv: list[str] | None = None) -> int:
     record = MachineRecord()
     started = time.perf_counter()
     loops = len(names) * 2 + sum(get_entry(n).parallel for n in names) + (not args.no_reference)
-    print(f"{loops} measurements x best of {args.repeats} runs of {args.steps:,} steps; a row per env as it is done", flush=True)
+    print(
+        f"{loops} measurements x best of {args.repeats} runs of {args.steps:,} steps; a row per env as it is done",
+        flush=True,
+    )
     print(f"{'env':<28} {'AEC steps/s':>12} {'Gymnasium steps/s':>18} {'Parallel agent-steps/s':>23}", flush=True)
     rows = []
     if not args.no_reference:
@@ -181,14 +193,20 @@ def main(argv: list[str] | None = None) -> int:
         module = entry.load_module()
         aec = best_of(lambda: aec_steps_per_second(module.env, args.steps), args.repeats)
         gym = best_of(lambda: gymnasium_steps_per_second(entry.gym_id, args.steps), args.repeats)
-        par = f"{best_of(lambda: parallel_agent_steps_per_second(module.parallel_env, args.steps), args.repeats):,.0f}" if entry.parallel else "—"
+        par = (
+            f"{best_of(lambda: parallel_agent_steps_per_second(module.parallel_env, args.steps), args.repeats):,.0f}"
+            if entry.parallel
+            else "—"
+        )
         print(f"{entry.versioned_name:<28} {aec:>12,.0f} {gym:>18,.0f} {par:>23}", flush=True)
         rows.append([f"`{entry.versioned_name}`", f"{aec:,.0f}", f"{gym:,.0f}", par])
     print(f"measured in {time.perf_counter() - started:.0f} s")
     if args.page is not None:
         header = ["env", "AEC steps/s", "Gymnasium steps/s", "Parallel agent-steps/s"]
-        notes = (f"Random legal play, best of {args.repeats} runs of {args.steps:,} steps per figure, one process; "
-                 f"measured in {time.perf_counter() - started:.0f} s. " + SINGLE_NOTES)
+        notes = (
+            f"Random legal play, best of {args.repeats} runs of {args.steps:,} steps per figure, one process; "
+            f"measured in {time.perf_counter() - started:.0f} s. " + SINGLE_NOTES
+        )
         write_page(args.page, "Env speed", argv, record, header, rows, notes)
     return 0
 
@@ -224,18 +242,36 @@ def batched_table(names: list[str], args, argv: list[str] | None) -> int:
     record = MachineRecord()
     started = time.perf_counter()
     print(f"steps/s, random legal play; {PGX_ANCHORS}", flush=True)
-    print(f"{'env':<16} {'single':>9}" + "".join(f"{'N=' + str(n):>12}" for n in args.num_envs) + f"  {'ratio':>6}", flush=True)
+    print(
+        f"{'env':<16} {'single':>9}" + "".join(f"{'N=' + str(n):>12}" for n in args.num_envs) + f"  {'ratio':>6}",
+        flush=True,
+    )
     rows = []
     for name in names:
         entry = get_entry(name)
         single = gymnasium_steps_per_second(entry.gym_id, args.steps)
         rates = [batched_steps_per_second(entry.gym_id, n, args.seconds, random_legal_actions) for n in args.num_envs]
-        print(f"{entry.versioned_name:<16} {single:>9,.0f}" + "".join(f"{r:>12,.0f}" for r in rates) + f"  {rates[-1] / single:>5.0f}x", flush=True)
-        rows.append([f"`{entry.versioned_name}`", f"{single:,.0f}", *(f"{r:,.0f}" for r in rates), f"{rates[-1] / single:.0f}×"])
+        print(
+            f"{entry.versioned_name:<16} {single:>9,.0f}"
+            + "".join(f"{r:>12,.0f}" for r in rates)
+            + f"  {rates[-1] / single:>5.0f}x",
+            flush=True,
+        )
+        rows.append(
+            [f"`{entry.versioned_name}`", f"{single:,.0f}", *(f"{r:,.0f}" for r in rates), f"{rates[-1] / single:.0f}×"]
+        )
     print(f"measured in {time.perf_counter() - started:.0f} s")
     if args.page is not None:
-        header = ["env", "single Gymnasium env", *(f"N = {n}" for n in args.num_envs), f"N = {args.num_envs[-1]} ÷ single"]
-        notes = f"{args.seconds:g} s per batched figure; measured in {time.perf_counter() - started:.0f} s. " + BATCHED_NOTES
+        header = [
+            "env",
+            "single Gymnasium env",
+            *(f"N = {n}" for n in args.num_envs),
+            f"N = {args.num_envs[-1]} ÷ single",
+        ]
+        notes = (
+            f"{args.seconds:g} s per batched figure; measured in {time.perf_counter() - started:.0f} s. "
+            + BATCHED_NOTES
+        )
         write_page(args.page, "Batched env speed", argv, record, header, rows, notes)
     return 0
 

@@ -60,7 +60,10 @@ def main(argv: list[str] | None = None) -> int:
     try:  # the network is loaded (or refused in one line) before any position is timed
         if args.positions <= 0 or args.repeats <= 0:
             raise ConfigError("--positions and --repeats must be positive")
-        searches = {depth: make_agent("invers", f"ppo+search:depth={depth},path={args.network}", game, seed=0) for depth in (1, 2, 3)}
+        searches = {
+            depth: make_agent("invers", f"ppo+search:depth={depth},path={args.network}", game, seed=0)
+            for depth in (1, 2, 3)
+        }
     except (*USER_ERRORS, ValueError) as error:  # make_agent reports a spec it cannot build as a ValueError
         return fail(error)
     states = positions(game, args.positions)
@@ -69,7 +72,12 @@ def main(argv: list[str] | None = None) -> int:
         rows.append((f"ppo+search:depth={depth}", best_ms(agent.search.search, states, args.repeats)))
     for depth in (1, 2, 3, 4):
         bot = make_agent("invers", f"search:depth={depth}", game, seed=0)
-        rows.append((f"search:depth={depth}", best_ms(lambda s: bot.act(s.observe(s.to_move), s.legal_mask(s.to_move)), states, args.repeats)))
+        rows.append(
+            (
+                f"search:depth={depth}",
+                best_ms(lambda s: bot.act(s.observe(s.to_move), s.legal_mask(s.to_move)), states, args.repeats),
+            )
+        )
     teacher = make_agent("invers", "search:depth=4", game, seed=0)
     rows.append(("search:depth=4 move_values", best_ms(teacher.move_values, states, args.repeats)))
     reference = dict(rows)["search:depth=4"]

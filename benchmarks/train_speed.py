@@ -35,11 +35,11 @@ import sys
 import time
 from pathlib import Path
 
+from training.evaluation.machine import MachineRecord, measurement_page
 from training.framework.cli import USER_ERRORS, fail
 from training.framework.config import load_config
 from training.framework.paths import config_path
 from training.framework.schema import ConfigError
-from training.evaluation.machine import MachineRecord, measurement_page
 from training.pipelines.ppo.config import PPOConfig
 
 PARTS = ("env", "opponents", "forward", "update")
@@ -73,8 +73,15 @@ def measure(config: PPOConfig, timesteps: int) -> dict[str, float]:
 
     torch.set_num_threads(config.torch_threads)
     venv, _ = make_training_env(config)
-    model = TeacherGuidedPPO("MlpPolicy", venv, seed=config.seed, device="cpu", verbose=0,
-                             policy_kwargs=policy_kwargs(config.policy_kwargs), **config.ppo)
+    model = TeacherGuidedPPO(
+        "MlpPolicy",
+        venv,
+        seed=config.seed,
+        device="cpu",
+        verbose=0,
+        policy_kwargs=policy_kwargs(config.policy_kwargs),
+        **config.ppo,
+    )
     rollout = model.n_steps * model.n_envs
     model.learn(total_timesteps=rollout)  # one untimed update: imports and first-call costs are paid once per process
     watch = Stopwatch()
@@ -103,8 +110,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--env", nargs="+", help="envs whose default configs to measure (default: all)")
     parser.add_argument("--config", nargs="+", help="config files to measure instead")
     parser.add_argument("--timesteps", type=int, default=100_000, help="learner steps per config (default 100000)")
-    parser.add_argument("--vec-env", nargs="+", choices=("batched", "game", "dummy", "subproc"), help="measure each config with each of these vec_env settings")
-    parser.add_argument("--page", type=Path, help="also write the table as a docs page (Markdown) that records the machine, its load and the date")
+    parser.add_argument(
+        "--vec-env",
+        nargs="+",
+        choices=("batched", "game", "dummy", "subproc"),
+        help="measure each config with each of these vec_env settings",
+    )
+    parser.add_argument(
+        "--page",
+        type=Path,
+        help="also write the table as a docs page (Markdown) that records the machine, its load and the date",
+    )
     args = parser.parse_args(argv)
     try:  # every config is read and checked before the first is measured
         for env in args.env or ():
@@ -112,7 +128,10 @@ def main(argv: list[str] | None = None) -> int:
                 raise ConfigError(f"unknown env {env!r}; known envs: {', '.join(sorted(ENVS))}")
         paths = [Path(p) for p in args.config] if args.config else [config_path(e) for e in (args.env or ENVS)]
         configs = [
-            (f"{path} vec_env={vec_env}" if vec_env else str(path), load_config(PPOConfig, path, {"vec_env": vec_env} if vec_env else None))
+            (
+                f"{path} vec_env={vec_env}" if vec_env else str(path),
+                load_config(PPOConfig, path, {"vec_env": vec_env} if vec_env else None),
+            )
             for path in paths
             for vec_env in (args.vec_env or [None])
         ]
@@ -130,12 +149,18 @@ def main(argv: list[str] | None = None) -> int:
         result = measure(config, args.timesteps)
         shares = "  ".join(f"{result[p]:>6.1f} s" + f" {100 * result[p] / result['wall_s']:>3.0f}%" for p in PARTS)
         print(f"{path:<64} {result['steps_per_s']:>8,.0f} {result['wall_s']:>7.1f}  {shares}", flush=True)
-        rows.append([f"`{shown(path)}`", f"{result['steps_per_s']:,.0f}", f"{result['wall_s']:.1f}",
-                     *(f"{result[p]:.1f} s ({100 * result[p] / result['wall_s']:.0f}%)" for p in PARTS)])
+        rows.append(
+            [
+                f"`{shown(path)}`",
+                f"{result['steps_per_s']:,.0f}",
+                f"{result['wall_s']:.1f}",
+                *(f"{result[p]:.1f} s ({100 * result[p] / result['wall_s']:.0f}%)" for p in PARTS),
+            ]
+        )
     if args.page is not None:
         command = "python benchmarks/train_speed.py " + shlex.join(sys.argv[1:] if argv is None else argv)
         header = ["config", "learner steps/s", "wall s", *PARTS]
-        notes = (f"{args.timesteps:,} learner steps per config, no warm start, after one untimed update. " + PAGE_NOTES)
+        notes = f"{args.timesteps:,} learner steps per config, no warm start, after one untimed update. " + PAGE_NOTES
         args.page.write_text(measurement_page("Training speed", command, record, header, rows, notes))
         print(f"wrote {args.page}")
     return 0

@@ -41,12 +41,22 @@ def free_port() -> int:
 
 async def new_game(client: httpx.AsyncClient, env: str, agent: str, seed: int) -> dict:
     players = PLAYERS.get(env, 2)
-    response = await client.post("/api/sessions", json={"env": env, "options": {"num_players": players}, "seats": ["human"] + [agent] * (players - 1), "seed": seed})
+    response = await client.post(
+        "/api/sessions",
+        json={
+            "env": env,
+            "options": {"num_players": players},
+            "seats": ["human"] + [agent] * (players - 1),
+            "seed": seed,
+        },
+    )
     response.raise_for_status()
     return response.json()
 
 
-async def play(client: httpx.AsyncClient, env: str, agent: str, moves: int, seed: int, latencies: list, errors: list) -> None:
+async def play(
+    client: httpx.AsyncClient, env: str, agent: str, moves: int, seed: int, latencies: list, errors: list
+) -> None:
     """One client's ``moves`` requests, starting games of ``env`` as they end."""
     view = await new_game(client, env, agent, seed)
     for _ in range(moves):
@@ -79,8 +89,14 @@ async def load(base_url: str, games: int, moves: int, agent: str) -> dict:
         await asyncio.gather(*(play(client, next(envs), agent, moves, g, latencies, errors) for g in range(games)))
         elapsed = time.perf_counter() - started
     ms = np.array(latencies) * 1000
-    return {"requests": len(ms), "errors": errors, "seconds": elapsed,
-            "p50_ms": float(np.percentile(ms, 50)), "p95_ms": float(np.percentile(ms, 95)), "max_ms": float(ms.max())}
+    return {
+        "requests": len(ms),
+        "errors": errors,
+        "seconds": elapsed,
+        "p50_ms": float(np.percentile(ms, 50)),
+        "p95_ms": float(np.percentile(ms, 95)),
+        "max_ms": float(ms.max()),
+    }
 
 
 def start_server(port: int, games: int) -> subprocess.Popen:
@@ -104,7 +120,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=50, help="games played at once (default 50)")
     parser.add_argument("--moves", type=int, default=20, help="move requests per game (default 20)")
-    parser.add_argument("--agent", default="random", help="the agent in the other seats (default random; a bot name of every game)")
+    parser.add_argument(
+        "--agent", default="random", help="the agent in the other seats (default random; a bot name of every game)"
+    )
     args = parser.parse_args(argv)
     if args.games <= 0 or args.moves <= 0:
         print("error: --games and --moves must be positive", file=sys.stderr)
@@ -116,9 +134,15 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         server.terminate()
         server.wait(timeout=30)
-    print(f"{args.games} concurrent games x {args.moves} moves (other seats: {args.agent}) on loopback, server in its own process")
-    print(f"move requests: {result['requests']}, errors: {len(result['errors'])}, {result['requests'] / result['seconds']:.0f} requests/s over {result['seconds']:.1f} s")
-    print(f"latency per move request: p50 {result['p50_ms']:.1f} ms, p95 {result['p95_ms']:.1f} ms, max {result['max_ms']:.1f} ms")
+    print(
+        f"{args.games} concurrent games x {args.moves} moves (other seats: {args.agent}) on loopback, server in its own process"
+    )
+    print(
+        f"move requests: {result['requests']}, errors: {len(result['errors'])}, {result['requests'] / result['seconds']:.0f} requests/s over {result['seconds']:.1f} s"
+    )
+    print(
+        f"latency per move request: p50 {result['p50_ms']:.1f} ms, p95 {result['p95_ms']:.1f} ms, max {result['max_ms']:.1f} ms"
+    )
     for problem in result["errors"][:5]:
         print(f"  error: {problem}")
     return 1 if result["errors"] else 0

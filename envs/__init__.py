@@ -32,7 +32,9 @@ def _register_all() -> None:
             vector_entry_point = functools.partial(_native_vector_env, entry.name)
         else:  # a superseded version: Gymnasium's SyncVectorEnv of its single envs
             vector_entry_point = functools.partial(make_vector_env, entry.gym_id)
-        gymnasium.register(id=entry.gym_id, entry_point=f"{entry.module}:gym_env", vector_entry_point=vector_entry_point)
+        gymnasium.register(
+            id=entry.gym_id, entry_point=f"{entry.module}:gym_env", vector_entry_point=vector_entry_point
+        )
         pettingzoo.register("aec", entry.pettingzoo_id, entry_point=f"{entry.module}:env")
         if entry.parallel:
             pettingzoo.register("parallel", entry.pettingzoo_id, entry_point=f"{entry.module}:parallel_env")

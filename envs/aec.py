@@ -204,7 +204,11 @@ class GameAECEnv(GameAgentsMixin, AECEnv):
     arguments other than ``render_mode`` and ``reward_mode`` are the game's options.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "is_parallelizable": False, "render_fps": 1}
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi", "human"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
     game_class: ClassVar[type[Game]]
 
     def __init__(self, render_mode: str | None = None, reward_mode: str | None = None, **game_options):
@@ -254,7 +258,9 @@ class GameAECEnv(GameAgentsMixin, AECEnv):
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             if action is not None:
-                raise IllegalActionError(f"{GAME_OVER} ({agent} is done: step(None) removes it, PettingZoo's convention)")
+                raise IllegalActionError(
+                    f"{GAME_OVER} ({agent} is done: step(None) removes it, PettingZoo's convention)"
+                )
             self._was_dead_step(action)
             return
         state = self.game_state

@@ -88,8 +88,7 @@ class Game(abc.ABC):
             raise TypeError(f"{self.name}: num_players must be an integer, got {num_players!r}")
         if not self.min_players <= num_players <= self.max_players:
             raise ValueError(
-                f"{self.name}: num_players must be between {self.min_players} and "
-                f"{self.max_players}, got {num_players}"
+                f"{self.name}: num_players must be between {self.min_players} and {self.max_players}, got {num_players}"
             )
         self.num_players = int(num_players)
 
@@ -111,7 +110,9 @@ class Game(abc.ABC):
 
         The default raises; a game whose observation shows everything overrides it.
         """
-        raise NotImplementedError(f"{self.name}: an observation does not determine the state, so search cannot rebuild it")
+        raise NotImplementedError(
+            f"{self.name}: an observation does not determine the state, so search cannot rebuild it"
+        )
 
     def symmetries(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """The game's symmetries other than the identity, for data augmentation.
@@ -156,9 +157,7 @@ class Game(abc.ABC):
             return ids[name]
         except (KeyError, TypeError):
             examples = ", ".join(repr(self.action_name(a)) for a in (0, self.num_actions - 1))
-            raise IllegalActionError(
-                f"{self.name}: no action is named {name!r}; names look like {examples}"
-            ) from None
+            raise IllegalActionError(f"{self.name}: no action is named {name!r}; names look like {examples}") from None
 
     def score_bounds(self) -> tuple[float, float]:
         """Lower and upper bound of every player's score, at every moment of every game.
@@ -176,13 +175,10 @@ class Game(abc.ABC):
             if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
                 action = int(action)
             else:
-                raise IllegalActionError(
-                    f"{self.name}: an action must be an integer id, got {action!r}"
-                )
+                raise IllegalActionError(f"{self.name}: an action must be an integer id, got {action!r}")
         if not 0 <= action < self.num_actions:
             raise IllegalActionError(
-                f"{self.name}: action {action} is outside the action space "
-                f"0..{self.num_actions - 1}"
+                f"{self.name}: action {action} is outside the action space 0..{self.num_actions - 1}"
             )
         return int(action)
 
@@ -302,7 +298,9 @@ class GameState(abc.ABC):
                 continue
             acting = child.acting_players()
             if len(acting) != 1:
-                raise ValueError(f"{self.game.name}: children() needs one player to act after a move, got {list(acting)}")
+                raise ValueError(
+                    f"{self.game.name}: children() needs one player to act after a move, got {list(acting)}"
+                )
             movers[i] = acting[0]
             observations[i] = child.observe(acting[0])
             masks[i] = child.legal_mask(acting[0])

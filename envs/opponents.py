@@ -18,6 +18,7 @@ bots). Where no installed package declares one (a source tree used without insta
 it), a name is a ``ValueError`` that says so; policy objects work either way. The
 Gymnasium ids stay registered by envs with envs' own entry points.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -73,7 +74,7 @@ def declared_resolver() -> Resolver | None:
 
 
 #: What the ``opponents`` option of the Gymnasium envs takes, for their error messages.
-OPPONENTS_EXPECTED = "None (random), a bot name such as \"heuristic\", an object with act(observation, action_mask), or a list of those (one per other seat)"
+OPPONENTS_EXPECTED = 'None (random), a bot name such as "heuristic", an object with act(observation, action_mask), or a list of those (one per other seat)'
 
 _SIGNATURES = {"act": "act(observation, action_mask)", "act_batch": "act_batch(observations, action_masks)"}
 
@@ -106,7 +107,9 @@ def opponent_list(game: Game, opponents: Any, count: int, methods: Sequence[str]
             opponent = _named(game, opponent)
         elif opponent is not None and not is_policy(opponent):
             wanted = " or ".join(_SIGNATURES[method] for method in methods)
-            raise TypeError(f"each opponent must be None (random), a bot name or an object with {wanted}, got {opponent!r}")
+            raise TypeError(
+                f"each opponent must be None (random), a bot name or an object with {wanted}, got {opponent!r}"
+            )
         policies.append(opponent)
     return policies
 

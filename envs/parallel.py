@@ -28,7 +28,16 @@ import numpy as np
 from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
-from envs.aec import GameAgentsMixin, agent_observation_space, check_render_mode, render_state, resolve_reward_mode, start_basis, state_box, step_rewards
+from envs.aec import (
+    GameAgentsMixin,
+    agent_observation_space,
+    check_render_mode,
+    render_state,
+    resolve_reward_mode,
+    start_basis,
+    state_box,
+    step_rewards,
+)
 from envs.core import Game, GameState, IllegalActionError
 from envs.spaces import LegalActionSpace
 
@@ -104,10 +113,14 @@ class GameParallelEnv(GameAgentsMixin, ParallelEnv):
             action = actions.get(agent)
             if seat not in acting:
                 if action is not None:
-                    raise IllegalActionError(f"{self.game.name}: {agent} is not to act now but was given action {action!r}")
+                    raise IllegalActionError(
+                        f"{self.game.name}: {agent} is not to act now but was given action {action!r}"
+                    )
                 continue
             if action is None:
-                raise IllegalActionError(f"{self.game.name}: {agent} is to act but has no action (acting: {self._names(acting)})")
+                raise IllegalActionError(
+                    f"{self.game.name}: {agent} is to act but has no action (acting: {self._names(acting)})"
+                )
             error = state.illegal_action_error(seat, action)
             if error is not None:
                 raise error

@@ -66,9 +66,7 @@ ENVS: dict[str, EnvEntry] = {
 
 #: Superseded versions, still registered with Gymnasium and PettingZoo so that code and
 #: agents written for them keep working; training and evaluation use :data:`ENVS`.
-LEGACY_ENVS: tuple[EnvEntry, ...] = (
-    EnvEntry("inverted_dice", "envs.inverted_dice_v0", "InvertedDice-v0"),
-)
+LEGACY_ENVS: tuple[EnvEntry, ...] = (EnvEntry("inverted_dice", "envs.inverted_dice_v0", "InvertedDice-v0"),)
 
 
 def get_entry(name: str) -> EnvEntry:

@@ -38,11 +38,18 @@ from typing import Any, ClassVar
 import gymnasium
 import numpy as np
 
-from envs.aec import GAME_OVER, check_render_mode, observation_box, render_state, resolve_reward_mode, reward_basis, start_basis
+from envs.aec import (
+    GAME_OVER,
+    check_render_mode,
+    observation_box,
+    render_state,
+    resolve_reward_mode,
+    reward_basis,
+    start_basis,
+)
 from envs.core import Game, GameState, IllegalActionError
 from envs.opponents import Policy, opponent_list
 from envs.spaces import LegalActionSpace
-
 
 #: What the Gymnasium env does with an illegal action (its ``illegal_action`` option).
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
@@ -52,10 +59,16 @@ def check_learner_options(game: Game, learner_seat, illegal_action: str, illegal
     """The learner's options of a Gymnasium env (single or batched), or an error naming the bad one."""
     if illegal_action not in ILLEGAL_ACTION_MODES:
         raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
-    if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float, np.integer, np.floating)) or not np.isfinite(illegal_reward):
+    if (
+        isinstance(illegal_reward, bool)
+        or not isinstance(illegal_reward, (int, float, np.integer, np.floating))
+        or not np.isfinite(illegal_reward)
+    ):
         raise ValueError(f"illegal_reward must be a finite number, got {illegal_reward!r}")
     n = game.num_players
-    if learner_seat is not None and (isinstance(learner_seat, bool) or not isinstance(learner_seat, (int, np.integer)) or not 0 <= learner_seat < n):
+    if learner_seat is not None and (
+        isinstance(learner_seat, bool) or not isinstance(learner_seat, (int, np.integer)) or not 0 <= learner_seat < n
+    ):
         raise ValueError(f"learner_seat must be in 0..{n - 1} or None, got {learner_seat!r}")
 
 
@@ -163,7 +176,11 @@ class SingleAgentEnv(gymnasium.Env):
             f"{self.game.name}: an illegal action ended the episode with reward {self.illegal_reward} "
             "(info['illegal_action'] names it; illegal_action='raise' raises instead)"
         )
-        info = {"action_mask": np.zeros(self.game.num_actions, np.int8), "seat": self.learner, "illegal_action": str(error)}
+        info = {
+            "action_mask": np.zeros(self.game.num_actions, np.int8),
+            "seat": self.learner,
+            "illegal_action": str(error),
+        }
         if self.render_mode == "human":
             self.render()
         return self._observation(), self.illegal_reward, True, False, info

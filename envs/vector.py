@@ -76,14 +76,18 @@ class GameVectorEnv(SyncVectorEnv):
         super().__init__(env_fns, copy=copy, observation_mode=observation_mode, autoreset_mode=autoreset_mode)
         for env in self.envs:
             if not isinstance(env.unwrapped, SingleAgentEnv):
-                raise TypeError(f"GameVectorEnv batches the games' Gymnasium envs (SingleAgentEnv), got {type(env.unwrapped).__name__}")
+                raise TypeError(
+                    f"GameVectorEnv batches the games' Gymnasium envs (SingleAgentEnv), got {type(env.unwrapped).__name__}"
+                )
         self._no_legal_action = np.zeros(self.single_action_space.n, np.int8)
         self.action_space = LegalBatchSpace(int(self.single_action_space.n), self.num_envs, self._sampling_masks)
 
     def _sampling_masks(self) -> tuple[np.ndarray, ...]:
         """Each sub-env's legal mask for the next ``step``; all zeros where it takes no action."""
         masks = []
-        resetting = self._autoreset_envs if self.autoreset_mode == AutoresetMode.NEXT_STEP else np.zeros(self.num_envs, bool)
+        resetting = (
+            self._autoreset_envs if self.autoreset_mode == AutoresetMode.NEXT_STEP else np.zeros(self.num_envs, bool)
+        )
         for i, env in enumerate(self.envs):
             # NEXT_STEP autoreset: a sub-env that ended last step resets on this one, ignoring its action.
             mask = None if resetting[i] else env.unwrapped._sampling_mask()

@@ -117,7 +117,10 @@ class Sampling:
     def options(self) -> str:
         """The command-line options that give this sampling (empty for the default)."""
         default = Sampling()
-        parts = [f" --deep {self.steps}" if self.steps != default.steps else "", f" --deep-games {self.games}" if self.games != default.games else ""]
+        parts = [
+            f" --deep {self.steps}" if self.steps != default.steps else "",
+            f" --deep-games {self.games}" if self.games != default.games else "",
+        ]
         return "".join(parts)
 
 
@@ -201,7 +204,9 @@ class Snapshot:
             parts.append(f"terminal {self.terminal} vs {other.terminal}")
         if not np.array_equal(self.scores, other.scores):
             parts.append(f"scores {self.scores.tolist()} vs {other.scores.tolist()}")
-        parts += [f"player {p}'s mask" for p, (a, b) in enumerate(zip(self.masks, other.masks)) if not np.array_equal(a, b)]
+        parts += [
+            f"player {p}'s mask" for p, (a, b) in enumerate(zip(self.masks, other.masks)) if not np.array_equal(a, b)
+        ]
         for p, (a, b) in enumerate(zip(self.observations, other.observations)):
             if a.shape != b.shape:
                 parts.append(f"player {p}'s observation shape {a.shape} vs {b.shape}")
@@ -223,7 +228,9 @@ def expect_refused(step, what: str) -> None:
     except IllegalActionError:
         return
     except Exception as error:  # noqa: BLE001 - any other error is the failure to report
-        raise InvariantViolation(f"{what} raised {type(error).__name__} instead of IllegalActionError: {error}") from error
+        raise InvariantViolation(
+            f"{what} raised {type(error).__name__} instead of IllegalActionError: {error}"
+        ) from error
     raise InvariantViolation(f"{what} was accepted")
 
 
@@ -255,7 +262,9 @@ class GameChecker:
         masks = [state.legal_mask(p) for p in range(n)]
         for p, mask in enumerate(masks):
             if (mask.dtype is not INT8 and mask.dtype != INT8) or mask.shape != self.mask_shape:
-                raise InvariantViolation(f"player {p}'s mask is {mask.dtype} {mask.shape}, not int8 ({self.num_actions},)")
+                raise InvariantViolation(
+                    f"player {p}'s mask is {mask.dtype} {mask.shape}, not int8 ({self.num_actions},)"
+                )
             raw = mask.tobytes()
             if raw.translate(None, ZERO_ONE):
                 raise InvariantViolation(f"player {p}'s mask holds values outside 0/1: {mask.min()}..{mask.max()}")
@@ -275,10 +284,14 @@ class GameChecker:
 
     def check_observation(self, player: int, obs: np.ndarray) -> None:
         if (obs.dtype is not FLOAT32 and obs.dtype != FLOAT32) or obs.shape != self.observation_shape:
-            raise InvariantViolation(f"player {player}'s observation is {obs.dtype} {obs.shape}, not float32 {self.observation_shape}")
+            raise InvariantViolation(
+                f"player {player}'s observation is {obs.dtype} {obs.shape}, not float32 {self.observation_shape}"
+            )
         if not (self.obs_low <= obs.min() and obs.max() <= self.obs_high):  # NaN fails too
             entry = int(np.flatnonzero(~((obs >= self.obs_low) & (obs <= self.obs_high)))[0])
-            raise InvariantViolation(f"player {player}'s observation leaves [{self.obs_low}, {self.obs_high}] at entry {entry}: {obs[entry]}")
+            raise InvariantViolation(
+                f"player {player}'s observation leaves [{self.obs_low}, {self.obs_high}] at entry {entry}: {obs[entry]}"
+            )
         self.checks["observation"] += 1
 
     def check_snapshot(self, snap: Snapshot) -> None:
@@ -311,7 +324,9 @@ class GameChecker:
             try:
                 clone.apply(seat, action)
             except Exception as error:  # noqa: BLE001
-                raise InvariantViolation(f"masked action {action} of player {seat} refused: {type(error).__name__}: {error}") from error
+                raise InvariantViolation(
+                    f"masked action {action} of player {seat} refused: {type(error).__name__}: {error}"
+                ) from error
         self.checks["legal accepted"] += 1
         expect_same(before, state, f"action {action} applied to a clone changed the original")
         self.checks["clone independence"] += 1
@@ -320,7 +335,9 @@ class GameChecker:
     def follows(self, state: GameState, clone: GameState, what: str) -> None:
         after, cloned = Snapshot.of(state), Snapshot.of(clone)
         if after.key != cloned.key:
-            raise InvariantViolation(f"{what} gave a clone and the original different states: {after.differences(cloned)}")
+            raise InvariantViolation(
+                f"{what} gave a clone and the original different states: {after.differences(cloned)}"
+            )
         self.checks["clone follows original"] += 1
 
     def check_sample(self, sample, mask: np.ndarray, what: str) -> None:
@@ -403,7 +420,9 @@ class Trial:
 
 def same_mask(shown: np.ndarray, core: np.ndarray) -> bool:
     """The adapter shows the core's mask: the same array, or an equal one of the same dtype."""
-    return shown is core or (shown.dtype == core.dtype and shown.shape == core.shape and shown.tobytes() == core.tobytes())
+    return shown is core or (
+        shown.dtype == core.dtype and shown.shape == core.shape and shown.tobytes() == core.tobytes()
+    )
 
 
 def choose(mask: np.ndarray, rng: random.Random) -> int:
@@ -435,7 +454,9 @@ def play_aec(g: Trial, record: bool) -> GameResult:
         if terminated or truncated:
             check(state.is_terminal(), f"{agent} told the game is over while the core plays on")
             check(terminated != truncated, f"{agent}: terminated={terminated}, truncated={truncated}")
-            check(truncated == state.is_truncated(), f"{agent}: truncated={truncated}, core says {state.is_truncated()}")
+            check(
+                truncated == state.is_truncated(), f"{agent}: truncated={truncated}, core says {state.is_truncated()}"
+            )
             check(not obs["action_mask"].any(), f"{agent}'s mask is not empty after the end")
             told_done.add(agent)
             env.step(None)
@@ -452,14 +473,19 @@ def play_aec(g: Trial, record: bool) -> GameResult:
         if deep:
             before = Snapshot.of(state)
             checker.check_snapshot(before)
-            check(np.array_equal(observation, before.observations[seat]), f"the AEC shows {agent} an observation other than the core's")
+            check(
+                np.array_equal(observation, before.observations[seat]),
+                f"the AEC shows {agent} an observation other than the core's",
+            )
             checks["aec observation"] += 1
             clone = checker.probe(state, before, [(seat, action)], probe_rng)
             checker.check_sample(env.action_space(agent).sample(), mask, f"action_space({agent!r})")
         try:
             env.step(action)
         except Exception as error:  # noqa: BLE001
-            raise InvariantViolation(f"the AEC env refused masked action {action} of {agent}: {type(error).__name__}: {error}") from error
+            raise InvariantViolation(
+                f"the AEC env refused masked action {action} of {agent}: {type(error).__name__}: {error}"
+            ) from error
         steps += 1
         if steps > game.max_game_length:
             raise InvariantViolation(f"the game runs past max_game_length={game.max_game_length}")
@@ -480,7 +506,10 @@ def play_aec(g: Trial, record: bool) -> GameResult:
     checks["finished game refuses"] += 2
     expected, what = final_basis(state, env.reward_mode)
     for name, total in (("stepped", stepped), ("collected through last()", collected)):
-        check(np.allclose(total, expected, rtol=0, atol=1e-9), f"AEC rewards {name} sum to {total}, {what} is {expected.tolist()}")
+        check(
+            np.allclose(total, expected, rtol=0, atol=1e-9),
+            f"AEC rewards {name} sum to {total}, {what} is {expected.tolist()}",
+        )
     checks["return promise"] += 2 * game.num_players
     return GameResult(steps, digest.digest() if digest else None)
 
@@ -518,7 +547,9 @@ def play_gymnasium(g: Trial, record: bool) -> GameResult:
     while True:
         mask = info["action_mask"]
         if learner not in acting:
-            raise InvariantViolation(f"the Gymnasium env asks the learner (seat {learner}) but the acting players are {acting}")
+            raise InvariantViolation(
+                f"the Gymnasium env asks the learner (seat {learner}) but the acting players are {acting}"
+            )
         if not same_mask(mask, masks[learner]):
             raise InvariantViolation("the Gymnasium env's info['action_mask'] is not the core's mask")
         checker.check_observation(learner, observation)
@@ -528,9 +559,15 @@ def play_gymnasium(g: Trial, record: bool) -> GameResult:
         if deep:
             before = Snapshot.of(state)
             checker.check_snapshot(before)
-            check(np.array_equal(observation, before.observations[learner]), "the Gymnasium env shows an observation other than the core's")
+            check(
+                np.array_equal(observation, before.observations[learner]),
+                "the Gymnasium env shows an observation other than the core's",
+            )
             sb3_mask = env.action_masks()
-            check(sb3_mask.dtype == np.bool_ and np.array_equal(sb3_mask, mask != 0), "the Gymnasium env's action_masks() is not the core's mask")
+            check(
+                sb3_mask.dtype == np.bool_ and np.array_equal(sb3_mask, mask != 0),
+                "the Gymnasium env's action_masks() is not the core's mask",
+            )
             checks["gymnasium observation"] += 1
             checker.probe(state, before, [(learner, action)], probe_rng)
             # Copies of the env, the costliest checks, in the sampled games only.
@@ -548,8 +585,13 @@ def play_gymnasium(g: Trial, record: bool) -> GameResult:
         try:
             observation, reward, terminated, truncated, info = env.step(action)
         except Exception as error:  # noqa: BLE001
-            raise InvariantViolation(f"the Gymnasium env refused masked action {action}: {type(error).__name__}: {error}") from error
-        check("illegal_action" not in info, f"masked action {action} ended the episode as illegal: {info.get('illegal_action')}")
+            raise InvariantViolation(
+                f"the Gymnasium env refused masked action {action}: {type(error).__name__}: {error}"
+            ) from error
+        check(
+            "illegal_action" not in info,
+            f"masked action {action} ended the episode as illegal: {info.get('illegal_action')}",
+        )
         steps += 1
         if steps > game.max_game_length:
             raise InvariantViolation(f"the game runs past max_game_length={game.max_game_length}")
@@ -569,16 +611,27 @@ def play_gymnasium(g: Trial, record: bool) -> GameResult:
         if terminated or truncated:
             break
         acting, masks = checker.check_state(state)
-    check(state.is_terminal(), f"the Gymnasium episode ended (terminated={terminated}, truncated={truncated}) but the core plays on")
-    check(terminated != truncated and truncated == state.is_truncated(), f"terminated={terminated}, truncated={truncated}, core says truncated={state.is_truncated()}")
-    check(not info["action_mask"].any() and not env.action_masks().any(), "the learner's mask is not empty after the end")
+    check(
+        state.is_terminal(),
+        f"the Gymnasium episode ended (terminated={terminated}, truncated={truncated}) but the core plays on",
+    )
+    check(
+        terminated != truncated and truncated == state.is_truncated(),
+        f"terminated={terminated}, truncated={truncated}, core says truncated={state.is_truncated()}",
+    )
+    check(
+        not info["action_mask"].any() and not env.action_masks().any(), "the learner's mask is not empty after the end"
+    )
     check(env.action_space.sample() == 0, "action_space.sample() with nothing legal is not 0")
     checker.check_state(state)
     checker.check_snapshot(Snapshot.of(state))
     expect_refused(lambda: env.step(0), "a Gymnasium step after the end")
     checks["finished game refuses"] += 1
     expected, what = final_basis(state, env.reward_mode)
-    check(abs(total - expected[learner]) <= 1e-9, f"Gymnasium rewards of seat {learner} sum to {total}, {what} is {expected[learner]}")
+    check(
+        abs(total - expected[learner]) <= 1e-9,
+        f"Gymnasium rewards of seat {learner} sum to {total}, {what} is {expected[learner]}",
+    )
     checks["return promise"] += 1
     return GameResult(steps, digest.digest() if digest else None)
 
@@ -595,9 +648,13 @@ def expect_illegal_ends_episode(env, before: Snapshot, action: int, illegal_rewa
         try:
             _, reward, terminated, truncated, info = env.step(action)
         except Exception as error:  # noqa: BLE001
-            raise InvariantViolation(f"illegal action {action} raised {type(error).__name__} instead of ending the episode: {error}") from error
+            raise InvariantViolation(
+                f"illegal action {action} raised {type(error).__name__} instead of ending the episode: {error}"
+            ) from error
     check(
-        (reward, terminated, truncated) == (illegal_reward, True, False) and "illegal_action" in info and not info["action_mask"].any(),
+        (reward, terminated, truncated) == (illegal_reward, True, False)
+        and "illegal_action" in info
+        and not info["action_mask"].any(),
         f"illegal action {action} gave reward {reward}, terminated={terminated}, truncated={truncated}, info keys {sorted(info)}",
     )
     expect_same(before, env.game_state, f"illegal action {action} was played")
@@ -642,9 +699,15 @@ def play_batched(g: Trial, record: bool) -> GameResult:
         if g.deep(steps, deep_rng):
             state = env.batched.state(0)
             acting, masks = checker.check_state(state)
-            check(learner in acting, f"the batched env asks the learner (seat {learner}) but the acting players are {acting}")
+            check(
+                learner in acting,
+                f"the batched env asks the learner (seat {learner}) but the acting players are {acting}",
+            )
             check(same_mask(mask, masks[learner]), "the batched env's mask is not the core's")
-            check(np.array_equal(observation, state.observe(learner)), "the batched env shows an observation other than the core's")
+            check(
+                np.array_equal(observation, state.observe(learner)),
+                "the batched env shows an observation other than the core's",
+            )
             check(np.array_equal(env.action_masks()[0], mask != 0), "the batched env's action_masks() is not its mask")
             checker.check_snapshot(Snapshot.of(state))
             checks["batched observation"] += 1
@@ -653,7 +716,9 @@ def play_batched(g: Trial, record: bool) -> GameResult:
         try:
             observations, rewards, terminated, truncated, info = env.step(np.array([action]))
         except Exception as error:  # noqa: BLE001
-            raise InvariantViolation(f"the batched env refused masked action {action}: {type(error).__name__}: {error}") from error
+            raise InvariantViolation(
+                f"the batched env refused masked action {action}: {type(error).__name__}: {error}"
+            ) from error
         check("illegal_action" not in info, f"masked action {action} ended the episode as illegal")
         steps += 1
         if steps > game.max_game_length:
@@ -664,14 +729,23 @@ def play_batched(g: Trial, record: bool) -> GameResult:
         if terminated[0] or truncated[0]:
             break
     state = env.batched.state(0)
-    check(state.is_terminal(), f"the batched episode ended (terminated={terminated[0]}, truncated={truncated[0]}) but the core plays on")
-    check(terminated[0] != truncated[0] and truncated[0] == state.is_truncated(), f"terminated={terminated[0]}, truncated={truncated[0]}, core says truncated={state.is_truncated()}")
+    check(
+        state.is_terminal(),
+        f"the batched episode ended (terminated={terminated[0]}, truncated={truncated[0]}) but the core plays on",
+    )
+    check(
+        terminated[0] != truncated[0] and truncated[0] == state.is_truncated(),
+        f"terminated={terminated[0]}, truncated={truncated[0]}, core says truncated={state.is_truncated()}",
+    )
     check(not info["action_mask"].any(), "the learner's mask is not empty after the end")
     checker.check_state(state)
     expect_refused(lambda: env.step(np.zeros(1, np.int64)), "a batched step after the end")
     checks["finished game refuses"] += 1
     expected, what = final_basis(state, env.reward_mode)
-    check(abs(total - expected[learner]) <= 1e-9, f"batched rewards of seat {learner} sum to {total}, {what} is {expected[learner]}")
+    check(
+        abs(total - expected[learner]) <= 1e-9,
+        f"batched rewards of seat {learner} sum to {total}, {what} is {expected[learner]}",
+    )
     checks["return promise"] += 1
     return GameResult(steps, digest.digest() if digest else None)
 
@@ -705,7 +779,10 @@ def play_parallel(g: Trial, record: bool) -> GameResult:
     acting, masks = checker.check_state(state)
     steps = 0
     while env.agents:
-        check(env.agents == agents and set(observations) == set(agents), f"agents {env.agents} with observations for {sorted(observations)} while the game runs")
+        check(
+            env.agents == agents and set(observations) == set(agents),
+            f"agents {env.agents} with observations for {sorted(observations)} while the game runs",
+        )
         for agent in agents:
             seat = seat_of[agent]
             if not same_mask(observations[agent]["action_mask"], masks[seat]):
@@ -718,20 +795,30 @@ def play_parallel(g: Trial, record: bool) -> GameResult:
         if deep:
             before = Snapshot.of(state)
             for agent in agents:
-                check(np.array_equal(observations[agent]["observation"], before.observations[seat_of[agent]]), f"the Parallel env shows {agent} an observation other than the core's")
+                check(
+                    np.array_equal(observations[agent]["observation"], before.observations[seat_of[agent]]),
+                    f"the Parallel env shows {agent} an observation other than the core's",
+                )
             checks["parallel observation"] += len(agents)
             clone = checker.probe(state, before, moves, probe_rng)
             probe_parallel_refusals(env, checker, before, actions, probe_rng)
             for seat, _ in moves:
-                checker.check_sample(env.action_space(agents[seat]).sample(), masks[seat], f"action_space({agents[seat]!r})")
+                checker.check_sample(
+                    env.action_space(agents[seat]).sample(), masks[seat], f"action_space({agents[seat]!r})"
+                )
         try:
             observations, rewards, terminations, truncations, _ = env.step(actions)
         except Exception as error:  # noqa: BLE001
-            raise InvariantViolation(f"the Parallel env refused masked actions {actions}: {type(error).__name__}: {error}") from error
+            raise InvariantViolation(
+                f"the Parallel env refused masked actions {actions}: {type(error).__name__}: {error}"
+            ) from error
         steps += len(moves)
         if steps > game.max_game_length:
             raise InvariantViolation(f"the game runs past max_game_length={game.max_game_length}")
-        check(set(rewards) == set(agents) == set(terminations) == set(truncations), "the Parallel step does not answer for every agent")
+        check(
+            set(rewards) == set(agents) == set(terminations) == set(truncations),
+            "the Parallel step does not answer for every agent",
+        )
         step_rewards = [rewards[a] for a in agents]
         totals += step_rewards
         if digest:
@@ -739,7 +826,9 @@ def play_parallel(g: Trial, record: bool) -> GameResult:
         over, truncated = state.is_terminal(), state.is_truncated()
         for agent in agents:
             if (terminations[agent], truncations[agent]) != (over and not truncated, over and truncated):
-                raise InvariantViolation(f"{agent}: terminated={terminations[agent]}, truncated={truncations[agent]}, core says over={over}, truncated={truncated}")
+                raise InvariantViolation(
+                    f"{agent}: terminated={terminations[agent]}, truncated={truncations[agent]}, core says over={over}, truncated={truncated}"
+                )
         acting, masks = checker.check_state(state)
         if deep:
             checker.follows(state, clone, f"actions {actions}")
@@ -752,7 +841,10 @@ def play_parallel(g: Trial, record: bool) -> GameResult:
     expect_refused(lambda: env.step({}), "a Parallel step after the end")
     checks["finished game refuses"] += 1
     expected, what = final_basis(state, env.reward_mode)
-    check(np.allclose(totals, expected, rtol=0, atol=1e-9), f"Parallel rewards sum to {totals.tolist()}, {what} is {expected.tolist()}")
+    check(
+        np.allclose(totals, expected, rtol=0, atol=1e-9),
+        f"Parallel rewards sum to {totals.tolist()}, {what} is {expected.tolist()}",
+    )
     checks["return promise"] += game.num_players
     return GameResult(steps, digest.digest() if digest else None)
 
@@ -768,7 +860,9 @@ def probe_parallel_refusals(env, checker: GameChecker, before: Snapshot, actions
         probes.append((f"a Parallel step without {target}'s action", {a: x for a, x in actions.items() if a != target}))
     idle = [a for a in agents if a not in acting]
     if idle:
-        probes.append((f"a Parallel step with an action of {idle[0]}, who is not to act,", {**actions, idle[0]: actions[target]}))
+        probes.append(
+            (f"a Parallel step with an action of {idle[0]}, who is not to act,", {**actions, idle[0]: actions[target]})
+        )
     for what, step_actions in probes:
         expect_refused(lambda: env.step(step_actions), what)
         expect_same(before, env.game_state, f"{what} changed the game")
@@ -785,7 +879,12 @@ def replay_parallel(g: Trial) -> bytes:
         acting = sorted(env.game_state.acting_players())
         moves = [(seat, choose(observations[agents[seat]]["action_mask"], action_rng)) for seat in acting]
         observations, rewards, *_ = env.step({agents[seat]: action for seat, action in moves})
-        trace_update(digest, [a for _, a in moves], observations[agents[moves[0][0]]]["observation"], [rewards[a] for a in agents])
+        trace_update(
+            digest,
+            [a for _, a in moves],
+            observations[agents[moves[0][0]]]["observation"],
+            [rewards[a] for a in agents],
+        )
     return digest.digest()
 
 
@@ -862,7 +961,9 @@ def game_kwargs(entry: EnvEntry, num_players: int, seed: int, options: dict | No
     ``options`` fixes game options for every game; the boolean ones not fixed vary.
     """
     options = options or {}
-    variants = [{k: v for k, v in variant.items() if k not in options} for variant in option_variants(entry.game_class())]
+    variants = [
+        {k: v for k, v in variant.items() if k not in options} for variant in option_variants(entry.game_class())
+    ]
     return {
         "num_players": num_players,
         "reward_mode": REWARD_MODES[seed % len(REWARD_MODES)],
@@ -904,7 +1005,11 @@ def fuzz(
         try:
             tally.steps += play_checked(Trial(module, kwargs, game_seed, form, sampling, tally.checks, envs)).steps
         except Exception as error:  # noqa: BLE001 - every failure is reported, then the next game
-            message = str(error) if isinstance(error, InvariantViolation) else f"{form}: " + traceback.format_exc(limit=-3).strip()
+            message = (
+                str(error)
+                if isinstance(error, InvariantViolation)
+                else f"{form}: " + traceback.format_exc(limit=-3).strip()
+            )
             tally.failures.append(Failure(entry.name, kwargs, game_seed, message, dict(options or {}), sampling))
             if progress:
                 progress(f"FAILURE {entry.name} {kwargs} seed {game_seed}: {message}")
@@ -915,8 +1020,10 @@ def fuzz(
             tally.seconds = now - start
             done = index - games.start + 1
             left = (len(games) - done) * tally.seconds / done
-            progress(f"{entry.name} {num_players}p: {done}/{len(games)} games, {done / tally.seconds:.1f} games/s, "
-                     f"{len(tally.failures)} failures, about {left / 60:.0f} min left")
+            progress(
+                f"{entry.name} {num_players}p: {done}/{len(games)} games, {done / tally.seconds:.1f} games/s, "
+                f"{len(tally.failures)} failures, about {left / 60:.0f} min left"
+            )
     tally.seconds = time.perf_counter() - start
     return tally
 
@@ -994,14 +1101,43 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.fuzz", description=__doc__.split("\n\n")[0])
     parser.add_argument("--env", action="append", help="env name, repeatable, or 'all' (default)")
     parser.add_argument("--games", type=int, default=100, help="games per env and player count (default 100)")
-    parser.add_argument("--players", type=int, action="append", help="player count, repeatable; each env plays those it allows (default: all it allows)")
+    parser.add_argument(
+        "--players",
+        type=int,
+        action="append",
+        help="player count, repeatable; each env plays those it allows (default: all it allows)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="game i has seed SEED + i (default 0)")
-    parser.add_argument("--part", help="K/M: play only the K-th of M slices of the games (seeds stay those of the whole run)")
-    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="fix a game option in every game (e.g. max_plies=30), repeatable")
-    parser.add_argument("--deep", type=share, default=Sampling.steps, metavar="P", help=f"share of steps with the costly checks: clones, refusal probes, every observation, sample() (default {Sampling.steps})")
-    parser.add_argument("--deep-games", type=share, default=Sampling.games, metavar="Q", help=f"share of games with the per-game ones: a deep first step, copies of the Gymnasium env on deep steps, a replay (default {Sampling.games})")
-    parser.add_argument("--full", action="store_true", help="the costly checks on every step and every game (--deep 1 --deep-games 1)")
-    parser.add_argument("--sum", nargs="+", metavar="LOG", help="add up the figures in the logs of a run's parts, play nothing")
+    parser.add_argument(
+        "--part", help="K/M: play only the K-th of M slices of the games (seeds stay those of the whole run)"
+    )
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="fix a game option in every game (e.g. max_plies=30), repeatable",
+    )
+    parser.add_argument(
+        "--deep",
+        type=share,
+        default=Sampling.steps,
+        metavar="P",
+        help=f"share of steps with the costly checks: clones, refusal probes, every observation, sample() (default {Sampling.steps})",
+    )
+    parser.add_argument(
+        "--deep-games",
+        type=share,
+        default=Sampling.games,
+        metavar="Q",
+        help=f"share of games with the per-game ones: a deep first step, copies of the Gymnasium env on deep steps, a replay (default {Sampling.games})",
+    )
+    parser.add_argument(
+        "--full", action="store_true", help="the costly checks on every step and every game (--deep 1 --deep-games 1)"
+    )
+    parser.add_argument(
+        "--sum", nargs="+", metavar="LOG", help="add up the figures in the logs of a run's parts, play nothing"
+    )
     args = parser.parse_args(argv)
     if args.sum:
         print(summarize(args.sum))

@@ -268,7 +268,9 @@ def report(root: Path = ROOT) -> tuple[list[str], bool]:
     lines.append(f"cycles ({len(found_cycles)}):")
     lines += [f"  {format_cycle(c)}" for c in found_cycles]
     lines.append(f"function-level imports of project modules ({len(in_functions)}):")
-    lines += [f"  {a} in {a.function}(){'  ' + a.comment if a.comment else '  (no comment says why)'}" for a in in_functions]
+    lines += [
+        f"  {a} in {a.function}(){'  ' + a.comment if a.comment else '  (no comment says why)'}" for a in in_functions
+    ]
     modules = len({a.source for a in all_arrows} | {a.target for a in all_arrows if layer_of(a.target) < len(LAYERS)})
     ok = not up and not found_cycles
     lines.append(

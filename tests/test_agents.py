@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 from agents.base import RandomAgent
-from envs.games.dice_math import keep_tables, reroll_positions_for_keep, roll_probability
 from agents.inverted_dice.heuristic import InvertedDiceHeuristic, turn_hit_probability
+from agents.match import play_game
 from agents.registry import bot_names, make_agent, parse_spec
 from agents.trained import CheckpointError, TrainedAgent
+from envs.games.dice_math import keep_tables, reroll_positions_for_keep, roll_probability
 from envs.games.inverted_dice import InvertedDice, inverted_sum
-from agents.match import play_game
 from training.evaluation.harness import evaluate_solitaire
 
 
@@ -58,7 +58,9 @@ def test_turn_hit_probability_of_twenty_is_exact():
 
 def test_heuristic_plays_legal_moves_and_beats_random_by_far():
     game = InvertedDice()
-    results = evaluate_solitaire(game, {"heuristic": InvertedDiceHeuristic(game), "random": RandomAgent(game)}, range(40))
+    results = evaluate_solitaire(
+        game, {"heuristic": InvertedDiceHeuristic(game), "random": RandomAgent(game)}, range(40)
+    )
     heuristic, random_ = (r.scores.mean() for r in results)
     assert heuristic > 180 and random_ < 100
 
@@ -76,7 +78,10 @@ def test_heuristic_crosses_out_the_rare_boxes_first(free):
 
 
 def test_agent_specs_parse_and_unknown_agents_fail_clearly(tmp_path):
-    assert parse_spec("search:depth=3,c=1.5,fast=true,name=x") == ("search", {"depth": 3, "c": 1.5, "fast": True, "name": "x"})
+    assert parse_spec("search:depth=3,c=1.5,fast=true,name=x") == (
+        "search",
+        {"depth": 3, "c": 1.5, "fast": True, "name": "x"},
+    )
     with pytest.raises(ValueError, match="key=value"):
         parse_spec("search:depth")
     game = InvertedDice()
@@ -121,8 +126,18 @@ def test_agents_import_nothing_from_training():
     offenders = []
     for path in sorted(Path(agents.__file__).parent.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""] if isinstance(node, ast.ImportFrom) else []
-            offenders += [f"{path.name}:{node.lineno} {name}" for name in names if name == "training" or name.startswith("training.")]
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            offenders += [
+                f"{path.name}:{node.lineno} {name}"
+                for name in names
+                if name == "training" or name.startswith("training.")
+            ]
     assert not offenders, offenders
 
 
@@ -133,7 +148,11 @@ def test_a_pairing_plays_each_game_by_its_number():
     game = Invers(max_plies=30)
     a, b = RandomAgent(game), RandomAgent(game)
     whole = list(pairing_games(game, a, b, range(6), base_seed=7, random_opening_plies=2))
-    split = [g for part in (range(0, 4), range(4, 6)) for g in pairing_games(game, a, b, part, base_seed=7, random_opening_plies=2)]
+    split = [
+        g
+        for part in (range(0, 4), range(4, 6))
+        for g in pairing_games(game, a, b, part, base_seed=7, random_opening_plies=2)
+    ]
     assert [seat for seat, _, _ in whole] == [0, 1, 0, 1, 0, 1]
     assert [(seat, history) for seat, _, history in whole] == [(seat, history) for seat, _, history in split]
     for g, (seat, state, history) in enumerate(whole):

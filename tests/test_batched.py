@@ -45,16 +45,24 @@ CASES = [
 NUM_ENVS = 6
 
 
-def compare_with_sync(gym_id: str, options: dict, steps: int, seed: int = 3, autoreset_mode=AutoresetMode.NEXT_STEP) -> int:
+def compare_with_sync(
+    gym_id: str, options: dict, steps: int, seed: int = 3, autoreset_mode=AutoresetMode.NEXT_STEP
+) -> int:
     """Step both vector envs ``steps`` times on the same random legal actions; the
     number of (game, step) pairs compared. Asserts at the first difference."""
     native = gymnasium.make_vec(gym_id, NUM_ENVS, autoreset_mode=autoreset_mode, **options)
-    sync = gymnasium.make_vec(gym_id, NUM_ENVS, vectorization_mode="sync", vector_kwargs={"autoreset_mode": autoreset_mode}, **options)
+    sync = gymnasium.make_vec(
+        gym_id, NUM_ENVS, vectorization_mode="sync", vector_kwargs={"autoreset_mode": autoreset_mode}, **options
+    )
     assert isinstance(native, BatchedVectorEnv)
     chooser = np.random.default_rng(seed)
     observations, info = native.reset(seed=seed)
     expected_observations, expected_info = sync.reset(seed=seed)
-    _same("reset", (observations, info["action_mask"], info["seat"]), (expected_observations, expected_info["action_mask"], expected_info["seat"]))
+    _same(
+        "reset",
+        (observations, info["action_mask"], info["seat"]),
+        (expected_observations, expected_info["action_mask"], expected_info["seat"]),
+    )
     ended = np.zeros(NUM_ENVS, bool)
     for step in range(steps):
         masks = info["action_mask"]
@@ -64,14 +72,19 @@ def compare_with_sync(gym_id: str, options: dict, steps: int, seed: int = 3, aut
         result = native.step(actions)
         expected = sync.step(actions)
         observations, rewards, terminated, truncated, info = result
-        _same(f"step {step}", (observations, rewards, terminated, truncated, info["action_mask"], info["seat"]),
-              (*expected[:4], expected[4]["action_mask"], expected[4]["seat"]))
+        _same(
+            f"step {step}",
+            (observations, rewards, terminated, truncated, info["action_mask"], info["seat"]),
+            (*expected[:4], expected[4]["action_mask"], expected[4]["seat"]),
+        )
         if autoreset_mode == AutoresetMode.SAME_STEP and (terminated | truncated).any():
             done = terminated | truncated
             np.testing.assert_array_equal(info["_final_obs"], done)
             for i in np.flatnonzero(done):
                 np.testing.assert_array_equal(info["final_obs"][i], expected[4]["final_obs"][i])
-                np.testing.assert_array_equal(info["final_info"]["action_mask"][i], expected[4]["final_info"]["action_mask"][i])
+                np.testing.assert_array_equal(
+                    info["final_info"]["action_mask"][i], expected[4]["final_info"]["action_mask"][i]
+                )
         ended = terminated | truncated
     native.close()
     sync.close()
@@ -91,17 +104,25 @@ def test_native_vector_env_plays_the_single_envs_games(name, options, steps):
     assert compare_with_sync(ENVS[name].gym_id, options, steps) == steps * NUM_ENVS
 
 
-@pytest.mark.parametrize("name, options", [
-    ("lost_dice", {"num_players": 3, "rolls_per_player": 4, "opponents": "heuristic"}),  # a bot that breaks ties at random
-    ("invers", {"opponents": "ppo"}),  # the shipped network: act_batch, one forward pass
-    ("roll_five", {"num_players": 3, "opponents": ["heuristic", "ppo"]}),
-])
+@pytest.mark.parametrize(
+    "name, options",
+    [
+        (
+            "lost_dice",
+            {"num_players": 3, "rolls_per_player": 4, "opponents": "heuristic"},
+        ),  # a bot that breaks ties at random
+        ("invers", {"opponents": "ppo"}),  # the shipped network: act_batch, one forward pass
+        ("roll_five", {"num_players": 3, "opponents": ["heuristic", "ppo"]}),
+    ],
+)
 def test_bots_and_networks_as_opponents_play_the_single_envs_moves(name, options, monkeypatch):
     from agents.trained import PolicyAgent
 
     batched_calls = []
     act_batch = PolicyAgent.act_batch
-    monkeypatch.setattr(PolicyAgent, "act_batch", lambda self, o, m: batched_calls.append(len(o)) or act_batch(self, o, m))
+    monkeypatch.setattr(
+        PolicyAgent, "act_batch", lambda self, o, m: batched_calls.append(len(o)) or act_batch(self, o, m)
+    )
     compare_with_sync(ENVS[name].gym_id, options, 80)
     assert bool(batched_calls) == ("ppo" in str(options["opponents"]))
 

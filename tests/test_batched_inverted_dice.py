@@ -71,7 +71,8 @@ def test_section_bonuses_and_a_crossed_out_box_on_a_set_tape():
     every_die = reroll_action(range(rules.NUM_DICE))
     plans = [
         [[SCORE]] * rules.NUM_ROUNDS,
-        [[every_die, every_die, SCORE], [every_die, every_die, cross_out_action(1)]] + [[SCORE]] * (rules.NUM_ROUNDS - 2),
+        [[every_die, every_die, SCORE], [every_die, every_die, cross_out_action(1)]]
+        + [[SCORE]] * (rules.NUM_ROUNDS - 2),
     ]
     core = game.new_state_from_tape(tape)
     batched = BatchedInvertedDice(game, 1)

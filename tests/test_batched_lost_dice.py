@@ -99,7 +99,9 @@ def _steered_games(game, num_games, steps, seed):
             actions.append(action)
         batched.apply(rows, seats, np.array(actions))
         for row, core in enumerate(cores):
-            np.testing.assert_array_equal(batched.acting()[row], np.isin(np.arange(game.num_players), core.acting_players()))
+            np.testing.assert_array_equal(
+                batched.acting()[row], np.isin(np.arange(game.num_players), core.acting_players())
+            )
             assert batched.terminal()[row] == core.is_terminal()
             np.testing.assert_array_equal(batched.scores()[row], core.scores())
     return lone_out_of_turn, discard_out_of_turn

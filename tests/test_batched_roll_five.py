@@ -36,7 +36,9 @@ def _play_in_order(players: int, mode: str, num_games: int, steps: int, pick: st
         ended = np.flatnonzero(batched.terminal())
         for row in ended:
             scores = cores[row].scores()
-            plain = np.where(scores == scores.max(), 1.0, -1.0) if not (scores == scores.max()).all() else np.zeros(players)
+            plain = (
+                np.where(scores == scores.max(), 1.0, -1.0) if not (scores == scores.max()).all() else np.zeros(players)
+            )
             tie_breaks += not np.array_equal(plain, cores[row].returns())
             cores[row] = game.new_initial_state(generators[row])
         if ended.size:

@@ -18,7 +18,9 @@ from envs.games.six_hundred import CATEGORY_NAMES, SixHundred, lock_action, scor
 from tests.batched_check import compare
 
 
-@pytest.mark.parametrize("players,games,steps", [(1, 16, 120), (2, 16, 120), (3, 12, 150), (4, 8, 200), (5, 8, 220), (6, 8, 240)])
+@pytest.mark.parametrize(
+    "players,games,steps", [(1, 16, 120), (2, 16, 120), (3, 12, 150), (4, 8, 200), (5, 8, 220), (6, 8, 240)]
+)
 def test_matches_core(players, games, steps):
     assert compare(BatchedSixHundred, SixHundred(players), num_games=games, steps=steps, seed=players) == games * steps
 

@@ -8,14 +8,13 @@ import numpy as np
 import pytest
 from sb3_contrib.common.maskable.utils import get_action_masks
 
+from tests.test_game_vec_env import sb3_trace, vec_config
+from tests.test_training import TINY, tiny_config
 from training import train
 from training.framework.config import load_config
 from training.pipelines.ppo.batched_vec_env import BatchedVecEnv
 from training.pipelines.ppo.config import PPOConfig
 from training.pipelines.ppo.vector import make_training_env
-
-from tests.test_game_vec_env import sb3_trace, vec_config
-from tests.test_training import TINY, tiny_config
 
 
 def _play(venv, steps: int):
@@ -28,11 +27,14 @@ def _episode(item) -> dict | None:
     return item[1] if isinstance(item, tuple) else None
 
 
-@pytest.mark.parametrize("env, extra", [
-    ("inverted_dice", {}),
-    ("six_hundred", {}),
-    ("lost_dice", {"opponents": ["heuristic"]}),  # a bot that acts one game at a time (act, not act_batch)
-])
+@pytest.mark.parametrize(
+    "env, extra",
+    [
+        ("inverted_dice", {}),
+        ("six_hundred", {}),
+        ("lost_dice", {"opponents": ["heuristic"]}),  # a bot that acts one game at a time (act, not act_batch)
+    ],
+)
 def test_same_games_as_the_game_vec_env_seed_for_seed(env, extra):
     batched, _ = make_training_env(vec_config("batched", env, n_envs=5, **extra))
     single, _ = make_training_env(vec_config("game", env, n_envs=5, **extra))
@@ -77,9 +79,15 @@ def test_self_play_trains_on_the_batched_env_with_a_pool_member_per_game(tmp_pat
     """Pool opponents act one game at a time there: each game's copy draws its own member at its start."""
     from training.pipelines.ppo.self_play import PoolOpponent
 
-    path = tiny_config(tmp_path, env="lost_dice", env_kwargs={"num_players": 2, "rolls_per_player": 4}, vec_env="batched", n_envs=4,
-                       self_play={"enabled": True, "pool": ["random", "heuristic"], "snapshot_every": 128, "max_snapshots": 2},
-                       evaluation={"games": 4, "opponents": ["random"]})
+    path = tiny_config(
+        tmp_path,
+        env="lost_dice",
+        env_kwargs={"num_players": 2, "rolls_per_player": 4},
+        vec_env="batched",
+        n_envs=4,
+        self_play={"enabled": True, "pool": ["random", "heuristic"], "snapshot_every": 128, "max_snapshots": 2},
+        evaluation={"games": 4, "opponents": ["random"]},
+    )
     config = load_config(PPOConfig, path)
     venv, self_play = make_training_env(config)
     venv.reset()

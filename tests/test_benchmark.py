@@ -16,7 +16,7 @@ from training import benchmark as command
 from training.evaluation import benchmark
 from training.evaluation.benchmark_report import Summary, leaderboard_agents
 from training.evaluation.harness import PairingResult
-from training.evaluation.report import pairing_report, paired_report
+from training.evaluation.report import paired_report, pairing_report
 from training.evaluation.suite import SUITE_VERSION, TASKS, load_anchors
 from training.framework.schema import ConfigError
 
@@ -121,11 +121,14 @@ def test_a_users_class_or_factory_plays_through_the_registry(user_module):
         assert mask[agent.act(state.observe(0), mask)]
 
 
-@pytest.mark.parametrize("spec, message", [
-    ("no_such_module:Agent", "cannot import 'no_such_module'"),
-    ("my_agents:Missing", "has no attribute 'Missing'"),
-    ("my_agents:Uniform:depth=2", "unexpected keyword argument 'depth'"),
-])
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("no_such_module:Agent", "cannot import 'no_such_module'"),
+        ("my_agents:Missing", "has no attribute 'Missing'"),
+        ("my_agents:Uniform:depth=2", "unexpected keyword argument 'depth'"),
+    ],
+)
 def test_a_spec_that_cannot_be_imported_is_one_line_and_exit_2(user_module, spec, message, capsys):
     assert command.main(["--agent", spec, "--quick", "--no-progress"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
@@ -186,7 +189,9 @@ def test_an_agent_object_or_factory_is_benchmarked_from_python():
 # -- figures and files ---------------------------------------------------------------------
 def figures(summary: Summary) -> dict:
     data = summary.to_dict()
-    assert "machine" not in data and "timings" not in data  # they go to timing.json: the figures alone come out the same
+    assert (
+        "machine" not in data and "timings" not in data
+    )  # they go to timing.json: the figures alone come out the same
     assert summary.timing_dict()["timings"]["wall_seconds"] >= 0
     return data
 
@@ -202,12 +207,37 @@ def test_two_runs_and_any_number_of_workers_give_identical_figures():
 
 def test_the_report_folder_holds_every_game_and_the_plots(tmp_path, capsys):
     out = tmp_path / "report"
-    assert command.main(["--agent", "random", "--agent", "inverted_dice=heuristic", "--quick", "--tasks", *FEW,
-                         "--out", str(out), "--no-progress"]) == 0
-    assert sorted(p.name for p in out.iterdir()) == ["benchmark.json", "games.csv", "profile.png", "report.md", "tasks.png", "timing.json", "timing.md"]
+    assert (
+        command.main(
+            [
+                "--agent",
+                "random",
+                "--agent",
+                "inverted_dice=heuristic",
+                "--quick",
+                "--tasks",
+                *FEW,
+                "--out",
+                str(out),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
+    assert sorted(p.name for p in out.iterdir()) == [
+        "benchmark.json",
+        "games.csv",
+        "profile.png",
+        "report.md",
+        "tasks.png",
+        "timing.json",
+        "timing.md",
+    ]
     timing = json.loads((out / "timing.json").read_text())
     assert timing["machine"]["cpus"] >= 1 and set(timing["timings"]["tasks"]) == set(FEW)
-    assert "s of wall time" in (out / "timing.md").read_text() and "s of wall time" not in (out / "report.md").read_text()
+    assert (
+        "s of wall time" in (out / "timing.md").read_text() and "s of wall time" not in (out / "report.md").read_text()
+    )
     data = json.loads((out / "benchmark.json").read_text())
     assert data["schema_version"] == 1 and data["suite_version"] == SUITE_VERSION
     assert data["agent"] == "random inverted_dice=heuristic"
@@ -216,14 +246,18 @@ def test_the_report_folder_holds_every_game_and_the_plots(tmp_path, capsys):
     rows = list(csv.DictReader((out / "games.csv").open()))
     assert len(rows) == 20 + 12 and {r["task"] for r in rows} == set(FEW)
     assert "Report written to" in capsys.readouterr().out
-    assert command.main(["--agent", "random", "--quick", "--tasks", "roll_five", "--out", str(out), "--no-progress"]) == 2
+    assert (
+        command.main(["--agent", "random", "--quick", "--tasks", "roll_five", "--out", str(out), "--no-progress"]) == 2
+    )
 
 
 def test_agent_options_name_envs_or_tasks():
     assert command.agent_mapping(["search:depth=3"]) == "search:depth=3"
     mapping = command.agent_mapping(["heuristic", "invers=greedy", "lost_dice_4p=random"])
     assert mapping["invers"] == "greedy" and mapping["lost_dice"] == "heuristic" and mapping["lost_dice_4p"] == "random"
-    assert command.agent_mapping(["invers=greedy"]) == {task.name: "greedy" if task.env == "invers" else None for task in TASKS}
+    assert command.agent_mapping(["invers=greedy"]) == {
+        task.name: "greedy" if task.env == "invers" else None for task in TASKS
+    }
     with pytest.raises(ConfigError, match="no env or task"):
         command.agent_mapping(["chess=random"])
 
@@ -264,8 +298,11 @@ def test_the_docs_table_is_the_suites():
     from pathlib import Path
 
     page = (Path(__file__).resolve().parent.parent / "docs" / "benchmark.md").read_text()
-    rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[1:-1]] for line in page.splitlines()
-            if line.startswith("| ") and line.count("|") == 8}
+    rows = {
+        line.split("|")[1].strip(): [c.strip() for c in line.split("|")[1:-1]]
+        for line in page.splitlines()
+        if line.startswith("| ") and line.count("|") == 8
+    }
     for task in TASKS:
         row = rows[task.name]
         assert row[4:] == [str(task.games), str(task.quick_games), str(task.seed)], task.name
@@ -276,7 +313,12 @@ def test_the_docs_table_is_the_suites():
 def test_every_command_that_takes_a_spec_takes_module_attr(user_module, capsys):
     from training import evaluate
 
-    assert evaluate.main(["--env", "roll_five", "--agents", "my_agents:Uniform", "random", "--games", "4", "--out", "report"]) == 0
+    assert (
+        evaluate.main(
+            ["--env", "roll_five", "--agents", "my_agents:Uniform", "random", "--games", "4", "--out", "report"]
+        )
+        == 0
+    )
     assert "| my_agents:Uniform | random | 4 |" in (user_module / "report" / "report.md").read_text()
 
 

@@ -19,7 +19,10 @@ ROOT = Path(__file__).resolve().parent.parent
         (["benchmarks/search_speed.py", "--network", "no/such/run"], "error: checkpoint no/such/run does not exist"),
         (["benchmarks/env_speed.py", "--env", "yahtzee"], "error: unknown env 'yahtzee'; known envs: "),
         (["benchmarks/env_speed.py", "--page", "no/such/page.md"], "error: --page no/such/page.md: no folder no/such"),
-        (["benchmarks/train_speed.py", "--page", "no/such/page.md"], "error: --page no/such/page.md: no folder no/such"),
+        (
+            ["benchmarks/train_speed.py", "--page", "no/such/page.md"],
+            "error: --page no/such/page.md: no folder no/such",
+        ),
     ],
 )
 def test_bad_input_is_one_line_and_exit_code_2(command, message):

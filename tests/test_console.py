@@ -19,7 +19,20 @@ def test_pyproject_installs_the_command():
 
 
 def test_every_command_names_a_function():
-    assert set(console.COMMANDS) == {"train", "train-td", "expert-iteration", "train-rllib", "tune", "evaluate", "ladder", "benchmark", "play", "record", "serve", "solve"}
+    assert set(console.COMMANDS) == {
+        "train",
+        "train-td",
+        "expert-iteration",
+        "train-rllib",
+        "tune",
+        "evaluate",
+        "ladder",
+        "benchmark",
+        "play",
+        "record",
+        "serve",
+        "solve",
+    }
     for name in console.COMMANDS:
         assert callable(console.command_function(name)), name
 
@@ -82,7 +95,10 @@ def test_the_commands_a_training_run_tells_of_are_the_ones_the_user_runs(monkeyp
 
 def test_a_command_runs_with_the_rest_of_the_line(tmp_path, capsys):
     out = tmp_path / "report"
-    assert console.main(["evaluate", "--env", "inverted_dice", "--agents", "random", "--games", "2", "--out", str(out)]) == 0
+    assert (
+        console.main(["evaluate", "--env", "inverted_dice", "--agents", "random", "--games", "2", "--out", str(out)])
+        == 0
+    )
     assert (out / "report.md").is_file()
     assert "random" in capsys.readouterr().out
     assert console.main(["evaluate", "--env", "no_such_game", "--agents", "random"]) == 2

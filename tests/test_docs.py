@@ -164,7 +164,9 @@ def test_shell_command_names_what_exists(command, block, monkeypatch):
     flags = set(re.findall(r"(?<![\w-])--[a-z][\w-]*", command))
     if words[0] == "make":
         targets = [w for w in words[1:] if "=" not in w]
-        assert set(targets) <= make_targets(), f"{command!r}: the Makefile has no target {set(targets) - make_targets()}"
+        assert set(targets) <= make_targets(), (
+            f"{command!r}: the Makefile has no target {set(targets) - make_targets()}"
+        )
         return
     if words[0] == "tabletop":  # the installed command: its table in training/console.py
         help_text = tabletop_help(words[1])

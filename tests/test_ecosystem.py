@@ -21,9 +21,9 @@ from pettingzoo.test.state_test import test_state_space as pettingzoo_state_spac
 
 import envs  # noqa: F401  (registers the ids)
 from envs import ENVS, IllegalActionError
-from envs.registry import LEGACY_ENVS
-from envs.games.dice_rounds import DiceRoundsGame
 from envs.batched.vector_env import BatchedVectorEnv
+from envs.games.dice_rounds import DiceRoundsGame
+from envs.registry import LEGACY_ENVS
 from envs.vector import GameVectorEnv, LegalBatchSpace, make_vector_env
 
 
@@ -223,7 +223,9 @@ def test_action_from_name_is_the_inverse_of_action_name_for_every_id(name):
 
 
 @pytest.mark.parametrize("native", [True, False], ids=["native", "sync"])
-@pytest.mark.parametrize("autoreset_mode", [gymnasium.vector.AutoresetMode.NEXT_STEP, gymnasium.vector.AutoresetMode.SAME_STEP])
+@pytest.mark.parametrize(
+    "autoreset_mode", [gymnasium.vector.AutoresetMode.NEXT_STEP, gymnasium.vector.AutoresetMode.SAME_STEP]
+)
 @pytest.mark.parametrize("name", NAMES)
 def test_make_vec_samples_every_sub_envs_legal_actions(name, autoreset_mode, native):
     """``gymnasium.make_vec(id)`` (the native batched env) and envs.vector.GameVectorEnv
@@ -235,7 +237,9 @@ def test_make_vec_samples_every_sub_envs_legal_actions(name, autoreset_mode, nat
         else:
             vec_env = make_vector_env(ENTRIES[name].gym_id, num_envs=3, autoreset_mode=autoreset_mode, num_players=2)
     native = native and ENTRIES[name] in ENVS.values()  # superseded ids keep the SyncVectorEnv
-    assert isinstance(vec_env, BatchedVectorEnv if native else GameVectorEnv) and isinstance(vec_env.action_space, LegalBatchSpace)
+    assert isinstance(vec_env, BatchedVectorEnv if native else GameVectorEnv) and isinstance(
+        vec_env.action_space, LegalBatchSpace
+    )
     assert vec_env.action_space.sample().tolist() == [0, 0, 0]  # before reset nothing is legal
     vec_env.action_space.seed(0)
     _, infos = vec_env.reset(seed=0)
@@ -257,6 +261,8 @@ def test_gymnasiums_own_sync_vector_env_samples_legal_actions_only_with_the_mask
     assert type(vec_env).__name__ == "SyncVectorEnv" and type(vec_env.action_space) is gymnasium.spaces.MultiDiscrete
     _, infos = vec_env.reset(seed=0)
     for _ in range(50):  # as the README says: the masks from infos
-        _, _, terminations, truncations, infos = vec_env.step(vec_env.action_space.sample(mask=tuple(infos["action_mask"])))
+        _, _, terminations, truncations, infos = vec_env.step(
+            vec_env.action_space.sample(mask=tuple(infos["action_mask"]))
+        )
         assert "illegal_action" not in infos
     vec_env.close()

@@ -25,7 +25,14 @@ def make_run(folder: Path, env: str, env_kwargs: dict, evaluation: dict, algorit
     from envs.registry import get_entry
 
     folder.mkdir(parents=True)
-    model = MaskablePPO("MlpPolicy", gymnasium.make(get_entry(env).gym_id, **env_kwargs), n_steps=64, batch_size=64, seed=0, device="cpu")
+    model = MaskablePPO(
+        "MlpPolicy",
+        gymnasium.make(get_entry(env).gym_id, **env_kwargs),
+        n_steps=64,
+        batch_size=64,
+        seed=0,
+        device="cpu",
+    )
     model.save(folder / "model.zip")
     config = {"env": env, "env_kwargs": env_kwargs, "seed": 0, "evaluation": evaluation}
     (folder / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
@@ -38,8 +45,12 @@ def tournament_run(tmp_path, monkeypatch):
     """The latest Roll Five run, trained in tournament mode with 2 random opening plies and 4 games, in ./checkpoints/."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(evaluate, "bot_names", lambda env: ["random"])  # keep it quick: the run against random
-    return make_run(Path("checkpoints/roll_five/20250101-000000-seed0"), "roll_five", {"num_players": 2, "mode": "tournament"},
-                    {"games": 4, "random_opening_plies": 2, "opponents": ["random"]})
+    return make_run(
+        Path("checkpoints/roll_five/20250101-000000-seed0"),
+        "roll_five",
+        {"num_players": 2, "mode": "tournament"},
+        {"games": 4, "random_opening_plies": 2, "opponents": ["random"]},
+    )
 
 
 def test_the_latest_run_is_played_at_its_own_game_and_the_report_says_so(tournament_run, capsys):
@@ -58,12 +69,19 @@ def test_the_latest_run_is_played_at_its_own_game_and_the_report_says_so(tournam
 
 def test_a_run_is_scored_against_its_own_closing_evaluation_s_opponents(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    run = make_run(Path("checkpoints/roll_five/20250101-000000-seed0"), "roll_five", {"num_players": 2},
-                   {"games": 2, "opponents": ["heuristic", "random"]})
+    run = make_run(
+        Path("checkpoints/roll_five/20250101-000000-seed0"),
+        "roll_five",
+        {"num_players": 2},
+        {"games": 2, "opponents": ["heuristic", "random"]},
+    )
     assert evaluate.main(["--env", "roll_five"]) == 0
     (folder,) = run.glob("evaluation-*")
     assert [(r["agent"], r["opponent"]) for r in csv.DictReader((folder / "summary.csv").open())] == [
-        ("trained", "heuristic"), ("trained", "random"), ("heuristic", "random")]  # not every bot of the game (search too)
+        ("trained", "heuristic"),
+        ("trained", "random"),
+        ("heuristic", "random"),
+    ]  # not every bot of the game (search too)
 
 
 def test_a_run_with_a_damaged_metadata_file_is_named_before_any_game(tmp_path, capsys):
@@ -81,14 +99,22 @@ def test_a_bare_model_file_s_report_goes_to_the_results_folder_not_beside_it(tmp
     downloads.mkdir()
     shutil.copy(run / "model.zip", downloads / "model.zip")
     monkeypatch.chdir(tmp_path)
-    assert evaluate.main(["--env", "roll_five", "--checkpoint", str(downloads / "model.zip"), "--agents", "random", "--games", "2"]) == 0
+    assert (
+        evaluate.main(
+            ["--env", "roll_five", "--checkpoint", str(downloads / "model.zip"), "--agents", "random", "--games", "2"]
+        )
+        == 0
+    )
     assert sorted(p.name for p in downloads.iterdir()) == ["model.zip"]
     (report,) = Path("results/roll_five").glob("*/report.md")
     assert "| trained | random | 2 |" in report.read_text()
 
 
 def test_the_user_may_ask_for_another_game_and_is_told_what_was_kept(tournament_run, capsys):
-    assert evaluate.main(["--env", "roll_five", "--env-kwargs", "{mode: casual}", "--random-opening", "0", "--games", "2"]) == 0
+    assert (
+        evaluate.main(["--env", "roll_five", "--env-kwargs", "{mode: casual}", "--random-opening", "0", "--games", "2"])
+        == 0
+    )
     first = capsys.readouterr().out.splitlines()[0]
     assert first == (
         f"Run: {tournament_run} (the latest run of roll_five); game RollFive(num_players=2, mode='casual') "
@@ -101,15 +127,33 @@ def test_a_run_named_in_agents_sets_the_game_and_two_runs_of_different_games_are
     assert evaluate.main(["--env", "roll_five", "--agents", str(tournament_run), "random", "--out", "mine"]) == 0
     assert "mode='tournament') (the run's env_kwargs)" in (Path("mine") / "report.md").read_text()
     assert f"Run: {tournament_run} (the first trained agent of --agents)" in capsys.readouterr().out
-    casual = make_run(Path("checkpoints/roll_five/casual"), "roll_five", {"num_players": 2, "mode": "casual"}, {"games": 4})
+    casual = make_run(
+        Path("checkpoints/roll_five/casual"), "roll_five", {"num_players": 2, "mode": "casual"}, {"games": 4}
+    )
     assert evaluate.main(["--env", "roll_five", "--agents", str(tournament_run), str(casual), "--out", "other"]) == 2
     assert capsys.readouterr().err == (
         f"error: the trained agents were trained at different games: {tournament_run} at {{'num_players': 2, 'mode': 'tournament'}}, "
         f"{casual} at {{'num_players': 2, 'mode': 'casual'}}; choose the game with --env-kwargs\n"
     )
     assert not Path("other").exists()
-    assert evaluate.main(["--env", "roll_five", "--agents", str(tournament_run), str(casual), "--env-kwargs", "{mode: casual}",
-                          "--games", "2", "--out", "other"]) == 0
+    assert (
+        evaluate.main(
+            [
+                "--env",
+                "roll_five",
+                "--agents",
+                str(tournament_run),
+                str(casual),
+                "--env-kwargs",
+                "{mode: casual}",
+                "--games",
+                "2",
+                "--out",
+                "other",
+            ]
+        )
+        == 0
+    )
     assert "| trained | trained #2 |" in (Path("other") / "report.md").read_text()  # two runs, two agents
 
 
@@ -152,7 +196,9 @@ def test_a_turn_value_run_folder_is_evaluated_as_the_td_agent(tmp_path, capsys):
     shutil.copytree(ROOT / "checkpoints" / "inverted_dice" / "shipped_td", run)
     assert evaluate.main(["--checkpoint", str(run), "--agents", "random", "--games", "2"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith(f"Run: {run} (--checkpoint); game InvertedDice(num_players=1, free_cross_out=False) (the run's env_kwargs)")
+    assert out.startswith(
+        f"Run: {run} (--checkpoint); game InvertedDice(num_players=1, free_cross_out=False) (the run's env_kwargs)"
+    )
     (folder,) = run.glob("evaluation-*")
     rows = list(csv.DictReader((folder / "summary.csv").open()))
     assert [r["agent"] for r in rows] == ["trained", "random"] and float(rows[0]["mean"]) > float(rows[1]["mean"])
@@ -185,4 +231,8 @@ def test_an_rllib_run_without_ray_and_an_empty_folder_are_refused_in_one_line(tm
         f"error: agent '{empty}': checkpoint {empty} holds no trained agent: a run folder holds model.zip (PPO, expert iteration), "
         "value.pt (turn-value TD) or rllib_checkpoint.zip (RLlib); an interrupted run may not have saved one yet\n"
     )
-    assert list(empty.iterdir()) == [] and sorted(p.name for p in rllib.iterdir()) == ["config.yaml", "metadata.json", "rllib_checkpoint.zip"]
+    assert list(empty.iterdir()) == [] and sorted(p.name for p in rllib.iterdir()) == [
+        "config.yaml",
+        "metadata.json",
+        "rllib_checkpoint.zip",
+    ]

@@ -69,13 +69,20 @@ def test_policy_targets_are_distributions_over_legal_moves():
 def test_a_tiny_run_trains_saves_resumes_and_loads_as_agents(tmp_path):
     config = yaml.safe_load(open("configs/invers_expert_iteration.yaml"))
     config.update(
-        env_kwargs={"max_plies": 30}, policy_kwargs={"net_arch": [16]}, games_per_generation=2, generations=1,
-        pool=["random", "search:depth=1"], batch_size=32, max_minutes=None,
+        env_kwargs={"max_plies": 30},
+        policy_kwargs={"net_arch": [16]},
+        games_per_generation=2,
+        generations=1,
+        pool=["random", "search:depth=1"],
+        batch_size=32,
+        max_minutes=None,
     )
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(config))
     run = tmp_path / "run"
-    assert expert_iteration.main(["--config", str(path), "--run-dir", str(run), "--eval-games", "4", "--no-progress"]) == 0
+    assert (
+        expert_iteration.main(["--config", str(path), "--run-dir", str(run), "--eval-games", "4", "--no-progress"]) == 0
+    )
     assert (run / "evaluation" / "report.md").is_file()  # the closing evaluation, as every pipeline has
     assert expert_iteration.main(["--resume", str(run), "--generations", "2", "--no-eval", "--no-progress"]) == 0
     metadata = json.loads((run / "metadata.json").read_text())
@@ -100,8 +107,12 @@ def test_config_errors_name_the_key(tmp_path):
 
 def test_teacher_games_keep_both_bots_positions_with_their_outcomes(tmp_path):
     config = ExpertIterationConfig(
-        env="invers", env_kwargs={"max_plies": 60}, policy_kwargs={"net_arch": [8]}, games_per_generation=2,
-        pool=["search:depth=1"], bot_game_weight=1.0,
+        env="invers",
+        env_kwargs={"max_plies": 60},
+        policy_kwargs={"net_arch": [8]},
+        games_per_generation=2,
+        pool=["search:depth=1"],
+        bot_game_weight=1.0,
     )
     trainer = ExpertIteration(config, tmp_path)
     data, results = trainer.play_generation()
@@ -113,9 +124,17 @@ def test_teacher_games_keep_both_bots_positions_with_their_outcomes(tmp_path):
 @pytest.mark.parametrize("workers", [1, 2])
 def test_a_teacher_labels_every_position_with_its_move_values(tmp_path, workers):
     config = ExpertIterationConfig(
-        env="invers", env_kwargs={"max_plies": 40}, policy_kwargs={"net_arch": [8]}, games_per_generation=2,
-        pool=["search:depth=1"], bot_game_weight=1.0, random_move_rate=0.2, teacher="search:depth=2",
-        workers=workers, value_mix=0.5, policy_temperature=0.05,
+        env="invers",
+        env_kwargs={"max_plies": 40},
+        policy_kwargs={"net_arch": [8]},
+        games_per_generation=2,
+        pool=["search:depth=1"],
+        bot_game_weight=1.0,
+        random_move_rate=0.2,
+        teacher="search:depth=2",
+        workers=workers,
+        value_mix=0.5,
+        policy_temperature=0.05,
     )
     trainer = ExpertIteration(config, tmp_path)
     try:
@@ -141,8 +160,13 @@ def test_a_teacher_without_move_values_is_refused(tmp_path):
 
 def test_learning_with_symmetries_keeps_targets_on_legal_moves(tmp_path):
     config = ExpertIterationConfig(
-        env="invers", env_kwargs={"max_plies": 40}, policy_kwargs={"net_arch": [8]}, games_per_generation=2,
-        pool=["search:depth=1"], bot_game_weight=1.0, batch_size=16,
+        env="invers",
+        env_kwargs={"max_plies": 40},
+        policy_kwargs={"net_arch": [8]},
+        games_per_generation=2,
+        pool=["search:depth=1"],
+        bot_game_weight=1.0,
+        batch_size=16,
     )
     trainer = ExpertIteration(config, tmp_path)
     assert len(trainer.symmetries) == 8

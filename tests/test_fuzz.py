@@ -38,7 +38,12 @@ COMMON_CHECKS = {
 FORM_CHECKS = {
     "aec": {"aec view", "aec observation", "clone follows original"},
     "gymnasium": {"gymnasium view", "gymnasium observation", "copy follows original"},
-    "parallel": {"parallel view", "parallel observation", "parallel refusal leaves game unchanged", "clone follows original"},
+    "parallel": {
+        "parallel view",
+        "parallel observation",
+        "parallel refusal leaves game unchanged",
+        "clone follows original",
+    },
     "batched": {"batched view", "batched observation"},
 }
 
@@ -58,9 +63,21 @@ def test_random_games_keep_every_invariant(entry, num_players):
 def test_games_cover_every_reward_mode_boolean_option_and_form():
     entry = ENVS["inverted_dice"]
     seeds = range(fuzz.cycle_length(entry))
-    combos = {(fuzz.game_kwargs(entry, 2, s)["reward_mode"], fuzz.game_kwargs(entry, 2, s)["free_cross_out"], fuzz.game_form(entry, s)) for s in seeds}
+    combos = {
+        (
+            fuzz.game_kwargs(entry, 2, s)["reward_mode"],
+            fuzz.game_kwargs(entry, 2, s)["free_cross_out"],
+            fuzz.game_form(entry, s),
+        )
+        for s in seeds
+    }
     assert len(seeds) == len(combos) == 3 * 2 * 3
-    assert {fuzz.game_form(ENVS["roll_five"], s) for s in range(fuzz.cycle_length(ENVS["roll_five"]))} == {"aec", "parallel", "gymnasium", "batched"}
+    assert {fuzz.game_form(ENVS["roll_five"], s) for s in range(fuzz.cycle_length(ENVS["roll_five"]))} == {
+        "aec",
+        "parallel",
+        "gymnasium",
+        "batched",
+    }
 
 
 def test_the_costly_checks_run_on_a_seeded_sample():
@@ -162,7 +179,10 @@ def _halved_parallel_rewards(original):
 
 
 def _another_seats_observation(original):
-    return lambda self, agent: {**original(self, agent), "observation": self.game_state.observe((self._seat[agent] + 1) % self.game.num_players)}
+    return lambda self, agent: {
+        **original(self, agent),
+        "observation": self.game_state.observe((self._seat[agent] + 1) % self.game.num_players),
+    }
 
 
 def _sampling_the_whole_space(original):
@@ -198,7 +218,11 @@ def _applies_before_checking(original):
     def checked_moves(self, state, actions):
         acting = state.acting_players()
         # unchecked: the env applies each given action, and an illegal one raises half-way
-        return [(seat, actions[agent]) for seat, agent in enumerate(self.possible_agents) if seat in acting and agent in actions]
+        return [
+            (seat, actions[agent])
+            for seat, agent in enumerate(self.possible_agents)
+            if seat in acting and agent in actions
+        ]
 
     return checked_moves
 
@@ -215,28 +239,226 @@ def _parallel_masks_zeroed(original):
 # are the first seeds of a cycle, then Parallel (Roll Five), then Gymnasium ones.
 ID_GYM = range(6, 9)  # inverted_dice seeds played through the Gymnasium form
 PLANTED_BUGS = [
-    pytest.param(InvertedDiceState, "legal_mask", _empty_mask_on_third_roll, "inverted_dice", 1, range(2), "to act with an empty mask", id="empty-mask"),
-    pytest.param(InvertedDiceState, "legal_mask", _everyone_may_act, "inverted_dice", 2, range(2), "is not to act but", id="idle-mask"),
-    pytest.param(InvertedDiceState, "_is_legal", _accepts_any_cross_out, "inverted_dice", 1, range(2), "was accepted", id="accepts-unmasked"),
-    pytest.param(InvertedDiceState, "observe", _doubled_observation, "inverted_dice", 1, range(2), r"observation leaves \[0.0, 1.0\]", id="obs-bounds"),
-    pytest.param(InvertedDice, "score_bounds", lambda _: lambda self: (0.0, 20.0), "inverted_dice", 1, range(2), "leave the declared", id="score-bounds"),
-    pytest.param(InvertedDice, "__init__", _short_games, "inverted_dice", 1, range(2), "runs past max_game_length=10", id="max-length"),
-    pytest.param(InvertedDiceState, "clone", _clone_sharing_boxes, "inverted_dice", 1, range(2), "applied to a clone changed the original", id="clone-shares"),
-    pytest.param(InvertedDiceState, "apply", _refusal_that_counts, "inverted_dice", 2, range(2), "changed the state", id="refusal-mutates"),
-    pytest.param(InvertedDiceState, "apply", _plays_on_after_the_end, "inverted_dice", 1, range(2), "after the end of the game was accepted", id="plays-on"),
-    pytest.param(DiceRoundsGame, "new_initial_state", _unseeded_dice, "inverted_dice", 1, range(2), "replaying the seed", id="unseeded"),
-    pytest.param(GameAECEnv, "_step_rewards", _halved_rewards, "inverted_dice", 1, range(2), "AEC rewards stepped sum to", id="reward-sum"),
-    pytest.param(GameAECEnv, "reset", _paid_from_the_starting_scores, "keldice", 1, range(1), r"AEC rewards .* sum to \[-?\d+\.0\], the final score is", id="return-promise-aec"),
-    pytest.param(SingleAgentEnv, "reset", _paid_from_the_starting_scores, "keldice", 1, range(3, 4), "Gymnasium rewards of seat 0 sum to .*, the final score is", id="return-promise-gymnasium"),
-    pytest.param(parallel, "step_rewards", _halved_parallel_rewards, "roll_five", 2, range(3, 6), "Parallel rewards sum to", id="return-promise-parallel"),
-    pytest.param(GameAECEnv, "observe", _another_seats_observation, "inverted_dice", 2, range(2), "an observation other than the core's", id="aec-view"),
-    pytest.param(LegalActionSpace, "sample", _sampling_the_whole_space, "inverted_dice", 1, range(2), r"sample\(\) gave action", id="sample-illegal"),
-    pytest.param(SingleAgentEnv, "_info", _info_with_a_full_mask, "inverted_dice", 1, ID_GYM, r"info\['action_mask'\] is not the core's", id="gymnasium-view"),
-    pytest.param(SingleAgentEnv, "action_masks", lambda original: lambda self: np.ones_like(original(self)), "inverted_dice", 1, ID_GYM, r"action_masks\(\) is not the core's", id="gymnasium-action-masks"),
-    pytest.param(SingleAgentEnv, "_end_by_illegal_action", _free_illegal_actions, "inverted_dice", 1, ID_GYM, r"illegal action \d+ gave reward 0.0", id="gymnasium-illegal"),
-    pytest.param(SingleAgentEnv, "__setstate__", _copies_reseed_opponents, "inverted_dice", 2, ID_GYM, "deep copy of the Gymnasium env and the original different steps", id="gymnasium-copy"),
-    pytest.param(GameParallelEnv, "_checked_moves", _applies_before_checking, "roll_five", 2, range(3, 5), "a Parallel step .*(changed the game|was accepted)", id="parallel-refusal"),
-    pytest.param(GameParallelEnv, "_observations", _parallel_masks_zeroed, "roll_five", 2, range(3, 5), "the Parallel env shows player_0 a mask other than the core's", id="parallel-view"),
+    pytest.param(
+        InvertedDiceState,
+        "legal_mask",
+        _empty_mask_on_third_roll,
+        "inverted_dice",
+        1,
+        range(2),
+        "to act with an empty mask",
+        id="empty-mask",
+    ),
+    pytest.param(
+        InvertedDiceState,
+        "legal_mask",
+        _everyone_may_act,
+        "inverted_dice",
+        2,
+        range(2),
+        "is not to act but",
+        id="idle-mask",
+    ),
+    pytest.param(
+        InvertedDiceState,
+        "_is_legal",
+        _accepts_any_cross_out,
+        "inverted_dice",
+        1,
+        range(2),
+        "was accepted",
+        id="accepts-unmasked",
+    ),
+    pytest.param(
+        InvertedDiceState,
+        "observe",
+        _doubled_observation,
+        "inverted_dice",
+        1,
+        range(2),
+        r"observation leaves \[0.0, 1.0\]",
+        id="obs-bounds",
+    ),
+    pytest.param(
+        InvertedDice,
+        "score_bounds",
+        lambda _: lambda self: (0.0, 20.0),
+        "inverted_dice",
+        1,
+        range(2),
+        "leave the declared",
+        id="score-bounds",
+    ),
+    pytest.param(
+        InvertedDice,
+        "__init__",
+        _short_games,
+        "inverted_dice",
+        1,
+        range(2),
+        "runs past max_game_length=10",
+        id="max-length",
+    ),
+    pytest.param(
+        InvertedDiceState,
+        "clone",
+        _clone_sharing_boxes,
+        "inverted_dice",
+        1,
+        range(2),
+        "applied to a clone changed the original",
+        id="clone-shares",
+    ),
+    pytest.param(
+        InvertedDiceState,
+        "apply",
+        _refusal_that_counts,
+        "inverted_dice",
+        2,
+        range(2),
+        "changed the state",
+        id="refusal-mutates",
+    ),
+    pytest.param(
+        InvertedDiceState,
+        "apply",
+        _plays_on_after_the_end,
+        "inverted_dice",
+        1,
+        range(2),
+        "after the end of the game was accepted",
+        id="plays-on",
+    ),
+    pytest.param(
+        DiceRoundsGame,
+        "new_initial_state",
+        _unseeded_dice,
+        "inverted_dice",
+        1,
+        range(2),
+        "replaying the seed",
+        id="unseeded",
+    ),
+    pytest.param(
+        GameAECEnv,
+        "_step_rewards",
+        _halved_rewards,
+        "inverted_dice",
+        1,
+        range(2),
+        "AEC rewards stepped sum to",
+        id="reward-sum",
+    ),
+    pytest.param(
+        GameAECEnv,
+        "reset",
+        _paid_from_the_starting_scores,
+        "keldice",
+        1,
+        range(1),
+        r"AEC rewards .* sum to \[-?\d+\.0\], the final score is",
+        id="return-promise-aec",
+    ),
+    pytest.param(
+        SingleAgentEnv,
+        "reset",
+        _paid_from_the_starting_scores,
+        "keldice",
+        1,
+        range(3, 4),
+        "Gymnasium rewards of seat 0 sum to .*, the final score is",
+        id="return-promise-gymnasium",
+    ),
+    pytest.param(
+        parallel,
+        "step_rewards",
+        _halved_parallel_rewards,
+        "roll_five",
+        2,
+        range(3, 6),
+        "Parallel rewards sum to",
+        id="return-promise-parallel",
+    ),
+    pytest.param(
+        GameAECEnv,
+        "observe",
+        _another_seats_observation,
+        "inverted_dice",
+        2,
+        range(2),
+        "an observation other than the core's",
+        id="aec-view",
+    ),
+    pytest.param(
+        LegalActionSpace,
+        "sample",
+        _sampling_the_whole_space,
+        "inverted_dice",
+        1,
+        range(2),
+        r"sample\(\) gave action",
+        id="sample-illegal",
+    ),
+    pytest.param(
+        SingleAgentEnv,
+        "_info",
+        _info_with_a_full_mask,
+        "inverted_dice",
+        1,
+        ID_GYM,
+        r"info\['action_mask'\] is not the core's",
+        id="gymnasium-view",
+    ),
+    pytest.param(
+        SingleAgentEnv,
+        "action_masks",
+        lambda original: lambda self: np.ones_like(original(self)),
+        "inverted_dice",
+        1,
+        ID_GYM,
+        r"action_masks\(\) is not the core's",
+        id="gymnasium-action-masks",
+    ),
+    pytest.param(
+        SingleAgentEnv,
+        "_end_by_illegal_action",
+        _free_illegal_actions,
+        "inverted_dice",
+        1,
+        ID_GYM,
+        r"illegal action \d+ gave reward 0.0",
+        id="gymnasium-illegal",
+    ),
+    pytest.param(
+        SingleAgentEnv,
+        "__setstate__",
+        _copies_reseed_opponents,
+        "inverted_dice",
+        2,
+        ID_GYM,
+        "deep copy of the Gymnasium env and the original different steps",
+        id="gymnasium-copy",
+    ),
+    pytest.param(
+        GameParallelEnv,
+        "_checked_moves",
+        _applies_before_checking,
+        "roll_five",
+        2,
+        range(3, 5),
+        "a Parallel step .*(changed the game|was accepted)",
+        id="parallel-refusal",
+    ),
+    pytest.param(
+        GameParallelEnv,
+        "_observations",
+        _parallel_masks_zeroed,
+        "roll_five",
+        2,
+        range(3, 5),
+        "the Parallel env shows player_0 a mask other than the core's",
+        id="parallel-view",
+    ),
 ]
 
 
@@ -245,15 +467,15 @@ def test_planted_bugs_are_reported(monkeypatch, owner, name, make_bug, env, num_
     monkeypatch.setattr(owner, name, make_bug(getattr(owner, name)))
     tally = fuzz.fuzz(ENVS[env], num_players, games, sampling=fuzz.FULL)
     assert tally.failures, f"the planted bug in {owner.__name__}.{name} went unnoticed"
-    assert any(re.search(message, f.message) for f in tally.failures), [
-        f.message for f in tally.failures
-    ]
+    assert any(re.search(message, f.message) for f in tally.failures), [f.message for f in tally.failures]
 
 
 def test_the_return_promise_holds_where_the_old_accounting_broke_it():
     """Keldice starts at -4 and Invers with a tile in hand: the rewards pay it (score mode)."""
     for name, players in (("keldice", 1), ("keldice", 3), ("invers", 2)):
-        tally = fuzz.fuzz(ENVS[name], players, range(0, 6, 3), sampling=fuzz.Sampling(steps=0.0, games=0.0))  # score mode, AEC and Gymnasium
+        tally = fuzz.fuzz(
+            ENVS[name], players, range(0, 6, 3), sampling=fuzz.Sampling(steps=0.0, games=0.0)
+        )  # score mode, AEC and Gymnasium
         assert tally.failures == [] and tally.checks["return promise"] > 0 and set(tally.forms) == {"aec", "gymnasium"}
 
 
@@ -327,4 +549,8 @@ def test_sampling_options_and_their_replay_command(capsys):
     assert "deep 1, deep games 1): games 3," in capsys.readouterr().out
     failure = fuzz.Failure("invers", {"num_players": 2}, 7, "", {}, fuzz.Sampling(steps=0.5, games=0.125))
     assert failure.replay_command().endswith("--games 1 --seed 7 --deep 0.5")
-    assert fuzz.Failure("invers", {"num_players": 2}, 7, "", {}, fuzz.FULL).replay_command().endswith("--deep 1.0 --deep-games 1.0")
+    assert (
+        fuzz.Failure("invers", {"num_players": 2}, 7, "", {}, fuzz.FULL)
+        .replay_command()
+        .endswith("--deep 1.0 --deep-games 1.0")
+    )

@@ -14,7 +14,9 @@ from training.pipelines.ppo.vector import make_training_env
 
 def vec_config(vec_env: str, env: str = "lost_dice", n_envs: int = 3, **extra):
     """A small seeded PPO config on ``vec_env``: the vectorized envs' tests compare these."""
-    return config_from_dict(PPOConfig, {"env": env, "n_envs": n_envs, "vec_env": vec_env, "normalize_reward": False, "seed": 5, **extra})
+    return config_from_dict(
+        PPOConfig, {"env": env, "n_envs": n_envs, "vec_env": vec_env, "normalize_reward": False, "seed": 5, **extra}
+    )
 
 
 def _info_keys_and_return(info: dict):

@@ -312,8 +312,14 @@ def test_swapping_the_observer_swaps_the_planes_and_hands():
     assert np.array_equal(planes(yellow)[[2, 3, 0, 1]], planes(red))
     assert planes(yellow)[1].sum() > 0 and planes(yellow)[3].sum() > 0  # flips on both sides
     # The hand one-hots say own / opponent's colour, so they swap as well.
-    assert yellow[OBS_OWN_HAND : OBS_OWN_HAND + 2].tolist() == red[OBS_OPPONENT_HAND : OBS_OPPONENT_HAND + 2][::-1].tolist()
-    assert yellow[OBS_OPPONENT_HAND : OBS_OPPONENT_HAND + 2].tolist() == red[OBS_OWN_HAND : OBS_OWN_HAND + 2][::-1].tolist()
+    assert (
+        yellow[OBS_OWN_HAND : OBS_OWN_HAND + 2].tolist()
+        == red[OBS_OPPONENT_HAND : OBS_OPPONENT_HAND + 2][::-1].tolist()
+    )
+    assert (
+        yellow[OBS_OPPONENT_HAND : OBS_OPPONENT_HAND + 2].tolist()
+        == red[OBS_OWN_HAND : OBS_OWN_HAND + 2][::-1].tolist()
+    )
     assert (red[OBS_TO_MOVE], yellow[OBS_TO_MOVE]) == (1, 0)  # after three plies red moves
     assert (red[OBS_SEAT], yellow[OBS_SEAT]) == (1, 0)
     assert red[OBS_PLIES] == yellow[OBS_PLIES] == pytest.approx(3 / 400)
@@ -474,7 +480,9 @@ def test_symmetries_map_positions_moves_and_masks_consistently():
         me = state.to_move
         observation, mask = state.observe(me), state.legal_mask(me)
         for observation_index, action_index in symmetries:
-            assert sorted(observation_index) == list(range(len(observation))) and sorted(action_index) == list(range(24))
+            assert sorted(observation_index) == list(range(len(observation))) and sorted(action_index) == list(
+                range(24)
+            )
             turned = InversState.from_observation(GAME, observation[observation_index])
             assert np.array_equal(turned.legal_mask(me), mask[action_index])
             for action in np.flatnonzero(turned.legal_mask(me)).tolist():

@@ -24,7 +24,6 @@ import pytest
 
 from agents import solution_cache
 from agents.base import RandomAgent
-from envs.games.dice_math import keep_tables
 from agents.inverted_dice.optimal import OptimalAgent, sheet_state
 from agents.inverted_dice.solver import (
     cache_path,
@@ -39,6 +38,7 @@ from agents.inverted_dice.solver import (
 from agents.registry import BOTS, make_agent
 from envs import inverted_dice_v1
 from envs.games import inverted_dice as rules
+from envs.games.dice_math import keep_tables
 
 SECTIONS = [set(range(lo, hi + 1)) for _, lo, hi in rules.SECTIONS]
 LAST_ROUNDS = 4  # the reduced instance the agent plays: the last four rounds
@@ -95,7 +95,10 @@ class BruteForce:
         return self.sheets[key]
 
     def _best(self, open_boxes, scored, dice, roll) -> float:
-        return max(self._action_value(open_boxes, scored, dice, roll, a) for a in legal_actions(open_boxes, dice, roll, self.free))
+        return max(
+            self._action_value(open_boxes, scored, dice, roll, a)
+            for a in legal_actions(open_boxes, dice, roll, self.free)
+        )
 
     def _action_value(self, open_boxes, scored, dice, roll, action) -> float:
         if action < rules.NUM_REROLLS:
@@ -108,7 +111,10 @@ class BruteForce:
         return self.value(open_boxes - {action - rules.CROSS_OUT + 1}, scored)
 
     def _expect(self, open_boxes, scored, kept, roll) -> float:
-        return sum(p * self._best(open_boxes, scored, tuple(sorted(kept + fresh)), roll) for fresh, p in outcomes(5 - len(kept)))
+        return sum(
+            p * self._best(open_boxes, scored, tuple(sorted(kept + fresh)), roll)
+            for fresh, p in outcomes(5 - len(kept))
+        )
 
     def evaluate(self, decide, open_boxes: frozenset, scored: frozenset) -> tuple[float, float]:
         """Mean and second moment of the points to come when ``decide(open, scored, dice, roll)`` plays."""
@@ -126,7 +132,10 @@ class BruteForce:
             if action < rules.NUM_REROLLS:
                 rerolled = rules.reroll_positions(action)
                 kept = tuple(v for i, v in enumerate(dice) if i not in rerolled)
-                return mix((p, at(open_boxes, scored, tuple(sorted(kept + fresh)), roll + 1)) for fresh, p in outcomes(len(rerolled)))
+                return mix(
+                    (p, at(open_boxes, scored, tuple(sorted(kept + fresh)), roll + 1))
+                    for fresh, p in outcomes(len(rerolled))
+                )
             if action == rules.SCORE:
                 box = 21 - sum(set(dice))
                 gain, rest = points(box, scored), sheet(open_boxes - {box}, scored | {box})

@@ -28,11 +28,15 @@ def test_a_clean_sweep_stays_finite_and_intervals_bracket_the_fit():
 
 
 def test_ladder_writes_table_heatmap_and_chart(tmp_path):
-    report = tournament.run_ladder("invers", ["random", "greedy", "search:depth=1"], games=4, seed=0, out=tmp_path, random_opening_plies=2)
+    report = tournament.run_ladder(
+        "invers", ["random", "greedy", "search:depth=1"], games=4, seed=0, out=tmp_path, random_opening_plies=2
+    )
     assert report.count("| `") >= 3 + 3  # three ratings and three pairings
     for name in ("ladder.md", "pairings.csv", "heatmap.png", "ratings.png", "timing.md"):
         assert (tmp_path / name).stat().st_size > 0
-    assert "ms / move" in (tmp_path / "timing.md").read_text() and "ms / move" not in report  # the machine's figures stand apart
+    assert (
+        "ms / move" in (tmp_path / "timing.md").read_text() and "ms / move" not in report
+    )  # the machine's figures stand apart
     with pytest.raises(ValueError, match="distinct"):
         tournament.run_ladder("invers", ["random", "random"], games=2, seed=0, out=tmp_path, random_opening_plies=0)
 
@@ -75,7 +79,12 @@ def test_bad_command_lines_are_one_line_and_exit_2(argv, message, capsys, tmp_pa
 
 
 def test_a_game_of_one_player_is_refused_before_any_game(capsys, tmp_path):
-    assert ladder.main(["--env", "inverted_dice", "--agents", "random", "heuristic", "--games", "2", "--out", str(tmp_path)]) == 2
+    assert (
+        ladder.main(
+            ["--env", "inverted_dice", "--agents", "random", "heuristic", "--games", "2", "--out", str(tmp_path)]
+        )
+        == 2
+    )
     assert "several players" in capsys.readouterr().err
     assert not any(tmp_path.iterdir())
 
@@ -95,5 +104,7 @@ def test_a_ladder_never_replaces_an_earlier_one_unless_asked(tmp_path, monkeypat
     monkeypatch.setattr(ladder, "run_ladder", lambda *a, **k: "report")
     argv = ["--env", "invers", "--agents", "random", "greedy", "--games", "2", "--out", str(tmp_path)]
     assert ladder.main(argv) == 2
-    assert "already holds files" in capsys.readouterr().err and (tmp_path / "ladder.md").read_text() == "an earlier ladder"
+    assert (
+        "already holds files" in capsys.readouterr().err and (tmp_path / "ladder.md").read_text() == "an earlier ladder"
+    )
     assert ladder.main([*argv, "--overwrite"]) == 0

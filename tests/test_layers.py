@@ -22,7 +22,9 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_no_module_imports_from_a_layer_above_it():
     upward = import_graph.upward(import_graph.arrows())
     if upward:
-        pytest.fail("imports from a layer above (envs < agents < training):\n" + "\n".join(map(str, upward)), pytrace=False)
+        pytest.fail(
+            "imports from a layer above (envs < agents < training):\n" + "\n".join(map(str, upward)), pytrace=False
+        )
 
 
 def test_no_import_cycles():

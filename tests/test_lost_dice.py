@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import gymnasium
 import numpy as np
 import pytest
 
-import gymnasium
 import envs  # noqa: F401  (registers the envs)
 from agents.base import Agent, RandomAgent
 from agents.lost_dice.heuristic import LostDiceHeuristic
@@ -77,7 +77,10 @@ def action_for(game, state, description: str) -> int:
         # "1 3 5 → Red 8, Blue 6, or 4 in any colour" (the 5 is black)
         (("1/R", "5/K", "3/B"), {"Red 8", "Blue 6"} | {f"{c} 4" for c in ("Red", "Yellow", "Blue", "Green", "White")}),
         # "2 3 $ → a Yellow investment, a Blue investment, or 5 in any colour"
-        (("$/K", "2/Y", "3/B"), {"Yellow investment", "Blue investment"} | {f"{c} 5" for c in ("Red", "Yellow", "Blue", "Green", "White")}),
+        (
+            ("$/K", "2/Y", "3/B"),
+            {"Yellow investment", "Blue investment"} | {f"{c} 5" for c in ("Red", "Yellow", "Blue", "Green", "White")},
+        ),
     ],
 )
 def test_lost_dice_worked_examples(faces, expected):
@@ -324,7 +327,15 @@ def test_pass_uses_a_roll_and_offers_nothing():
 
 @pytest.mark.parametrize(
     "game_class, num_players, rolls",
-    [(LostDice, 1, 30), (LostDice, 2, 25), (LostDice, 3, 20), (LostDice, 4, 20), (Keldice, 1, 20), (Keldice, 2, 20), (Keldice, 4, 20)],
+    [
+        (LostDice, 1, 30),
+        (LostDice, 2, 25),
+        (LostDice, 3, 20),
+        (LostDice, 4, 20),
+        (Keldice, 1, 20),
+        (Keldice, 2, 20),
+        (Keldice, 4, 20),
+    ],
 )
 def test_every_player_uses_exactly_their_rolls_and_then_the_game_ends(game_class, num_players, rolls):
     game = game_class(num_players=num_players)
@@ -400,7 +411,9 @@ def test_keldice_dice_files_have_symbols_and_no_investments(tmp_path):
     with pytest.raises(DiceFileError, match=r"die 1, face 1: Keldice has no investments"):
         Keldice(dice_file=write_dice(tmp_path, [["$/K/-"] + keldice_die[1:], keldice_die, keldice_die], "keldice"))
     with pytest.raises(DiceFileError, match=r"die 3, face 2: unknown bonus symbol 'X'"):
-        Keldice(dice_file=write_dice(tmp_path, [keldice_die, keldice_die, ["1/W/-", "2/K/X"] + keldice_die[2:]], "keldice"))
+        Keldice(
+            dice_file=write_dice(tmp_path, [keldice_die, keldice_die, ["1/W/-", "2/K/X"] + keldice_die[2:]], "keldice")
+        )
     with pytest.raises(DiceFileError, match="is for variant 'lost_dice', not 'keldice'"):
         Keldice(dice_file=write_dice(tmp_path, [GOOD] * 3))
     with pytest.raises(DiceFileError, match="does not exist"):
@@ -460,7 +473,11 @@ def test_keldice_env_is_lost_dice_with_the_keldice_variant():
     a, b = keldice_v0.raw_env(num_players=3), lost_dice_v0.raw_env(variant="keldice", num_players=3)
     a.reset(seed=4)
     b.reset(seed=4)
-    assert a.game.keldice and b.game.keldice and a.game.options() == {k: v for k, v in b.game.options().items() if k != "variant"}
+    assert (
+        a.game.keldice
+        and b.game.keldice
+        and a.game.options() == {k: v for k, v in b.game.options().items() if k != "variant"}
+    )
     assert np.array_equal(a.observe("player_0")["observation"], b.observe("player_0")["observation"])
     assert gymnasium.make("Keldice-v0").unwrapped.game.name == "keldice"
 
@@ -468,7 +485,9 @@ def test_keldice_env_is_lost_dice_with_the_keldice_variant():
 # -- random-play fuzz: the mask is exact, clones are independent, bots read the state right ------
 
 
-@pytest.mark.parametrize("game", [LostDice(num_players=n) for n in (1, 2, 3, 4)] + [Keldice(num_players=n) for n in (2, 3)], ids=repr)
+@pytest.mark.parametrize(
+    "game", [LostDice(num_players=n) for n in (1, 2, 3, 4)] + [Keldice(num_players=n) for n in (2, 3)], ids=repr
+)
 def test_random_play_fuzz(game):
     rng = np.random.default_rng(11)
     low, high = game.observation_bounds()
@@ -483,7 +502,9 @@ def test_random_play_fuzz(game):
                 if other != player:
                     assert not state.legal_mask(other).any()
             observation = state.observe(player)
-            assert observation.shape == game.observation_shape and low <= observation.min() and observation.max() <= high
+            assert (
+                observation.shape == game.observation_shape and low <= observation.min() and observation.max() <= high
+            )
             check_position(game, state, player, observation)
             if steps % 7 == 0:  # every masked-out action is refused, and a clone is unaffected
                 for action in np.flatnonzero(mask == 0)[:4].tolist():
@@ -516,7 +537,9 @@ def check_position(game, state, player, observation):
 
 @pytest.mark.parametrize("game", [LostDice(), Keldice()], ids=repr)
 def test_heuristic_beats_random_by_far(game):
-    result = evaluate_pairing(game, ("heuristic", LostDiceHeuristic(game, seed=0)), ("random", RandomAgent(game, seed=1)), 20, 0)
+    result = evaluate_pairing(
+        game, ("heuristic", LostDiceHeuristic(game, seed=0)), ("random", RandomAgent(game, seed=1)), 20, 0
+    )
     assert result.rate(1)[0] >= 0.9
 
 
@@ -526,7 +549,9 @@ def test_bots_are_registered_and_play_legal_moves_with_three_players():
         for spec in ("heuristic", "search"):
             agent = make_agent(name, spec, game, seed=0)
             assert isinstance(agent, (LostDiceHeuristic, LostDiceSearch))
-        result = evaluate_pairing(game, ("search", make_agent(name, "search", game)), ("random", RandomAgent(game)), 3, 0)
+        result = evaluate_pairing(
+            game, ("search", make_agent(name, "search", game)), ("random", RandomAgent(game)), 3, 0
+        )
         assert result.games == 3
 
 
@@ -601,7 +626,9 @@ def test_the_lost_dice_score_bounds_are_reached(target):
         entries += [(c, v) for c in (R, Y) for v in range(6, 11)] + [(B, v) for v in range(5, 11)]
     throws, actions = [], []
     for colour, value in entries:
-        throw, play = next((t, p) for t, plays in enumerate(game.table.plays) for p in plays if (p.colour, p.value) == (colour, value))
+        throw, play = next(
+            (t, p) for t, plays in enumerate(game.table.plays) for p in plays if (p.colour, p.value) == (colour, value)
+        )
         throws.append(throw)
         actions.append(play_action(play.die, play.colour))
     state = game.new_state_from_tape([throws, []])

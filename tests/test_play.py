@@ -46,13 +46,19 @@ def test_a_bad_move_is_refused_with_the_legal_ones_and_asked_again():
 
 def test_a_whole_game_against_an_agent_and_quitting(monkeypatch):
     said = []
-    assert play.main(["--env", "invers", "--opponent", "greedy", "--seat", "1"], ask=scripted("q"), say=said.append) == 0
+    assert (
+        play.main(["--env", "invers", "--opponent", "greedy", "--seat", "1"], ask=scripted("q"), say=said.append) == 0
+    )
     assert any("plays" in line for line in said) and said[-1] == "Game abandoned."
 
     from agents.base import RandomAgent
 
     moves = []  # a person who always types the id of the first legal move
-    monkeypatch.setattr(play, "read_move", lambda game, state, player, ask, say: moves.append(player) or int(np.flatnonzero(state.legal_mask(player))[0]))
+    monkeypatch.setattr(
+        play,
+        "read_move",
+        lambda game, state, player, ask, say: moves.append(player) or int(np.flatnonzero(state.legal_mask(player))[0]),
+    )
     game = Invers(max_plies=6)
     final = play.play(game, RandomAgent(game), 0, seed=0, say=said.append)
     assert final.is_terminal() and moves == [0, 0, 0] and said[-1] == "A draw."
@@ -62,15 +68,26 @@ def test_a_whole_game_against_an_agent_and_quitting(monkeypatch):
     "argv, message",
     [
         (["--env", "nope"], "error: --env: unknown env 'nope'; known envs: invers, inverted_dice"),
-        (["--env", "invers", "--opponent", "nope"], "error: --opponent: unknown agent 'nope' for invers: expected one of ['random', 'greedy', 'search']"),
-        (["--env", "invers", "--opponent", "search:width=3"], "error: --opponent: agent spec 'search:width=3': got an unexpected keyword argument 'width'"),
+        (
+            ["--env", "invers", "--opponent", "nope"],
+            "error: --opponent: unknown agent 'nope' for invers: expected one of ['random', 'greedy', 'search']",
+        ),
+        (
+            ["--env", "invers", "--opponent", "search:width=3"],
+            "error: --opponent: agent spec 'search:width=3': got an unexpected keyword argument 'width'",
+        ),
         (["--env", "invers", "--seat", "2"], "error: --seat must be in 0..1 for invers, got 2"),
-        (["--env", "invers", "--opponent", "ppo"], "error: agent 'ppo': no network is shipped for invers (networks are shipped for "),
+        (
+            ["--env", "invers", "--opponent", "ppo"],
+            "error: agent 'ppo': no network is shipped for invers (networks are shipped for ",
+        ),
     ],
     ids=["unknown env", "unknown agent", "unknown option", "bad seat", "missing shipped network"],
 )
 def test_bad_input_is_one_line_and_exit_code_2(argv, message, capsys, monkeypatch, tmp_path):
-    monkeypatch.setattr(registry, "shipped_network", lambda env, **options: tmp_path / "no_network")  # as if none were shipped
+    monkeypatch.setattr(
+        registry, "shipped_network", lambda env, **options: tmp_path / "no_network"
+    )  # as if none were shipped
     asked = []
     assert play.main(argv, ask=asked.append, say=asked.append) == 2
     err = capsys.readouterr().err
@@ -90,7 +107,9 @@ def test_anything_else_keeps_its_traceback(monkeypatch):
 def test_a_missing_shipped_network_names_the_envs_that_have_one_and_how_to_train_one(capsys, monkeypatch, tmp_path):
     from agents import registry, shipped
 
-    monkeypatch.setattr(registry, "shipped_network", lambda env, **options: tmp_path / "no_network")  # as if none were shipped
+    monkeypatch.setattr(
+        registry, "shipped_network", lambda env, **options: tmp_path / "no_network"
+    )  # as if none were shipped
     assert play.main(["--env", "roll_five", "--opponent", "ppo"], ask=scripted("q"), say=print) == 2
     assert capsys.readouterr().err == (
         f"error: agent 'ppo': no network is shipped for roll_five (networks are shipped for {', '.join(shipped.shipped_envs())}); "
@@ -121,7 +140,11 @@ def test_roll_five_shows_the_person_only_what_their_seat_may_see(seat, monkeypat
     assert str(final.cards(other)[0]) + "/" in boards[-1].splitlines()[1 + other]  # revealed at the end
     # the opponent's choice is told only once the round has resolved: after the person's own move
     moves = [line for line in said if line.startswith(("You play", f"Player {other}"))]
-    assert moves[:2] == [moves[0], moves[1]] and moves[0].startswith("You play") and moves[1].startswith(f"Player {other} (random) plays")
+    assert (
+        moves[:2] == [moves[0], moves[1]]
+        and moves[0].startswith("You play")
+        and moves[1].startswith(f"Player {other} (random) plays")
+    )
     assert len(moves) == 12  # five placing turns and the bid, two moves each
 
 

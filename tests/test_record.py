@@ -29,7 +29,10 @@ def test_an_output_that_cannot_be_written_is_refused_before_the_game_is_played(t
     assert record.main(["--env", "invers", str(missing)]) == 2
     assert capsys.readouterr().err == f"error: output {missing}: the folder {missing.parent} does not exist\n"
     assert record.main(["--env", "invers", str(tmp_path)]) == 2
-    assert capsys.readouterr().err == f"error: output {tmp_path} is a folder; give the .gif file to write, e.g. {tmp_path / 'invers.gif'}\n"
+    assert (
+        capsys.readouterr().err
+        == f"error: output {tmp_path} is a folder; give the .gif file to write, e.g. {tmp_path / 'invers.gif'}\n"
+    )
     assert record.main(["--env", "invers", "--frame-ms", "0", str(tmp_path / "x.gif")]) == 2
     assert capsys.readouterr().err == "error: --frame-ms must be positive, got 0\n"
     assert list(tmp_path.iterdir()) == []

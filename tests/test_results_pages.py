@@ -29,7 +29,11 @@ def test_the_committed_pages_and_readme_table_are_what_the_reports_give(monkeypa
 def test_every_report_has_a_page_and_the_readme_a_headline_per_shipped_agent_and_table():
     made, block = results_pages.pages(ROOT / "results")
     # every report, but the timing files beside them (the machine's figures: git ignores them, no page shows them)
-    reports = [results_pages.read_report(p, ROOT / "results") for p in sorted((ROOT / "results").rglob("*.md")) if p.name != TIMING_FILE]
+    reports = [
+        results_pages.read_report(p, ROOT / "results")
+        for p in sorted((ROOT / "results").rglob("*.md"))
+        if p.name != TIMING_FILE
+    ]
     assert len(made) == len(reports) + 1  # and the index
     headlines = [h for r in reports if (h := results_pages.headline(r)) is not None]
     assert block.count("\n| ") == 1 + len({(h.report.env, h.report.players, h.agent) for h in headlines})
@@ -98,26 +102,51 @@ def results_tree(tmp_path: Path) -> Path:
 
 def test_a_headline_is_the_shipped_agent_against_the_strongest_bot(tmp_path):
     made, block = results_pages.pages(results_tree(tmp_path))
-    assert sorted(made) == ["index.md", "invers-ladder.md", "invers-short.md", "inverted_dice.md", "keldice.md", "leaderboard.md", "roll_five-four_players.md"]
+    assert sorted(made) == [
+        "index.md",
+        "invers-ladder.md",
+        "invers-short.md",
+        "inverted_dice.md",
+        "keldice.md",
+        "leaderboard.md",
+        "roll_five-four_players.md",
+    ]
     assert "score 1.000 in 4 games" in made["invers-short.md"] and "score 1.000 in 4 games" in made["index.md"]
     rows = [line for line in block.splitlines() if line.startswith("| ") and not line.startswith("| game")]
     # One player: the highest mean score among the bots (not the heuristic, which is weaker here).
-    assert "| inverted_dice | 1 | `ppo` | `optimal` | mean score 200.0 [190.0, 210.0] against 226.0 [220.0, 232.0] (optimal − agent, paired: +26.0 ± 2.0)" in rows[0]
+    assert (
+        "| inverted_dice | 1 | `ppo` | `optimal` | mean score 200.0 [190.0, 210.0] against 226.0 [220.0, 232.0] (optimal − agent, paired: +26.0 ± 2.0)"
+        in rows[0]
+    )
     # A ladder: its best-rated shipped spec against its best-rated bot, from the shipped agent's side.
-    assert "| invers | 2 | `ppo+search:depth=3` | `search:depth=4` | score 0.850 in 20 games (win / draw / loss 16 / 2 / 2)" in rows[1]
+    assert (
+        "| invers | 2 | `ppo+search:depth=3` | `search:depth=4` | score 0.850 in 20 games (win / draw / loss 16 / 2 / 2)"
+        in rows[1]
+    )
     # Four players: search beats heuristic above an equal share (0.330 > 0.25), so it is the strongest bot.
-    assert "| roll_five | 4 | `ppo` | `3 × search` | score 0.200 [0.120, 0.280] in 100 games, an equal share 0.250" in rows[2]
-    assert len(rows) == 3, "no headline for a report without a shipped agent (keldice), one per agent and table (the longer ladder)"
+    assert (
+        "| roll_five | 4 | `ppo` | `3 × search` | score 0.200 [0.120, 0.280] in 100 games, an equal share 0.250"
+        in rows[2]
+    )
+    assert len(rows) == 3, (
+        "no headline for a report without a shipped agent (keldice), one per agent and table (the longer ladder)"
+    )
 
 
 def test_a_headline_gives_the_table_s_measured_level_where_the_report_has_it(tmp_path):
-    measured = PAIRINGS.replace("| mean outcome |", "| mean outcome | opponent's own score, 95% CI |").replace("|---|---|---|---|---|---|---|---|---|---|---|", "|---|---|---|---|---|---|---|---|---|---|---|---|")
-    measured = measured.replace("| -0.6 ± 0.1 |", "| -0.6 ± 0.1 | 0.262 [0.240, 0.285] |").replace("| -0.4 ± 0.1 |", "| -0.4 ± 0.1 | 0.255 [0.233, 0.278] |")
+    measured = PAIRINGS.replace("| mean outcome |", "| mean outcome | opponent's own score, 95% CI |").replace(
+        "|---|---|---|---|---|---|---|---|---|---|---|", "|---|---|---|---|---|---|---|---|---|---|---|---|"
+    )
+    measured = measured.replace("| -0.6 ± 0.1 |", "| -0.6 ± 0.1 | 0.262 [0.240, 0.285] |").replace(
+        "| -0.4 ± 0.1 |", "| -0.4 ± 0.1 | 0.255 [0.233, 0.278] |"
+    )
     measured = measured.replace("| -0.3 ± 0.1 |", "| -0.3 ± 0.1 | 0.255 [0.233, 0.278] |")
     (tmp_path / "results" / "roll_five").mkdir(parents=True)
     (tmp_path / "results" / "roll_five" / "report.md").write_text(measured)
     _, block = results_pages.pages(tmp_path / "results")
-    assert "score 0.200 [0.120, 0.280] in 100 games, search's own score at this table 0.262 [0.240, 0.285] (win" in block
+    assert (
+        "score 0.200 [0.120, 0.280] in 100 games, search's own score at this table 0.262 [0.240, 0.285] (win" in block
+    )
 
 
 def test_pages_show_the_report_without_paths_of_another_machine(tmp_path):
@@ -137,7 +166,9 @@ def test_check_finds_a_stale_page_and_writing_makes_it_current(tmp_path, capsys)
     assert results_pages.main([*args, "--check"]) == 1
     assert results_pages.main(args) == 0
     assert results_pages.main([*args, "--check"]) == 0
-    assert readme.read_text().startswith("intro\n<!-- results:start -->\n| game |") and readme.read_text().endswith("<!-- results:end -->\nend\n")
+    assert readme.read_text().startswith("intro\n<!-- results:start -->\n| game |") and readme.read_text().endswith(
+        "<!-- results:end -->\nend\n"
+    )
     (docs / "keldice.md").write_text("typed by hand\n")
     (docs / "gone.md").write_text("a page whose report is gone\n")
     assert results_pages.main([*args, "--check"]) == 1
@@ -153,23 +184,36 @@ def test_a_readme_without_its_block_is_one_line_and_exit_code_2(tmp_path, capsys
     path = tmp_path / "README.md"
     if readme is not None:
         path.write_text(readme)
-    code = results_pages.main(["--results", str(results_tree(tmp_path)), "--docs", str(tmp_path / "docs"), "--readme", str(path)])
+    code = results_pages.main(
+        ["--results", str(results_tree(tmp_path)), "--docs", str(tmp_path / "docs"), "--readme", str(path)]
+    )
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("error: ") and message in err and len(err.splitlines()) == 1
 
 
 def test_a_report_whose_headline_cannot_be_read_names_its_file(tmp_path, capsys):
     results = results_tree(tmp_path)
-    broken = SOLITAIRE.replace("| trained | 10 | 200.0 |", "| trained | 10 | n/a |").replace("226.0 | [220.0", "n/a | [220.0")
+    broken = SOLITAIRE.replace("| trained | 10 | 200.0 |", "| trained | 10 | n/a |").replace(
+        "226.0 | [220.0", "n/a | [220.0"
+    )
     (results / "inverted_dice" / "report.md").write_text(broken)
     (tmp_path / "README.md").write_text(f"{results_pages.START}\n{results_pages.END}\n")
-    code = results_pages.main(["--results", str(results), "--docs", str(tmp_path / "docs"), "--readme", str(tmp_path / "README.md")])
+    code = results_pages.main(
+        ["--results", str(results), "--docs", str(tmp_path / "docs"), "--readme", str(tmp_path / "README.md")]
+    )
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("error: results/inverted_dice/report.md: cannot read its headline")
 
 
 def test_a_measurement_page_records_the_machine_its_load_and_the_date():
-    page = measurement_page("Env speed", "python benchmarks/env_speed.py --page x.md", MachineRecord(), ["env", "steps/s"], [["`a`", "1,000"]], "What it means.")
+    page = measurement_page(
+        "Env speed",
+        "python benchmarks/env_speed.py --page x.md",
+        MachineRecord(),
+        ["env", "steps/s"],
+        [["`a`", "1,000"]],
+        "What it means.",
+    )
     assert page.startswith("# Env speed\n\n<!-- Generated by `python benchmarks/env_speed.py --page x.md`")
     assert " cores; load average " in page and " at the start and " in page and " UTC; Python " in page
     assert "| env | steps/s |\n|---|---|\n| `a` | 1,000 |\n\nWhat it means.\n" in page
@@ -177,7 +221,19 @@ def test_a_measurement_page_records_the_machine_its_load_and_the_date():
 
 def test_env_speed_writes_its_table_as_a_page(tmp_path):
     page = tmp_path / "speed.md"
-    command = [sys.executable, "benchmarks/env_speed.py", "--env", "invers", "--steps", "300", "--repeats", "1", "--no-reference", "--page", str(page)]
+    command = [
+        sys.executable,
+        "benchmarks/env_speed.py",
+        "--env",
+        "invers",
+        "--steps",
+        "300",
+        "--repeats",
+        "1",
+        "--no-reference",
+        "--page",
+        str(page),
+    ]
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     text = page.read_text()

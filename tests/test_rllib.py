@@ -43,15 +43,21 @@ def test_train_rllib_runs_the_users_config_saves_resumes_and_never_plays_an_ille
 
     import yaml
 
+    from agents.rllib import SHARED_POLICY, masked_greedy_actions
     from training import train_rllib
     from training.framework.config import load_config
     from training.pipelines.rllib.config import RLlibConfig
-    from agents.rllib import SHARED_POLICY, masked_greedy_actions
     from training.pipelines.rllib.learner import RLlib, build_config
 
     config = yaml.safe_load(open("configs/invers.yaml"))
-    config.update(env_kwargs={"max_plies": 60}, iterations=2, workers=2, rollout_steps=400, checkpoint_iterations=1,
-                  policy_kwargs={"net_arch": [32, 32], "activation_fn": "tanh"})
+    config.update(
+        env_kwargs={"max_plies": 60},
+        iterations=2,
+        workers=2,
+        rollout_steps=400,
+        checkpoint_iterations=1,
+        policy_kwargs={"net_arch": [32, 32], "activation_fn": "tanh"},
+    )
     path = tmp_path / "invers_rllib.yaml"
     path.write_text(yaml.safe_dump(config))
     run = tmp_path / "run"
@@ -96,13 +102,20 @@ def test_an_rllib_run_folder_is_evaluated_as_its_modules_greedy_masked_action(tm
     import yaml
 
     from agents.registry import make_agent
+    from agents.rllib import masked_greedy_actions
     from envs.registry import make_game
     from training import evaluate, train_rllib
-    from agents.rllib import masked_greedy_actions
 
     config = yaml.safe_load(open("configs/invers.yaml"))
-    config.update(env_kwargs={"max_plies": 40}, iterations=1, workers=0, rollout_steps=200, checkpoint_iterations=1,
-                  policy_kwargs={"net_arch": [32, 32], "activation_fn": "tanh"}, evaluation={"games": 2, "random_opening_plies": 2})
+    config.update(
+        env_kwargs={"max_plies": 40},
+        iterations=1,
+        workers=0,
+        rollout_steps=200,
+        checkpoint_iterations=1,
+        policy_kwargs={"net_arch": [32, 32], "activation_fn": "tanh"},
+        evaluation={"games": 2, "random_opening_plies": 2},
+    )
     path = tmp_path / "invers_rllib.yaml"
     path.write_text(yaml.safe_dump(config))
     run = tmp_path / "run"

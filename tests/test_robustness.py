@@ -24,8 +24,8 @@ from envs.core import IllegalActionError
 from envs.registry import ENVS
 from tests.test_training import tiny_config
 from training import evaluate, train
-from training.pipelines.ppo.learner import PPO
 from training.framework.run_files import METADATA_FILE, MODEL_FILE, REWARD_STATS_FILE, TRAINING_STATE_FILE, partial_path
+from training.pipelines.ppo.learner import PPO
 
 ROOT = Path(__file__).resolve().parent.parent
 QUIET = ["--no-progress", "--no-eval"]
@@ -55,7 +55,9 @@ def training_until_first_checkpoint(config: Path, run: Path) -> Iterator[subproc
 
 
 def _files(run: Path) -> dict[str, tuple[bytes, int]]:
-    return {str(p.relative_to(run)): (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(run.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(run)): (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(run.rglob("*")) if p.is_file()
+    }
 
 
 def _weights(run: Path) -> dict[str, torch.Tensor]:
@@ -69,7 +71,9 @@ def _weights(run: Path) -> dict[str, torch.Tensor]:
 
 def test_a_run_killed_with_sigkill_resumes_from_its_last_checkpoint(tmp_path):
     run = tmp_path / "run"
-    with training_until_first_checkpoint(tiny_config(tmp_path, total_timesteps=100_000, checkpoint_every=ROLLOUT), run) as process:
+    with training_until_first_checkpoint(
+        tiny_config(tmp_path, total_timesteps=100_000, checkpoint_every=ROLLOUT), run
+    ) as process:
         process.send_signal(signal.SIGKILL)
         process.communicate()
     assert process.returncode == -signal.SIGKILL
@@ -89,7 +93,9 @@ def test_a_run_killed_with_sigkill_resumes_from_its_last_checkpoint(tmp_path):
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_sigint_and_sigterm_save_a_checkpoint_and_say_how_to_resume(tmp_path, sig):
     run = tmp_path / "run"
-    with training_until_first_checkpoint(tiny_config(tmp_path, total_timesteps=100_000, checkpoint_every=ROLLOUT), run) as process:
+    with training_until_first_checkpoint(
+        tiny_config(tmp_path, total_timesteps=100_000, checkpoint_every=ROLLOUT), run
+    ) as process:
         process.send_signal(sig)
         _, err = process.communicate(timeout=600)
     assert process.returncode == 128 + sig
@@ -124,7 +130,9 @@ def test_a_signal_during_the_warm_start_stops_at_once_and_leaves_the_folder_free
         "SIGTERM: stopped during warm start: teacher episodes, before the run's first checkpoint: nothing to resume; start it again"
     )
     assert not (run / "config.yaml").exists() and not (run / METADATA_FILE).exists()
-    assert not run.exists()  # the folder this run made (TensorBoard's first events in it) is gone: nothing lingers as a run
+    assert (
+        not run.exists()
+    )  # the folder this run made (TensorBoard's first events in it) is gone: nothing lingers as a run
 
 
 def test_a_shorter_run_than_the_config_shortens_its_warm_start(tmp_path, capsys):
@@ -135,20 +143,30 @@ def test_a_shorter_run_than_the_config_shortens_its_warm_start(tmp_path, capsys)
     short = load_config(PPOConfig, "configs/invers.yaml", {"total_timesteps": 20_000})
     note = PPO.fit_to_budget(short, planned.total_timesteps, {"total_timesteps"})
     assert short.warm_start.episodes == 38  # ceil(1500 x 20,000 / 800,000)
-    assert note == ("Warm start: 38 teacher episodes, the config's 1500 scaled to 20,000 of its 800,000 steps "
-                    "(--warm-start-episodes N sets them)")
+    assert note == (
+        "Warm start: 38 teacher episodes, the config's 1500 scaled to 20,000 of its 800,000 steps "
+        "(--warm-start-episodes N sets them)"
+    )
     chosen = load_config(PPOConfig, "configs/invers.yaml", {"total_timesteps": 20_000, "warm_start.episodes": 5})
     assert PPO.fit_to_budget(chosen, planned.total_timesteps, {"total_timesteps", "warm_start.episodes"}) is None
     assert chosen.warm_start.episodes == 5
     longer = load_config(PPOConfig, "configs/invers.yaml", {"total_timesteps": 2_000_000})
-    assert PPO.fit_to_budget(longer, planned.total_timesteps, {"total_timesteps"}) is None and longer.warm_start.episodes == 1500
+    assert (
+        PPO.fit_to_budget(longer, planned.total_timesteps, {"total_timesteps"}) is None
+        and longer.warm_start.episodes == 1500
+    )
 
 
 def test_resuming_a_checkpoint_is_reproducible(tmp_path):
     """Weights, optimizer, RNG streams and env generators all come back: two resumes of one
     checkpoint train the same model, whatever the process's RNGs were doing before."""
     run = tmp_path / "run"
-    assert train.main(["--config", str(tiny_config(tmp_path)), "--run-dir", str(run), "--timesteps", str(2 * ROLLOUT), *QUIET]) == 0
+    assert (
+        train.main(
+            ["--config", str(tiny_config(tmp_path)), "--run-dir", str(run), "--timesteps", str(2 * ROLLOUT), *QUIET]
+        )
+        == 0
+    )
     copies = [tmp_path / "a", tmp_path / "b"]
     for copy in copies:
         shutil.copytree(run, copy)
@@ -167,7 +185,10 @@ def test_a_checkpoint_committed_but_not_yet_renamed_is_found(tmp_path):
     """Killed between the commit (metadata.json) and the renames: the new files are still
     under their .partial names, and the resume takes them by checksum."""
     run = tmp_path / "run"
-    assert train.main(["--config", str(tiny_config(tmp_path)), "--run-dir", str(run), "--timesteps", str(ROLLOUT), *QUIET]) == 0
+    assert (
+        train.main(["--config", str(tiny_config(tmp_path)), "--run-dir", str(run), "--timesteps", str(ROLLOUT), *QUIET])
+        == 0
+    )
     os.replace(run / MODEL_FILE, partial_path(run / MODEL_FILE))
     (run / MODEL_FILE).write_bytes(b"the previous checkpoint's model")
     assert PPO.read_checkpoint(run).files[MODEL_FILE] == partial_path(run / MODEL_FILE)
@@ -178,7 +199,10 @@ def test_a_checkpoint_committed_but_not_yet_renamed_is_found(tmp_path):
 @pytest.mark.parametrize("damaged", [REWARD_STATS_FILE, MODEL_FILE, TRAINING_STATE_FILE])
 def test_a_failed_resume_names_the_damaged_file_and_changes_nothing(tmp_path, capsys, damaged):
     run = tmp_path / "run"
-    assert train.main(["--config", str(tiny_config(tmp_path)), "--run-dir", str(run), "--timesteps", str(ROLLOUT), *QUIET]) == 0
+    assert (
+        train.main(["--config", str(tiny_config(tmp_path)), "--run-dir", str(run), "--timesteps", str(ROLLOUT), *QUIET])
+        == 0
+    )
     (run / damaged).write_bytes(b"corrupt")
     before = _files(run)
     capsys.readouterr()
@@ -202,13 +226,21 @@ def test_self_play_pool_snapshots_survive_a_resume(tmp_path):
     from training.framework.config import load_config
     from training.pipelines.ppo.checkpoint import load_model, restore_training_state, training_state
     from training.pipelines.ppo.config import PPOConfig
-    from training.pipelines.ppo.warm_start import TeacherGuidedPPO
     from training.pipelines.ppo.self_play import SelfPlay
+    from training.pipelines.ppo.warm_start import TeacherGuidedPPO
 
     config = yaml.safe_load(open("configs/invers.yaml"))
-    config.update({"n_envs": 2, "checkpoint_every": ROLLOUT, "ppo": {**config["ppo"], "n_steps": 64, "batch_size": 64, "n_epochs": 1}})
+    config.update(
+        {
+            "n_envs": 2,
+            "checkpoint_every": ROLLOUT,
+            "ppo": {**config["ppo"], "n_steps": 64, "batch_size": 64, "n_epochs": 1},
+        }
+    )
     config["self_play"].update({"pool": ["random"], "snapshot_every": ROLLOUT, "max_snapshots": 2})
-    config["warm_start"].update({"episodes": 2, "epochs": 1, "label_with": "search:depth=1", "workers": 1})  # the default's labelling takes 12 min
+    config["warm_start"].update(
+        {"episodes": 2, "epochs": 1, "label_with": "search:depth=1", "workers": 1}
+    )  # the default's labelling takes 12 min
     path = tmp_path / "invers.yaml"
     path.write_text(yaml.safe_dump(config))
     run = tmp_path / "run"
@@ -250,20 +282,50 @@ def _config_with(tmp_path, section: str | None, key: str, value) -> Path:
         ("ppo", "learning_rate", "fast", "ppo.learning_rate must be a number > 0, got 'fast'"),
         ("ppo", "batch_size", "256", "ppo.batch_size must be an integer >= 2, got '256'"),
         ("ppo", "batch_size", 0, "ppo.batch_size must be an integer >= 2, got 0"),
-        ("ppo", "batch_size", 96, "ppo.batch_size (96) must divide the rollout of ppo.n_steps x n_envs = 64 x 2 = 128 steps"),
+        (
+            "ppo",
+            "batch_size",
+            96,
+            "ppo.batch_size (96) must divide the rollout of ppo.n_steps x n_envs = 64 x 2 = 128 steps",
+        ),
         ("ppo", "gamma", 1.5, "ppo.gamma must be a number in [0, 1], got 1.5"),
         ("ppo", "clip_range", 0, "ppo.clip_range must be a number > 0, got 0"),
         ("ppo", "n_epochs", 0, "ppo.n_epochs must be an integer > 0, got 0"),
         ("ppo", "ent_coef", -0.1, "ppo.ent_coef must be a number >= 0, got -0.1"),
         ("ppo", "learning_rat", 0.1, "unknown ppo key(s) ['learning_rat']; known keys: ['batch_size',"),
-        ("policy_kwargs", "net_arch", "big", "policy_kwargs.net_arch must be a list of layer sizes (integers > 0) or a mapping {pi: [...], vf: [...]}, got 'big'"),
-        ("policy_kwargs", "activation_fn", "swish", "policy_kwargs.activation_fn must be one of ['tanh', 'relu', 'elu', 'gelu'], got 'swish'"),
+        (
+            "policy_kwargs",
+            "net_arch",
+            "big",
+            "policy_kwargs.net_arch must be a list of layer sizes (integers > 0) or a mapping {pi: [...], vf: [...]}, got 'big'",
+        ),
+        (
+            "policy_kwargs",
+            "activation_fn",
+            "swish",
+            "policy_kwargs.activation_fn must be one of ['tanh', 'relu', 'elu', 'gelu'], got 'swish'",
+        ),
         (None, "seed", -3, "seed must be an integer >= 0, got -3"),
         (None, "n_envs", "eight", "n_envs must be an integer > 0, got 'eight'"),
         (None, "vec_env", "ray", "vec_env must be one of ['batched', 'game', 'dummy', 'subproc'], got 'ray'"),
-        (None, "env_kwargs", {"num_players": "["}, "env_kwargs {'num_players': '['}: inverted_dice: num_players must be an integer, got '['"),
-        (None, "env_kwargs", {"free_crossout": True}, "env_kwargs: inverted_dice has no option(s) ['free_crossout']; its options: ['free_cross_out', 'num_players']"),
-        ("evaluation", "opponents", ["heurstic"], "evaluation.opponents: unknown agent 'heurstic' for inverted_dice: expected one of ['random', 'heuristic', 'optimal']"),
+        (
+            None,
+            "env_kwargs",
+            {"num_players": "["},
+            "env_kwargs {'num_players': '['}: inverted_dice: num_players must be an integer, got '['",
+        ),
+        (
+            None,
+            "env_kwargs",
+            {"free_crossout": True},
+            "env_kwargs: inverted_dice has no option(s) ['free_crossout']; its options: ['free_cross_out', 'num_players']",
+        ),
+        (
+            "evaluation",
+            "opponents",
+            ["heurstic"],
+            "evaluation.opponents: unknown agent 'heurstic' for inverted_dice: expected one of ['random', 'heuristic', 'optimal']",
+        ),
         ("evaluation", "games", 0, "evaluation.games must be an integer > 0, got 0"),
         ("evaluation", "gmes", 3, "unknown evaluation key(s) ['gmes']"),
         ("self_play", "enabled", True, "self_play needs a game with several players"),
@@ -309,7 +371,12 @@ def test_a_corrupt_solver_cache_names_the_command_that_solves_again(tmp_path, ca
     path = cache_path(False)
     path.parent.mkdir()
     path.write_bytes(b"not a solution")
-    assert evaluate.main(["--env", "inverted_dice", "--agents", "optimal", "random", "--games", "2", "--out", str(tmp_path / "e")]) == 2
+    assert (
+        evaluate.main(
+            ["--env", "inverted_dice", "--agents", "optimal", "random", "--games", "2", "--out", str(tmp_path / "e")]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert err.startswith(f"error: cache file {path.resolve()} is corrupt or unreadable")
     assert err.endswith("; solve again with `python -m agents.inverted_dice.solver --force`\n")
@@ -324,8 +391,22 @@ def test_a_corrupt_solver_cache_names_the_command_that_solves_again(tmp_path, ca
 
 def test_evaluate_writes_a_new_dated_report_and_never_replaces_one(tmp_path, capsys):
     run = tmp_path / "run"
-    assert train.main(["--config", str(tiny_config(tmp_path)), "--run-dir", str(run), "--timesteps", str(ROLLOUT),
-                       "--eval-games", "3", "--no-progress"]) == 0
+    assert (
+        train.main(
+            [
+                "--config",
+                str(tiny_config(tmp_path)),
+                "--run-dir",
+                str(run),
+                "--timesteps",
+                str(ROLLOUT),
+                "--eval-games",
+                "3",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     closing = (run / "evaluation" / "report.md").read_text()
     assert "games 9/9" in capsys.readouterr().err  # progress of the closing evaluation (3 agents x 3 games)
     assert evaluate.main(["--checkpoint", str(run), "--games", "2"]) == 0
@@ -338,13 +419,24 @@ def test_evaluate_writes_a_new_dated_report_and_never_replaces_one(tmp_path, cap
     assert evaluate.main(["--env", "inverted_dice", "--agents", "random", "--games", "2", "--out", str(out)]) == 0
     capsys.readouterr()  # the first report's progress lines
     assert evaluate.main(["--env", "inverted_dice", "--agents", "random", "--games", "3", "--out", str(out)]) == 2
-    assert capsys.readouterr().err == f"error: {out} already holds files (an earlier report?); choose another --out or pass --overwrite\n"
-    assert evaluate.main(["--env", "inverted_dice", "--agents", "random", "--games", "3", "--out", str(out), "--overwrite"]) == 0
+    assert (
+        capsys.readouterr().err
+        == f"error: {out} already holds files (an earlier report?); choose another --out or pass --overwrite\n"
+    )
+    assert (
+        evaluate.main(
+            ["--env", "inverted_dice", "--agents", "random", "--games", "3", "--out", str(out), "--overwrite"]
+        )
+        == 0
+    )
 
 
 def test_evaluate_names_the_env_a_checkpoint_was_trained_on(tmp_path, capsys):
     run = tmp_path / "run"
-    assert train.main(["--config", str(tiny_config(tmp_path)), "--run-dir", str(run), "--timesteps", str(ROLLOUT), *QUIET]) == 0
+    assert (
+        train.main(["--config", str(tiny_config(tmp_path)), "--run-dir", str(run), "--timesteps", str(ROLLOUT), *QUIET])
+        == 0
+    )
     assert evaluate.main(["--env", "six_hundred", "--checkpoint", str(run), "--games", "2"]) == 2
     assert capsys.readouterr().err == (
         f"error: checkpoint {run} was trained on inverted_dice, not six_hundred: use --env inverted_dice (or leave --env out)\n"
@@ -390,7 +482,10 @@ def test_opponents_may_be_given_by_bot_name():
     env.step(env.action_space.sample())
     mixed = gymnasium.make("InvertedDice-v0", num_players=3, opponents=["heuristic", None])
     assert mixed.unwrapped.opponents[1] is None
-    with pytest.raises(ValueError, match=r"opponents: unknown agent 'heurstic' for inverted_dice: expected one of \['random', 'heuristic', 'optimal'\]"):
+    with pytest.raises(
+        ValueError,
+        match=r"opponents: unknown agent 'heurstic' for inverted_dice: expected one of \['random', 'heuristic', 'optimal'\]",
+    ):
         gymnasium.make("InvertedDice-v0", num_players=2, opponents="heurstic")
     with pytest.raises(TypeError, match="opponents must be None"):
         gymnasium.make("InvertedDice-v0", num_players=2, opponents=5)

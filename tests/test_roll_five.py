@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import envs  # noqa: F401  (registers the envs)
+from agents.match import play_game
 from agents.registry import make_agent
 from envs import IllegalActionError, roll_five_v0
 from envs.games.roll_five import (
@@ -21,7 +22,6 @@ from envs.games.roll_five import (
     place_action,
     read_observation,
 )
-from agents.match import play_game
 from training.evaluation.harness import evaluate_pairing
 
 FILLER = [1, 1, 1, 1]  # dice of a roll that a scripted game never places
@@ -148,8 +148,13 @@ def test_a_players_picture_shows_only_what_their_observation_shows():
     a, final = pictures_through_a_game([own_hand, [1, 1, 2, 3, 4]], [own_rolls, rolls_a], [0, 1, 2, 3, 4], BID_HIGH)
     b, _ = pictures_through_a_game([own_hand, [6, 6, 5, 4, 4]], [own_rolls, rolls_b], [0, 1, 2, 3, 4], BID_LOW)
     assert a == b  # the opponent's cards, rolls, pending choice and bid change nothing player 0 is shown
-    assert a[0] == "Roll Five, casual, turn 1 of 5\nplayer 0 (you): cards/dice 2/- 5/- 3/- 6/- 1/-  roll 2 2 4 5 6\nplayer 1: cards/dice ?/- ?/- ?/- ?/- ?/-"
-    assert a[3].splitlines()[2] == "player 1: cards/dice ?/3 ?/- ?/- ?/- ?/-"  # a placed die is public once the turn resolves
+    assert (
+        a[0]
+        == "Roll Five, casual, turn 1 of 5\nplayer 0 (you): cards/dice 2/- 5/- 3/- 6/- 1/-  roll 2 2 4 5 6\nplayer 1: cards/dice ?/- ?/- ?/- ?/- ?/-"
+    )
+    assert (
+        a[3].splitlines()[2] == "player 1: cards/dice ?/3 ?/- ?/- ?/- ?/-"
+    )  # a placed die is public once the turn resolves
     # Everything is shown at the reveal, as render() shows it to a spectator.
     assert final.render_for(0) == final.render().replace("player 0:", "player 0 (you):")
     assert "player 1 (you): cards/dice 1/3 1/1 2/6 3/6 4/2  bid High" in final.render_for(1)
@@ -371,7 +376,9 @@ def test_heuristic_and_search_beat_random():
     game = RollFive(2, mode="tournament")
     random_agent = make_agent("roll_five", "random", game, seed=1)
     for bot in ("heuristic", "search"):
-        result = evaluate_pairing(game, (bot, make_agent("roll_five", bot, game, seed=1)), ("random", random_agent), 60, 0)
+        result = evaluate_pairing(
+            game, (bot, make_agent("roll_five", bot, game, seed=1)), ("random", random_agent), 60, 0
+        )
         win, low, _ = result.rate(1)
         assert low > 0.75, f"{bot} wins only {win:.2f} against random"
 

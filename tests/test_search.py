@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 import yaml
 
+from agents.match import play_game
 from agents.registry import make_agent
 from agents.search import PLY_COST, WIN, NetworkSearch, SearchAgent, mover
 from envs.games.invers import Invers, InversState
-from agents.match import play_game
 
 
 class LinearNetwork:
@@ -62,8 +62,12 @@ def test_search_values_equal_brute_force_minimax(depth):
     for action, value in exact.move_values.items():
         child = state.clone()
         child.apply(me, action)
-        expected = child.returns()[me] * (WIN - PLY_COST) if child.is_terminal() else (
-            -net.values(child.observe(mover(child))[None])[0] if depth == 1 else -minimax(child, net, depth - 1, 1)
+        expected = (
+            child.returns()[me] * (WIN - PLY_COST)
+            if child.is_terminal()
+            else (
+                -net.values(child.observe(mover(child))[None])[0] if depth == 1 else -minimax(child, net, depth - 1, 1)
+            )
         )
         assert value == pytest.approx(expected)
     pruned = NetworkSearch(net, depth=depth).search(state)
@@ -105,7 +109,9 @@ def tiny_run(tmp_path_factory):
     import envs  # noqa: F401  (registers the Gymnasium ids)
 
     run = tmp_path_factory.mktemp("run")
-    model = MaskablePPO("MlpPolicy", gymnasium.make("Invers-v0"), policy_kwargs={"net_arch": [16]}, device="cpu", seed=0)
+    model = MaskablePPO(
+        "MlpPolicy", gymnasium.make("Invers-v0"), policy_kwargs={"net_arch": [16]}, device="cpu", seed=0
+    )
     model.save(str(run / "model.zip"))
     (run / "config.yaml").write_text(yaml.safe_dump({"env": "invers"}))
     return run

@@ -52,7 +52,10 @@ def positions():
 
     rng = np.random.default_rng(POSITIONS_SEED)
     found = []
-    for game, count, near_end in ((Invers(), LONG_GAME_POSITIONS, False), (Invers(max_plies=SHORT_GAME_PLIES), SHORT_GAME_POSITIONS, True)):
+    for game, count, near_end in (
+        (Invers(), LONG_GAME_POSITIONS, False),
+        (Invers(max_plies=SHORT_GAME_PLIES), SHORT_GAME_POSITIONS, True),
+    ):
         taken = 0
         while taken < count:
             state = game.new_initial_state()
@@ -71,27 +74,36 @@ def record() -> dict:
     import torch
 
     from agents.invers.search import InversSearch
+    from agents.match import play_game
     from agents.registry import make_agent
     from agents.search import NetworkSearch
-    from agents.match import play_game
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
         cases = positions()
         out: dict = {
-            "positions": hashlib.sha256(b"".join(s.board + bytes([s.tile_in_hand(0), s.tile_in_hand(1), s.to_move]) + s.ply.to_bytes(2, "little") for _, s in cases)).hexdigest()[:16]
+            "positions": hashlib.sha256(
+                b"".join(
+                    s.board + bytes([s.tile_in_hand(0), s.tile_in_hand(1), s.to_move]) + s.ply.to_bytes(2, "little")
+                    for _, s in cases
+                )
+            ).hexdigest()[:16]
         }
         games = {id(g): g for g, _ in cases}
         network = None
         for depth in (1, 2, 3, 4):
             agents = {key: make_agent("invers", f"search:depth={depth}", g, seed=depth) for key, g in games.items()}
-            out[f"search:depth={depth}"] = [agents[id(g)].act(s.observe(s.to_move), s.legal_mask(s.to_move)) for g, s in cases]
+            out[f"search:depth={depth}"] = [
+                agents[id(g)].act(s.observe(s.to_move), s.legal_mask(s.to_move)) for g, s in cases
+            ]
         for depth in (2, 3):
             teachers = {key: InversSearch(g, seed=0, depth=depth) for key, g in games.items()}
             out[f"move_values:depth={depth}"] = [digest(teachers[id(g)].move_values(s).items()) for g, s in cases]
         for depth in (1, 2, 3):
-            agents = {key: make_agent("invers", f"ppo+search:depth={depth}", g, seed=10 + depth) for key, g in games.items()}
+            agents = {
+                key: make_agent("invers", f"ppo+search:depth={depth}", g, seed=10 + depth) for key, g in games.items()
+            }
             network = next(iter(agents.values())).search.network
             rows = []
             for g, s in cases:
@@ -109,14 +121,24 @@ def record() -> dict:
             search, rng, rows = NetworkSearch(network, depth=depth, exact_root=True), np.random.default_rng(depth), []
             for g, s in cases:
                 result = search.search(s, rng)
-                rows.append([result.action, repr(float(result.value)), result.depth, result.leaves, digest(result.move_values.items())])
+                rows.append(
+                    [
+                        result.action,
+                        repr(float(result.value)),
+                        result.depth,
+                        result.leaves,
+                        digest(result.move_values.items()),
+                    ]
+                )
             out[f"network:exact_root:depth={depth}"] = rows
         game = next(iter(games.values()))
         histories = []
         for seed in range(2):
             bot, net = make_agent("invers", "search:depth=3", game), make_agent("invers", "ppo+search:depth=2", game)
             final, history = play_game(game, [bot, net] if seed == 0 else [net, bot], seed=seed, random_opening_plies=4)
-            histories.append([len(history), hashlib.sha256(repr(history).encode()).hexdigest()[:16], final.returns().tolist()])
+            histories.append(
+                [len(history), hashlib.sha256(repr(history).encode()).hexdigest()[:16], final.returns().tolist()]
+            )
         out["games:search3_vs_ppo+search2"] = histories
         return out
     finally:
@@ -154,7 +176,9 @@ def test_moves_and_values_are_unchanged(recorded, expected, key):
     got, want = recorded[key], expected[key]
     assert len(got) == len(want)
     differing = [i for i, (a, b) in enumerate(zip(got, want)) if a != b]
-    assert not differing, f"{key}: {len(differing)} of {len(want)} differ, first at {differing[:5]}: {[got[i] for i in differing[:3]]} != {[want[i] for i in differing[:3]]}"
+    assert not differing, (
+        f"{key}: {len(differing)} of {len(want)} differ, first at {differing[:5]}: {[got[i] for i in differing[:3]]} != {[want[i] for i in differing[:3]]}"
+    )
 
 
 def test_time_budgets_that_do_not_run_out_change_nothing_and_tiny_ones_still_move():
@@ -172,7 +196,13 @@ def test_time_budgets_that_do_not_run_out_change_nothing_and_tiny_ones_still_mov
         network = agent.search.network
         a = NetworkSearch(network, depth=3).search(state, np.random.default_rng(1))
         b = NetworkSearch(network, depth=3, ms=60_000).search(state, np.random.default_rng(1))
-        assert (a.action, a.value, a.depth, a.leaves, a.move_values) == (b.action, b.value, b.depth, b.leaves, b.move_values)
+        assert (a.action, a.value, a.depth, a.leaves, a.move_values) == (
+            b.action,
+            b.value,
+            b.depth,
+            b.leaves,
+            b.move_values,
+        )
         quick = NetworkSearch(network, ms=1e-6).search(state)
         assert mask[quick.action] == 1 and quick.depth >= 1 and state.to_move == me
 
@@ -182,5 +212,7 @@ if __name__ == "__main__":
         sys.exit("usage: python tests/test_search_regression.py --write")
     FIXTURE.parent.mkdir(exist_ok=True)
     data = record()
-    FIXTURE.write_text("{\n" + ",\n".join(f"{json.dumps(key)}: {json.dumps(value)}" for key, value in data.items()) + "\n}\n")
+    FIXTURE.write_text(
+        "{\n" + ",\n".join(f"{json.dumps(key)}: {json.dumps(value)}" for key, value in data.items()) + "\n}\n"
+    )
     print(f"wrote {FIXTURE}")

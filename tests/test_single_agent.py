@@ -79,7 +79,9 @@ def test_leads_are_points_over_the_best_other_player():
 
 
 def test_margin_rewards_add_up_to_the_learners_final_lead():
-    env = gymnasium.make("LostDice-v0", num_players=2, reward_mode="margin", opponents="heuristic", learner_seat=1).unwrapped
+    env = gymnasium.make(
+        "LostDice-v0", num_players=2, reward_mode="margin", opponents="heuristic", learner_seat=1
+    ).unwrapped
     for seed in range(3):
         env.reset(seed=seed)
         total, done = 0.0, False
@@ -126,11 +128,18 @@ def test_a_bot_name_where_no_package_declares_bots_says_what_to_do(monkeypatch):
     previous = opponents.register(None)  # as if the project were not installed: no entry point declares the names
     monkeypatch.setattr(opponents, "entry_points", lambda group: [])
     try:
-        with pytest.raises(ValueError, match=r"opponents: 'heuristic' is a bot name, but no installed package declares bot names"):
+        with pytest.raises(
+            ValueError, match=r"opponents: 'heuristic' is a bot name, but no installed package declares bot names"
+        ):
             gymnasium.make("InvertedDice-v1", num_players=2, opponents="heuristic")
-        env = gymnasium.make("InvertedDice-v1", num_players=2, opponents=RecordingAgent(None))  # objects need no resolver
+        env = gymnasium.make(
+            "InvertedDice-v1", num_players=2, opponents=RecordingAgent(None)
+        )  # objects need no resolver
         env.reset(seed=0)
     finally:
         opponents.register(previous)
     monkeypatch.undo()
-    assert type(gymnasium.make("InvertedDice-v1", num_players=2, opponents="heuristic").unwrapped.opponents[0]).__name__ == "InvertedDiceHeuristic"
+    assert (
+        type(gymnasium.make("InvertedDice-v1", num_players=2, opponents="heuristic").unwrapped.opponents[0]).__name__
+        == "InvertedDiceHeuristic"
+    )

@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 
 from agents.base import RandomAgent
-from envs.games.dice_math import expect_after_lock, keep_tables
 from agents.registry import make_agent
 from agents.six_hundred.heuristic import SixHundredHeuristic
 from envs import six_hundred_v0
 from envs.core import IllegalActionError
-from envs.games.inverted_dice import InvertedDice
 from envs.games import six_hundred as rules
+from envs.games.dice_math import expect_after_lock, keep_tables
+from envs.games.inverted_dice import InvertedDice
 from envs.games.six_hundred import (
     CATEGORY_NAMES,
     MAX_SCORE,
@@ -61,7 +61,10 @@ def dice_with_total(total: int) -> tuple[int, ...]:
 
 def with_rungs(writes, rungs):
     """``writes`` with the four rung writes replaced by dice totalling ``rungs``."""
-    return [(dice_with_total(rungs[int(name[-1]) - 1]), name) if name.startswith("Rung") else (dice, name) for dice, name in writes]
+    return [
+        (dice_with_total(rungs[int(name[-1]) - 1]), name) if name.startswith("Rung") else (dice, name)
+        for dice, name in writes
+    ]
 
 
 def replace(writes, name, dice):
@@ -137,7 +140,14 @@ def test_category_points(dice, category, points):
 
 def test_a_sextet_fits_every_kind_and_pattern_but_series():
     points = category_scores((3,) * 6)
-    assert [points[CAT[c]] for c in ("Four of a Kind", "Five of a Kind", "Pairs", "Triplets", "Sextet", "Series")] == [18, 18, 30, 30, 36, 0]
+    assert [points[CAT[c]] for c in ("Four of a Kind", "Five of a Kind", "Pairs", "Triplets", "Sextet", "Series")] == [
+        18,
+        18,
+        30,
+        30,
+        36,
+        0,
+    ]
 
 
 @pytest.mark.parametrize("dice", [(1, 2, 3), (0, 1, 2, 3, 4, 5), (1, 2, 3, 4, 5, 7), (1.0, 2, 3, 4, 5, 6)])
@@ -243,7 +253,9 @@ def test_a_perfect_game_scores_599():
 
 
 def test_599_is_the_most_any_game_can_score_and_the_card_says_why_not_600():
-    best = [max(category_scores(d)[c] for d in itertools.combinations_with_replacement(range(1, 7), 6)) for c in range(18)]
+    best = [
+        max(category_scores(d)[c] for d in itertools.combinations_with_replacement(range(1, 7), 6)) for c in range(18)
+    ]
     ladder = max(sum(r) for r in itertools.combinations(range(6, 37), 4))  # four different totals
     not_rungs = sum(b for c, b in enumerate(best) if c not in rules.RUNGS)
     assert not_rungs + ladder + rules.NUMBERS_BONUS + rules.GAME_BONUS == 599 == MAX_SCORE
@@ -263,7 +275,12 @@ def test_locked_dice_never_change_and_fresh_dice_come_from_the_tape():
             mask = state.legal_mask(0)
             action = int(rng.choice(np.flatnonzero(mask)))
             if action < rules.SCORE:
-                locked, dice, roll, rnd = state.locked, state.dice, state.roll, len([v for v in state.sheet(0) if v is not None])
+                locked, dice, roll, rnd = (
+                    state.locked,
+                    state.dice,
+                    state.roll,
+                    len([v for v in state.sheet(0) if v is not None]),
+                )
                 newly = [dice[p] for p in rules.lock_positions(action)]
                 state.apply(0, action)
                 assert state.locked == tuple(sorted(locked + tuple(newly)))
@@ -370,7 +387,13 @@ def test_scoring_a_used_category_is_illegal():
 
 @pytest.mark.parametrize(
     "action, message",
-    [(82, "outside the action space 0..81"), (-1, "outside the action space"), (1.5, "integer id"), ("score", "integer id"), (True, "integer id")],
+    [
+        (82, "outside the action space 0..81"),
+        (-1, "outside the action space"),
+        (1.5, "integer id"),
+        ("score", "integer id"),
+        (True, "integer id"),
+    ],
 )
 def test_malformed_actions_are_refused_by_name(action, message):
     with pytest.raises(IllegalActionError, match=message):

@@ -58,7 +58,10 @@ def test_train_resume_and_evaluate_a_tiny_run(tmp_path, capsys):
 
 def test_evaluate_cli_writes_markdown_and_csv_with_common_dice(tmp_path):
     out = tmp_path / "eval"
-    assert evaluate.main(["--env", "inverted_dice", "--agents", "heuristic", "random", "--games", "12", "--out", str(out)]) == 0
+    assert (
+        evaluate.main(["--env", "inverted_dice", "--agents", "heuristic", "random", "--games", "12", "--out", str(out)])
+        == 0
+    )
     rows = list(csv.DictReader((out / "summary.csv").open()))
     assert [r["agent"] for r in rows] == ["heuristic", "random"]
     assert float(rows[0]["ci95_low"]) <= float(rows[0]["mean"]) <= float(rows[0]["ci95_high"])
@@ -69,8 +72,24 @@ def test_evaluate_cli_writes_markdown_and_csv_with_common_dice(tmp_path):
 
 def test_evaluate_cli_runs_head_to_head_for_several_players(tmp_path):
     out = tmp_path / "eval"
-    assert evaluate.main(["--env", "inverted_dice", "--env-kwargs", "{num_players: 2}", "--agents", "heuristic", "random",
-                          "--games", "10", "--out", str(out)]) == 0
+    assert (
+        evaluate.main(
+            [
+                "--env",
+                "inverted_dice",
+                "--env-kwargs",
+                "{num_players: 2}",
+                "--agents",
+                "heuristic",
+                "random",
+                "--games",
+                "10",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     (row,) = csv.DictReader((out / "summary.csv").open())
     assert row["agent"] == "heuristic" and row["opponent"] == "random" and int(row["games"]) == 10
     assert float(row["win_rate"]) + float(row["draw_rate"]) + float(row["loss_rate"]) == pytest.approx(1.0)
@@ -81,16 +100,39 @@ def test_at_three_players_each_opponent_s_own_score_stands_beside_the_agents(tmp
     from training.evaluation.harness import evaluate_pairing
 
     out = tmp_path / "eval"
-    assert evaluate.main(["--env", "lost_dice", "--env-kwargs", "{num_players: 3}", "--agents", "heuristic", "random",
-                          "--games", "6", "--out", str(out)]) == 0
+    assert (
+        evaluate.main(
+            [
+                "--env",
+                "lost_dice",
+                "--env-kwargs",
+                "{num_players: 3}",
+                "--agents",
+                "heuristic",
+                "random",
+                "--games",
+                "6",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     (row,) = csv.DictReader((out / "summary.csv").open())
     game = make_game("lost_dice", num_players=3)
-    itself = evaluate_pairing(game, ("random", make_agent("lost_dice", "random", game)),
-                              ("random", make_agent("lost_dice", "random", game)), 6, 10_000)
+    itself = evaluate_pairing(
+        game,
+        ("random", make_agent("lost_dice", "random", game)),
+        ("random", make_agent("lost_dice", "random", game)),
+        6,
+        10_000,
+    )
     assert float(row["opponent_own_score"]) == pytest.approx(itself.scores.mean(), abs=1e-4)
     assert "opponent's own score" in (out / "report.md").read_text()
     two = tmp_path / "two"
-    assert evaluate.main(["--env", "lost_dice", "--agents", "heuristic", "random", "--games", "4", "--out", str(two)]) == 0
+    assert (
+        evaluate.main(["--env", "lost_dice", "--agents", "heuristic", "random", "--games", "4", "--out", str(two)]) == 0
+    )
     assert "opponent's own score" not in (two / "report.md").read_text()  # ½ by construction: nothing to measure
 
 
@@ -152,7 +194,10 @@ def test_cli_errors_name_the_problem(tmp_path, capsys):
         (["--env", "inverted_dice", "--timesteps", "-5"], "error: --timesteps must be positive, got -5\n"),
         (["--env", "inverted_dice", "--eval-games", "0"], "error: --eval-games must be positive, got 0\n"),
         (["--no-eval"], "error: give --env NAME, --config FILE or --resume RUN_DIR\n"),
-        (["--resume", "r", "--config", "c.yaml"], "error: --resume continues a run with its own config.yaml; --config cannot be combined with it\n"),
+        (
+            ["--resume", "r", "--config", "c.yaml"],
+            "error: --resume continues a run with its own config.yaml; --config cannot be combined with it\n",
+        ),
     ],
 )
 def test_bad_option_values_are_one_line_like_every_other_bad_input(argv, message, capsys):
@@ -202,7 +247,9 @@ def test_self_play_trains_against_a_pool_that_gains_snapshots(tmp_path):
     config = yaml.safe_load(open("configs/invers.yaml"))
     config.update({"n_envs": 2, "ppo": {**config["ppo"], "n_steps": 64, "batch_size": 64, "n_epochs": 1}})
     config["self_play"].update({"pool": ["random"], "snapshot_every": 128, "max_snapshots": 2})
-    config["warm_start"].update({"episodes": 2, "epochs": 1, "label_with": "search:depth=1", "workers": 1})  # the default's labelling takes 12 min
+    config["warm_start"].update(
+        {"episodes": 2, "epochs": 1, "label_with": "search:depth=1", "workers": 1}
+    )  # the default's labelling takes 12 min
     config["evaluation"] = {"games": 4, "opponents": ["random"], "random_opening_plies": 2}
     path = tmp_path / "invers.yaml"
     path.write_text(yaml.safe_dump(config))
@@ -221,7 +268,10 @@ def test_pool_opponents_draw_snapshots_and_fixed_bots():
 
     config = config_from_dict(
         PPOConfig,
-        {"env": "invers", "self_play": {"enabled": True, "pool": ["greedy"], "snapshot_weight": 1.0, "max_snapshots": 2}}
+        {
+            "env": "invers",
+            "self_play": {"enabled": True, "pool": ["greedy"], "snapshot_weight": 1.0, "max_snapshots": 2},
+        },
     )
     pool = SelfPlay(config, make_game("invers"))
     (opponent,) = pool.opponent()
@@ -242,7 +292,7 @@ def test_scores_and_paired_differences_against_a_common_opponent():
     import numpy as np
 
     from training.evaluation.harness import PairingResult
-    from training.evaluation.report import pairing_report, paired_report
+    from training.evaluation.report import paired_report, pairing_report
 
     seats = np.array([0, 1, 0, 1])
     a = PairingResult("a", "bot", np.array([1, 0, -1, 1]), seats, 4)
@@ -265,7 +315,12 @@ def test_a_shipped_copy_plays_the_same_moves_from_a_smaller_file(tmp_path):
     from training import ship
 
     run, shipped = tmp_path / "run", tmp_path / "shipped"
-    assert train.main(["--config", str(tiny_config(tmp_path)), "--run-dir", str(run), "--timesteps", "128", *TINY, "--no-eval"]) == 0
+    assert (
+        train.main(
+            ["--config", str(tiny_config(tmp_path)), "--run-dir", str(run), "--timesteps", "128", *TINY, "--no-eval"]
+        )
+        == 0
+    )
     assert ship.main([str(run), str(shipped)]) == 0
     assert (shipped / "model.zip").stat().st_size < (run / "model.zip").stat().st_size
     assert {p.name for p in shipped.iterdir()} == {"model.zip", "config.yaml", "metadata.json"}
@@ -287,6 +342,8 @@ def test_a_report_names_a_run_below_the_working_directory_by_its_relative_path(t
     monkeypatch.chdir(tmp_path)
     run = tmp_path / "checkpoints" / "inverted_dice" / "shipped"
     line = Setup(run, "--checkpoint").describe(InvertedDice(), 10, 0, 1)
-    assert line.startswith(f"Run: {Path('checkpoints/inverted_dice/shipped')} (--checkpoint)")  # not the checkout's absolute path
+    assert line.startswith(
+        f"Run: {Path('checkpoints/inverted_dice/shipped')} (--checkpoint)"
+    )  # not the checkout's absolute path
     elsewhere = Setup(Path("/elsewhere/run"), "--checkpoint").describe(InvertedDice(), 10, 0, 1)
     assert elsewhere.startswith("Run: /elsewhere/run (--checkpoint)")

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import yaml
 
-from agents.inverted_dice.td import InvertedDiceTD, state_features
 from agents.inverted_dice.optimal import sheet_state
+from agents.inverted_dice.td import InvertedDiceTD, state_features
 from agents.registry import make_agent
 from agents.six_hundred.heuristic import sheet_value
 from agents.six_hundred.td import _CATEGORY_POINTS, SixHundredTD, settlement
@@ -29,7 +29,9 @@ def test_lambda_targets_blend_the_backup_and_the_turns_points():
     assert lambda_targets(np.full(3, np.nan), points, 0.0).tolist() == [12.0, 9.0, 5.0]  # a teacher's game
 
 
-@pytest.mark.parametrize("agent_class, game_class", [(InvertedDiceTD, dice_rules.InvertedDice), (SixHundredTD, sh_rules.SixHundred)])
+@pytest.mark.parametrize(
+    "agent_class, game_class", [(InvertedDiceTD, dice_rules.InvertedDice), (SixHundredTD, sh_rules.SixHundred)]
+)
 def test_the_sheet_a_write_leaves_is_the_sheet_the_next_turn_shows(agent_class, game_class, monkeypatch):
     """The features the planner valued for the write it made are those the next observation gives."""
     agent = agent_class(game_class(), net=TurnValueNet(agent_class.num_features, (16,)))
@@ -89,16 +91,20 @@ def test_six_hundred_teacher_values_are_the_heuristics_estimate_of_the_points_to
     state = game.new_initial_state(np.random.default_rng(0))
     observation = state.observe(0)
     features, values = agent.teacher_values(heuristic, observation, np.random.default_rng(1), samples=500)
-    assert len(values) == len(features) == sum(len(points) for points in _CATEGORY_POINTS)  # every write of an empty sheet
+    assert (
+        len(values) == len(features) == sum(len(points) for points in _CATEGORY_POINTS)
+    )  # every write of an empty sheet
     # On an empty sheet a write of p points leaves the heuristic's estimate of the final score, less p.
     open_sheet = [None] * sh_rules.NUM_CATEGORIES
     for row, value in zip(features, values):
-        category = int(np.flatnonzero(row[:sh_rules.NUM_CATEGORIES] == 0)[0])
+        category = int(np.flatnonzero(row[: sh_rules.NUM_CATEGORIES] == 0)[0])
         points = int(round(row[sh_rules.NUM_CATEGORIES + category] * 36))
         after = open_sheet.copy()
         after[category] = points
         assert value == pytest.approx(sheet_value(after, False) - points)
-    assert agent.teacher_values(make_agent("six_hundred", "random", game), observation, np.random.default_rng(1)) is None
+    assert (
+        agent.teacher_values(make_agent("six_hundred", "random", game), observation, np.random.default_rng(1)) is None
+    )
 
 
 def test_an_untrained_six_hundred_td_agent_plays_as_the_heuristic_until_its_exact_last_write():
@@ -138,11 +144,20 @@ def test_network_files_are_checked_against_the_game(tmp_path):
 
 def _tiny_config(tmp_path, env="inverted_dice", **changes):
     config = yaml.safe_load(open(f"configs/{env}_td.yaml"))
-    config.update({"games": 20, "games_per_iteration": 10, "updates_per_iteration": 5, "replay_size": 2000,
-                   "hidden": [16], "checkpoint_every": 10,
-                   "warm_start": {"teacher": "heuristic", "games": 5, "epochs": 1},
-                   "learning_curve": {"every": 10, "games": 4, "reference": "heuristic"},
-                   "evaluation": {"games": 3, "opponents": ["random"]}, **changes})
+    config.update(
+        {
+            "games": 20,
+            "games_per_iteration": 10,
+            "updates_per_iteration": 5,
+            "replay_size": 2000,
+            "hidden": [16],
+            "checkpoint_every": 10,
+            "warm_start": {"teacher": "heuristic", "games": 5, "epochs": 1},
+            "learning_curve": {"every": 10, "games": 4, "reference": "heuristic"},
+            "evaluation": {"games": 3, "opponents": ["random"]},
+            **changes,
+        }
+    )
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(config))
     return path
@@ -158,9 +173,13 @@ def test_train_resume_evaluate_and_load_a_tiny_td_run(tmp_path, env):
     assert (run / "learning_curve.png").is_file() and "| td:path=" in (run / "evaluation" / "report.md").read_text()
     assert train_td.main(["--resume", str(run), "--games", "30", "--no-eval", "--no-progress"]) == 0
     assert json.loads((run / "metadata.json").read_text())["games"] == 30
-    game = make_agent(env, f"td:path={run}", (dice_rules.InvertedDice if env == "inverted_dice" else sh_rules.SixHundred)())
+    game = make_agent(
+        env, f"td:path={run}", (dice_rules.InvertedDice if env == "inverted_dice" else sh_rules.SixHundred)()
+    )
     assert game.net is not None
-    assert evaluate.main(["--checkpoint", str(run), "--agents", "random", "--games", "2"]) == 0  # the run folder: the td agent
+    assert (
+        evaluate.main(["--checkpoint", str(run), "--agents", "random", "--games", "2"]) == 0
+    )  # the run folder: the td agent
     (later,) = run.glob("evaluation-*")
     assert "| trained | 2 |" in (later / "report.md").read_text()
 
@@ -173,11 +192,16 @@ def test_td_cli_errors_name_the_problem(tmp_path, capsys):
     assert train_td.main(["--config", str(_tiny_config(tmp_path, warm_start={"teacher": "heurstic"}))]) == 2
     assert "unknown agent 'heurstic'" in capsys.readouterr().err
     assert train_td.main(["--env", "invers"]) == 2
-    assert "invers has no turn-value agent; train_td.py trains ['inverted_dice', 'six_hundred']" in capsys.readouterr().err
+    assert (
+        "invers has no turn-value agent; train_td.py trains ['inverted_dice', 'six_hundred']" in capsys.readouterr().err
+    )
     assert train_td.main(["--resume", str(tmp_path / "nothing")]) == 2
     assert "cannot resume" in capsys.readouterr().err
     run = tmp_path / "run"
-    assert train_td.main(["--config", str(_tiny_config(tmp_path)), "--run-dir", str(run), "--no-eval", "--no-progress"]) == 0
+    assert (
+        train_td.main(["--config", str(_tiny_config(tmp_path)), "--run-dir", str(run), "--no-eval", "--no-progress"])
+        == 0
+    )
     (run / "training_state.pt").write_bytes(b"damaged")
     assert train_td.main(["--resume", str(run), "--games", "30", "--no-progress"]) == 2
     assert "training_state.pt is damaged" in capsys.readouterr().err

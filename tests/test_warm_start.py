@@ -15,9 +15,14 @@ from training.framework.config import config_from_dict as checked_config
 from training.framework.run import run_training
 from training.pipelines.ppo.config import PPOConfig
 from training.pipelines.ppo.learner import PPO
-from training.tune import main as tune_main
 from training.pipelines.ppo.vector import make_training_env
-from training.pipelines.ppo.warm_start import TeacherGuidedPPO, behaviour_clone, collect_demonstrations, teacher_agreement
+from training.pipelines.ppo.warm_start import (
+    TeacherGuidedPPO,
+    behaviour_clone,
+    collect_demonstrations,
+    teacher_agreement,
+)
+from training.tune import main as tune_main
 
 
 def config_from_dict(raw: dict) -> PPOConfig:
@@ -54,7 +59,9 @@ def test_demonstrations_carry_the_teachers_actions_and_returns_to_go():
     first = demos.observations[:, 86] == 1.0  # turns left 20/20: the first turn
     first &= demos.observations[:, 56] == 1.0  # roll 1
     assert first.sum() >= 4
-    assert demos.returns[first].min() > 20 and np.isclose(demos.returns[first].mean(), demos.mean_episode_return, rtol=0.35)
+    assert demos.returns[first].min() > 20 and np.isclose(
+        demos.returns[first].mean(), demos.mean_episode_return, rtol=0.35
+    )
 
 
 def test_behaviour_cloning_makes_the_policy_agree_with_the_teacher():
@@ -62,7 +69,9 @@ def test_behaviour_cloning_makes_the_policy_agree_with_the_teacher():
     venv, _ = make_training_env(config)
     game = make_game("inverted_dice")
     demos = collect_demonstrations(venv, "inverted_dice", game, "heuristic", episodes=6, gamma=1.0, seed=0)
-    model = TeacherGuidedPPO("MlpPolicy", venv, seed=0, device="cpu", policy_kwargs={"net_arch": [64, 64]}, n_steps=64, batch_size=64)
+    model = TeacherGuidedPPO(
+        "MlpPolicy", venv, seed=0, device="cpu", policy_kwargs={"net_arch": [64, 64]}, n_steps=64, batch_size=64
+    )
     before = teacher_agreement(model.policy, demos)
     summary = behaviour_clone(model.policy, demos, epochs=15, batch_size=64, learning_rate=3e-3, value_coef=0.5, seed=0)
     assert summary["accuracy"] > before + 0.25
@@ -106,8 +115,20 @@ def test_tuner_grid_trains_every_value_and_writes_the_best_config(tmp_path):
     base = tmp_path / "base.yaml"
     base.write_text(yaml.safe_dump(tiny_config(learning_curve={"games": 2})))
     out = tmp_path / "tune"
-    code = tune_main(["--config", str(base), "--grid", "ppo.gae_lambda=0.2,0.9", "--timesteps", "256",
-                      "--evaluations", "1", "--out", str(out)])
+    code = tune_main(
+        [
+            "--config",
+            str(base),
+            "--grid",
+            "ppo.gae_lambda=0.2,0.9",
+            "--timesteps",
+            "256",
+            "--evaluations",
+            "1",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0
     with (out / "trials.csv").open() as handle:
         rows = list(csv.DictReader(handle))
@@ -119,7 +140,10 @@ def test_tuner_grid_trains_every_value_and_writes_the_best_config(tmp_path):
 @pytest.mark.parametrize(
     "grid, message",
     [
-        (["ppo.gae_lambda=0.5,x"], "error: trial config (ppo.gae_lambda=x): ppo.gae_lambda must be a number in [0, 1], got 'x'"),
+        (
+            ["ppo.gae_lambda=0.5,x"],
+            "error: trial config (ppo.gae_lambda=x): ppo.gae_lambda must be a number in [0, 1], got 'x'",
+        ),
         (["ppo.learnin_rate=1e-3"], "error: trial config (ppo.learnin_rate=1e-3): unknown ppo key(s) ['learnin_rate']"),
     ],
 )
@@ -146,13 +170,20 @@ def test_a_resumed_warm_started_run_keeps_its_teacher_guide(tmp_path, capsys):
     from training.framework.schema import ConfigError
 
     with pytest.raises(ConfigError, match="demonstrations.pt is missing"):
-        train(config_from_dict(tiny_config(total_timesteps=768, warm_start=settings)), tmp_path, PPO.read_checkpoint(tmp_path))
+        train(
+            config_from_dict(tiny_config(total_timesteps=768, warm_start=settings)),
+            tmp_path,
+            PPO.read_checkpoint(tmp_path),
+        )
 
 
 def invers_config(**overrides) -> dict:
     return tiny_config(
-        env="invers", env_kwargs={"max_plies": 40}, normalize_reward=False,
-        self_play={"enabled": True, "pool": ["search:depth=1"], "snapshot_every": 10_000}, **overrides,
+        env="invers",
+        env_kwargs={"max_plies": 40},
+        normalize_reward=False,
+        self_play={"enabled": True, "pool": ["search:depth=1"], "snapshot_every": 10_000},
+        **overrides,
     )
 
 
@@ -170,7 +201,16 @@ def test_a_search_labels_the_demonstrations_with_the_softmax_of_its_move_values(
     venv, _ = make_training_env(config)
     game = make_game("invers", max_plies=40)
     demos = collect_demonstrations(
-        venv, "invers", game, "search:depth=1", episodes=2, gamma=0.99, seed=0, temperature=0.05, label_with="search:depth=2", workers=2
+        venv,
+        "invers",
+        game,
+        "search:depth=1",
+        episodes=2,
+        gamma=0.99,
+        seed=0,
+        temperature=0.05,
+        label_with="search:depth=2",
+        workers=2,
     )
     assert demos.policies.shape == (len(demos), 24)
     assert torch.allclose(demos.policies.sum(dim=1), torch.ones(len(demos)))
@@ -179,9 +219,13 @@ def test_a_search_labels_the_demonstrations_with_the_softmax_of_its_move_values(
     for i in range(0, len(demos), max(1, len(demos) // 5)):  # the labeller's values, not the player's move
         values = teacher.move_values(game.state_from_observation(demos.observations[i].numpy()))
         best = max(values.values())
-        assert {a for a, v in values.items() if v == best} == set(np.flatnonzero((demos.policies[i] == demos.policies[i].max()).numpy()).tolist())
+        assert {a for a, v in values.items() if v == best} == set(
+            np.flatnonzero((demos.policies[i] == demos.policies[i].max()).numpy()).tolist()
+        )
     assert (demos.policies.max(dim=1).values < 1).any()  # several moves share the target somewhere
-    model = TeacherGuidedPPO("MlpPolicy", venv, seed=0, device="cpu", policy_kwargs={"net_arch": [32]}, n_steps=64, batch_size=64)
+    model = TeacherGuidedPPO(
+        "MlpPolicy", venv, seed=0, device="cpu", policy_kwargs={"net_arch": [32]}, n_steps=64, batch_size=64
+    )
     _, before = imitation_loss(model.policy, demos, torch.arange(len(demos)))
     behaviour_clone(model.policy, demos, epochs=10, batch_size=64, learning_rate=3e-3, value_coef=0.5, seed=0)
     _, after = imitation_loss(model.policy, demos, torch.arange(len(demos)))

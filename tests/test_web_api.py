@@ -69,7 +69,10 @@ def test_a_whole_game_of_every_env_through_the_api_and_its_record_replays(client
     replay = client.post("/api/replays", content=text)
     assert replay.status_code == 201, replay.text
     last = client.get(f"/api/replays/{replay.json()['id']}?step={len(record.moves)}").json()
-    assert last["over"] and last["table"] == client.get(f"/api/replays/{replay.json()['id']}?step={len(record.moves)}").json()["table"]
+    assert (
+        last["over"]
+        and last["table"] == client.get(f"/api/replays/{replay.json()['id']}?step={len(record.moves)}").json()["table"]
+    )
     assert [m["action"] for m in last["moves"]] == [a for _, a in record.moves]
 
 
@@ -103,11 +106,23 @@ def test_a_watched_game_is_the_game_play_game_plays_from_the_same_seed(client):
         ({"env": "invers", "seats": ["human", "run:../../etc"]}, "unknown agent 'run:../../etc'"),
         ({"env": "invers", "seats": ["human", "human"]}, "at most one seat"),
         ({"env": "invers", "seats": ["human"]}, "seats must list who sits in each of the 2 seats"),
-        ({"env": "invers", "options": {"colour": "blue"}, "seats": ["human", "random"]}, "invers has no option 'colour'"),
-        ({"env": "invers", "options": {"max_plies": "many"}, "seats": ["human", "random"]}, "option 'max_plies' of invers must be a int"),
+        (
+            {"env": "invers", "options": {"colour": "blue"}, "seats": ["human", "random"]},
+            "invers has no option 'colour'",
+        ),
+        (
+            {"env": "invers", "options": {"max_plies": "many"}, "seats": ["human", "random"]},
+            "option 'max_plies' of invers must be a int",
+        ),
         ({"env": "roll_five", "options": {"mode": "blitz"}, "seats": ["human", "random"]}, "mode must be one of"),
-        ({"env": "roll_five", "options": {"num_players": 9}, "seats": ["human"] * 9}, "num_players must be between 2 and 4"),
-        ({"env": "lost_dice", "options": {"dice_file": "/etc/passwd"}, "seats": ["human", "random"]}, "names a file on the server"),
+        (
+            {"env": "roll_five", "options": {"num_players": 9}, "seats": ["human"] * 9},
+            "num_players must be between 2 and 4",
+        ),
+        (
+            {"env": "lost_dice", "options": {"dice_file": "/etc/passwd"}, "seats": ["human", "random"]},
+            "names a file on the server",
+        ),
         ({"env": "invers", "seats": ["human", "random"], "seed": -1}, "seed must be an integer"),
         ({"env": "invers", "seats": ["human", "random"], "code": "import os"}, "unknown field(s) ['code']"),
         ({"env": "invers", "seats": ["human", "run:my_run"]}, "my_run"),  # listed, but holds no model: refused, named
@@ -177,7 +192,10 @@ def test_a_bad_record_is_refused_naming_its_line(client):
         ("\n".join([lines[0], lines[1].replace('"action": ', '"action": 1000 + ')] + lines[2:]), "line 2"),
         ("\n".join([lines[0], lines[2], lines[1]] + lines[3:]), "refused by the rules"),
         ("\n".join(lines[:-1] + [lines[-1].replace("[", "[7, ", 1)]), "differ from the replay's"),
-        ('{"format": "tabletop-game", "version": 1, "env": "lost_dice", "options": {"dice_file": "/etc/passwd"}, "seed": 0}', "names a file on the server"),
+        (
+            '{"format": "tabletop-game", "version": 1, "env": "lost_dice", "options": {"dice_file": "/etc/passwd"}, "seed": 0}',
+            "names a file on the server",
+        ),
     ]
     for body, words in cases:
         response = client.post("/api/replays", content=body)
@@ -221,5 +239,8 @@ def test_shipped_networks_and_run_folders_play_from_the_page():
         for _ in range(2):
             view = client.post(f"/api/sessions/{view['id']}/advance").json()
         assert [m["player"] for m in view["moves"]] == [0, 1]
-        response = client.post("/api/sessions", json={"env": "lost_dice", "options": {"num_players": 4}, "seats": ["human", "ppo", "random", "random"]})
+        response = client.post(
+            "/api/sessions",
+            json={"env": "lost_dice", "options": {"num_players": 4}, "seats": ["human", "ppo", "random", "random"]},
+        )
         assert response.status_code == 400 and "\n" not in response.json()["error"]

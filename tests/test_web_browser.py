@@ -25,10 +25,20 @@ from training.web.app import create_app
 from training.web.background import serving
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 WAIT_MS = 60_000
 
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).is_file(), reason="needs the system's chromium (apt-get install chromium)")
+pytestmark = pytest.mark.skipif(
+    not Path(CHROMIUM).is_file(), reason="needs the system's chromium (apt-get install chromium)"
+)
 
 #: Per env: options, seats (P0 first) and how many of the person's moves to make before the screenshot.
 GAMES = {
@@ -122,7 +132,9 @@ def test_a_whole_game_of_every_env_played_by_clicking(page, env, tmp_path):
 
 
 def test_the_page_fits_a_phone(browser, server, tmp_path):
-    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True, has_touch=True)
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True, has_touch=True
+    )
     page = context.new_page()
     page.set_default_timeout(WAIT_MS)
     page.goto(server + "/")

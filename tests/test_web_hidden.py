@@ -56,17 +56,25 @@ def check_answer(session: GameSession, answer: dict, rng: np.random.Generator) -
     told = [(m["player"], m["action"]) for m in answer["moves"]]
     assert told == [m for n, m in enumerate(session.moves) if n < session.visible or m[0] == viewer]
     if not state.is_terminal():
-        again = seat_view(session.env, with_other_hands_changed(session, rng), viewer, session.seats, session.moves, session.visible)
+        again = seat_view(
+            session.env, with_other_hands_changed(session, rng), viewer, session.seats, session.moves, session.visible
+        )
         view = {k: answer[k] for k in again}
         assert json.dumps(view, sort_keys=True) == json.dumps(again, sort_keys=True)
 
 
-@pytest.mark.parametrize("seed, seats", [(3, ["human", "heuristic"]), (8, ["search", "human", "random"]), (21, ["random", "heuristic", "random", "human"])])
+@pytest.mark.parametrize(
+    "seed, seats",
+    [(3, ["human", "heuristic"]), (8, ["search", "human", "random"]), (21, ["random", "heuristic", "random", "human"])],
+)
 def test_no_other_hand_or_roll_reaches_the_browser_before_the_reveal(seed, seats):
     rng = np.random.default_rng(seed)
     app = create_app("no-checkpoints")
     with TestClient(app) as client:
-        answer = client.post("/api/sessions", json={"env": "roll_five", "options": {"num_players": len(seats)}, "seats": seats, "seed": seed}).json()
+        answer = client.post(
+            "/api/sessions",
+            json={"env": "roll_five", "options": {"num_players": len(seats)}, "seats": seats, "seed": seed},
+        ).json()
         session = app.state.store.get(answer["id"])
         answers = 1
         check_answer(session, answer, rng)
@@ -82,7 +90,10 @@ def test_no_other_hand_or_roll_reaches_the_browser_before_the_reveal(seed, seats
         assert session.state.is_terminal() and answers > 20
         # the counterfactual is not vacuous: a spectator's view does change with the cards
         changed = with_other_hands_changed(session, rng)
-        assert seat_view("roll_five", changed, None, seats, [], 0)["table"] != seat_view("roll_five", session.state, None, seats, [], 0)["table"]
+        assert (
+            seat_view("roll_five", changed, None, seats, [], 0)["table"]
+            != seat_view("roll_five", session.state, None, seats, [], 0)["table"]
+        )
 
 
 def session_id(answer: dict) -> str:

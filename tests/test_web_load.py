@@ -13,8 +13,13 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_fifty_concurrent_games_of_twenty_moves_are_all_answered():
-    result = subprocess.run([sys.executable, "benchmarks/web_load.py", "--games", "50", "--moves", "20"],
-                            cwd=ROOT, capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [sys.executable, "benchmarks/web_load.py", "--games", "50", "--moves", "20"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     print(result.stdout)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "move requests: 1000, errors: 0," in result.stdout
@@ -22,5 +27,11 @@ def test_fifty_concurrent_games_of_twenty_moves_are_all_answered():
 
 
 def test_bad_input_is_one_line_and_exit_code_2():
-    result = subprocess.run([sys.executable, "benchmarks/web_load.py", "--games", "0"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "benchmarks/web_load.py", "--games", "0"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 2 and result.stderr == "error: --games and --moves must be positive\n"

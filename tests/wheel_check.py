@@ -40,7 +40,9 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-MAX_WHEEL_MB = 10  #: the shipped networks are under 1 MB each (training/ship.py); anything near this limit should not ship
+MAX_WHEEL_MB = (
+    10  #: the shipped networks are under 1 MB each (training/ship.py); anything near this limit should not ship
+)
 STEP_TIMEOUT_S = 420  #: one step (the dependencies' install is the longest)
 TOP_LEVEL = {"envs", "agents", "training"}
 
@@ -105,7 +107,12 @@ class Checker:
         started = time.perf_counter()
         try:
             result = subprocess.run(
-                command, cwd=cwd or self.work, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                command,
+                cwd=cwd or self.work,
+                env=self.env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
                 timeout=STEP_TIMEOUT_S,
             )
         except subprocess.TimeoutExpired:
@@ -132,7 +139,10 @@ class Checker:
 def source_copy(dest: Path) -> Path:
     """The repository's own files (tracked, or new and not ignored) copied to ``dest``."""
     listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT, capture_output=True, check=True
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
     ).stdout.decode()
     files = [name for name in listed.split("\0") if name and (ROOT / name).is_file()]
     for name in files:
@@ -152,19 +162,31 @@ def check_wheel_contents(checker: Checker, wheel: Path) -> None:
     checker.expect("only the three packages at the top level", top == TOP_LEVEL, f"{sorted(top)}")
     checker.expect("a few MB", size_mb < MAX_WHEEL_MB, f"{size_mb:.1f} MB < {MAX_WHEEL_MB} MB")
     dice = sorted(n for n in names if n.startswith("envs/games/dice/"))
-    checker.expect("the dice faces", dice == ["envs/games/dice/keldice.yaml", "envs/games/dice/lost_dice.yaml"], ", ".join(dice))
+    checker.expect(
+        "the dice faces", dice == ["envs/games/dice/keldice.yaml", "envs/games/dice/lost_dice.yaml"], ", ".join(dice)
+    )
     configs = {f"training/configs/{p.name}" for p in (ROOT / "configs").glob("*.yaml")}
-    checker.expect("every default config", configs <= set(names), f"{len(configs)} files of configs/*.yaml in training/configs/")
+    checker.expect(
+        "every default config", configs <= set(names), f"{len(configs)} files of configs/*.yaml in training/configs/"
+    )
     page = [f"training/web/static/{name}" for name in ("index.html", "app.js", "style.css")]
     checker.expect("the web page", set(page) <= set(names), ", ".join(page))
     references = "training/evaluation/suite_references.json"
     checker.expect("the benchmark's references", references in names, references)
     networks = [n for n in names if n.startswith("agents/checkpoints/")]
     outside = [n for n in networks if not re.fullmatch(r"shipped(_td|_[0-9]p)?", (n.split("/")[3:4] or [""])[0])]
-    checker.expect("nothing of checkpoints/ but the shipped folders", bool(networks) and not outside, f"{len(networks)} files, others: {outside}")
-    for env, kind, file in [("inverted_dice", "shipped", "model.zip"), ("six_hundred", "shipped", "model.zip"),
-                            ("invers", "shipped", "model.zip"), ("roll_five", "shipped", "model.zip"),
-                            ("inverted_dice", "shipped_td", "value.pt")]:
+    checker.expect(
+        "nothing of checkpoints/ but the shipped folders",
+        bool(networks) and not outside,
+        f"{len(networks)} files, others: {outside}",
+    )
+    for env, kind, file in [
+        ("inverted_dice", "shipped", "model.zip"),
+        ("six_hundred", "shipped", "model.zip"),
+        ("invers", "shipped", "model.zip"),
+        ("roll_five", "shipped", "model.zip"),
+        ("inverted_dice", "shipped_td", "value.pt"),
+    ]:
         name = f"agents/checkpoints/{env}/{kind}/{file}"
         checker.expect("shipped network", name in names, name)
     checker.passed("the wheel's contents", 0.0)
@@ -180,48 +202,104 @@ def main(argv: list[str] | None = None) -> int:
     work.mkdir()
     venv = temp / "venv"
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP")}
-    env.update({"PATH": f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}", "VIRTUAL_ENV": str(venv),
-                "TABLETOP_DICE_RL_CACHE": str(temp / "cache"), "MPLBACKEND": "Agg"})
+    env.update(
+        {
+            "PATH": f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}",
+            "VIRTUAL_ENV": str(venv),
+            "TABLETOP_DICE_RL_CACHE": str(temp / "cache"),
+            "MPLBACKEND": "Agg",
+        }
+    )
     checker = Checker(work, env)
     python = str(venv / "bin" / "python")
     print(f"wheel check of {ROOT} in {temp}")
     try:
         src = source_copy(temp / "src")
-        checker.run("build the wheel", [sys.executable, "-m", "pip", "wheel", str(src), "--no-deps", "-w", str(temp / "dist"), "-q"], cwd=temp)
+        checker.run(
+            "build the wheel",
+            [sys.executable, "-m", "pip", "wheel", str(src), "--no-deps", "-w", str(temp / "dist"), "-q"],
+            cwd=temp,
+        )
         wheel = next((temp / "dist").glob("*.whl"))
         check_wheel_contents(checker, wheel)
         checker.run("a clean virtual environment", [sys.executable, "-m", "venv", str(venv)], cwd=temp)
-        checker.run("install the wheel and its dependencies", [python, "-m", "pip", "install", "-q", str(wheel)], cwd=temp, show=4)
-        checker.run("versions", [python, "-c", "import torch, stable_baselines3, gymnasium, pettingzoo; "
-                                 "print('torch', torch.__version__, '| sb3', stable_baselines3.__version__, "
-                                 "'| gymnasium', gymnasium.__version__, '| pettingzoo', pettingzoo.__version__)"])
-        checker.run("the envs from another directory (their dice files)",
-                    [python, "-c", "from envs import lost_dice_v0; lost_dice_v0.env(); from envs import keldice_v0; keldice_v0.env(); print('lost_dice_v0 and keldice_v0 made')"])
-        checker.run("the batched envs from another directory (their Numba kernels compile and cache inside the venv)",
-                    [python, "-c", BATCHED])
+        checker.run(
+            "install the wheel and its dependencies",
+            [python, "-m", "pip", "install", "-q", str(wheel)],
+            cwd=temp,
+            show=4,
+        )
+        checker.run(
+            "versions",
+            [
+                python,
+                "-c",
+                "import torch, stable_baselines3, gymnasium, pettingzoo; "
+                "print('torch', torch.__version__, '| sb3', stable_baselines3.__version__, "
+                "'| gymnasium', gymnasium.__version__, '| pettingzoo', pettingzoo.__version__)",
+            ],
+        )
+        checker.run(
+            "the envs from another directory (their dice files)",
+            [
+                python,
+                "-c",
+                "from envs import lost_dice_v0; lost_dice_v0.env(); from envs import keldice_v0; keldice_v0.env(); print('lost_dice_v0 and keldice_v0 made')",
+            ],
+        )
+        checker.run(
+            "the batched envs from another directory (their Numba kernels compile and cache inside the venv)",
+            [python, "-c", BATCHED],
+        )
         out = checker.run("modules and data come from the installed package", [python, "-c", WHERE_FROM])
         scratch = next(line for line in out.splitlines() if line.startswith("scratch config: ")).partition(": ")[2]
         checker.run("the tabletop command", ["tabletop", "--help"], show=20)
-        checker.run("a short training run, default location",
-                    ["tabletop", "train", "--config", scratch, "--timesteps", "2048", "--no-eval", "--no-progress"])
+        checker.run(
+            "a short training run, default location",
+            ["tabletop", "train", "--config", scratch, "--timesteps", "2048", "--no-eval", "--no-progress"],
+        )
         runs = sorted(work.glob("checkpoints/inverted_dice/*/model.zip"))
-        checker.expect("the run is in ./checkpoints/inverted_dice/", len(runs) == 1, ", ".join(str(r.relative_to(work)) for r in runs))
+        checker.expect(
+            "the run is in ./checkpoints/inverted_dice/",
+            len(runs) == 1,
+            ", ".join(str(r.relative_to(work)) for r in runs),
+        )
         run = runs[0].parent.relative_to(work)
-        checker.run("evaluate that run", ["tabletop", "evaluate", "--checkpoint", str(run), "--games", "20", "--agents", "heuristic", "random"])
+        checker.run(
+            "evaluate that run",
+            ["tabletop", "evaluate", "--checkpoint", str(run), "--games", "20", "--agents", "heuristic", "random"],
+        )
         evaluations = sorted((work / run).glob("evaluation-*/report.md"))
-        checker.expect("its report is in the run", len(evaluations) == 1, ", ".join(str(r.relative_to(work)) for r in evaluations))
-        checker.run("the shipped PPO network (Invers)", ["tabletop", "evaluate", "--env", "invers", "--agents", "ppo", "random", "--games", "4"])
+        checker.expect(
+            "its report is in the run", len(evaluations) == 1, ", ".join(str(r.relative_to(work)) for r in evaluations)
+        )
+        checker.run(
+            "the shipped PPO network (Invers)",
+            ["tabletop", "evaluate", "--env", "invers", "--agents", "ppo", "random", "--games", "4"],
+        )
         reports = sorted(work.glob("results/invers/*/report.md"))
-        checker.expect("the report is in ./results/invers/", len(reports) == 1, ", ".join(str(r.relative_to(work)) for r in reports))
-        checker.run("the shipped turn-value network (Inverted Dice)", ["tabletop", "evaluate", "--env", "inverted_dice", "--agents", "td", "random", "--games", "2"])
+        checker.expect(
+            "the report is in ./results/invers/",
+            len(reports) == 1,
+            ", ".join(str(r.relative_to(work)) for r in reports),
+        )
+        checker.run(
+            "the shipped turn-value network (Inverted Dice)",
+            ["tabletop", "evaluate", "--env", "inverted_dice", "--agents", "td", "random", "--games", "2"],
+        )
     except CheckFailed as failure:
-        print(f"\nwheel check FAILED: {failure} (after {time.perf_counter() - started:.0f} s; files kept in {temp})", file=sys.stderr)
+        print(
+            f"\nwheel check FAILED: {failure} (after {time.perf_counter() - started:.0f} s; files kept in {temp})",
+            file=sys.stderr,
+        )
         return 1
     size_mb = wheel.stat().st_size / 2**20
     if not args.keep:
         shutil.rmtree(temp, ignore_errors=True)
-    print(f"\nwheel check passed: {checker.count} steps in {time.perf_counter() - started:.0f} s; "
-          f"wheel {wheel.name} {size_mb:.1f} MB" + (f"; kept {temp}" if args.keep else ""))
+    print(
+        f"\nwheel check passed: {checker.count} steps in {time.perf_counter() - started:.0f} s; "
+        f"wheel {wheel.name} {size_mb:.1f} MB" + (f"; kept {temp}" if args.keep else "")
+    )
     return 0
 
 

@@ -50,9 +50,13 @@ def agent_mapping(values: list[str]) -> str | dict[str, str]:
         if match and match["name"] in names:
             overrides[match["name"]] = match["spec"]
         elif match:
-            raise ConfigError(f"--agent {value}: {match['name']!r} is no env or task of the suite ({', '.join(sorted(names))})")
+            raise ConfigError(
+                f"--agent {value}: {match['name']!r} is no env or task of the suite ({', '.join(sorted(names))})"
+            )
         elif default is not None:
-            raise ConfigError(f"--agent given two plain specs ({default!r}, {value!r}); name the env of the second: ENV=SPEC")
+            raise ConfigError(
+                f"--agent given two plain specs ({default!r}, {value!r}); name the env of the second: ENV=SPEC"
+            )
         else:
             default = value
     if not overrides:
@@ -63,17 +67,42 @@ def agent_mapping(values: list[str]) -> str | dict[str, str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--agent", action="append", metavar="SPEC", help="the agent: a spec, or ENV=SPEC / TASK=SPEC for some tasks (repeatable)")
-    parser.add_argument("--quick", action="store_true", help="the first few games of every task (a smoke test: under a minute)")
-    parser.add_argument("--workers", type=int, default=1, help="processes playing the games (default 1); the figures are the same")
-    parser.add_argument("--tasks", nargs="+", metavar="TASK", help=f"only these tasks (default all: {', '.join(t.name for t in TASKS)})")
-    parser.add_argument("--move-time-limit", type=float, default=None, metavar="SECONDS", help="a move over this loses its game (default none)")
-    parser.add_argument("--out", help="report folder (default a new results/benchmark/<date>-<time>/; with --leaderboard: results)")
+    parser.add_argument(
+        "--agent",
+        action="append",
+        metavar="SPEC",
+        help="the agent: a spec, or ENV=SPEC / TASK=SPEC for some tasks (repeatable)",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="the first few games of every task (a smoke test: under a minute)"
+    )
+    parser.add_argument(
+        "--workers", type=int, default=1, help="processes playing the games (default 1); the figures are the same"
+    )
+    parser.add_argument(
+        "--tasks", nargs="+", metavar="TASK", help=f"only these tasks (default all: {', '.join(t.name for t in TASKS)})"
+    )
+    parser.add_argument(
+        "--move-time-limit",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="a move over this loses its game (default none)",
+    )
+    parser.add_argument(
+        "--out", help="report folder (default a new results/benchmark/<date>-<time>/; with --leaderboard: results)"
+    )
     parser.add_argument("--overwrite", action="store_true", help="allow --out to replace an earlier report")
     parser.add_argument("--no-progress", action="store_true", help="no progress lines on stderr")
     group = parser.add_argument_group("the suite's own results")
-    group.add_argument("--leaderboard", action="store_true", help="benchmark every bot and shipped agent: OUT/leaderboard.md and .json")
-    group.add_argument("--measure-references", action="store_true", help="measure the normalization's constants again (suite_references.json)")
+    group.add_argument(
+        "--leaderboard", action="store_true", help="benchmark every bot and shipped agent: OUT/leaderboard.md and .json"
+    )
+    group.add_argument(
+        "--measure-references",
+        action="store_true",
+        help="measure the normalization's constants again (suite_references.json)",
+    )
     args = parser.parse_args(argv)
     if sum(map(bool, (args.agent, args.leaderboard, args.measure_references))) != 1:
         parser.error("give --agent SPEC, --leaderboard or --measure-references (one of them)")
@@ -87,12 +116,24 @@ def run(args: argparse.Namespace) -> int:
         print(f"References written to {path}")
         return 0
     if args.leaderboard:
-        print(write_leaderboard(Path(args.out or "results"), quick=args.quick, workers=args.workers, show_progress=progress))
+        print(
+            write_leaderboard(
+                Path(args.out or "results"), quick=args.quick, workers=args.workers, show_progress=progress
+            )
+        )
         return 0
     agent = agent_mapping(args.agent)
     out = output_dir(args.out, args.overwrite, None, "benchmark")
-    summary = benchmark(agent, out, label=" ".join(args.agent), quick=args.quick, workers=args.workers, tasks=args.tasks,
-                        move_time_limit=args.move_time_limit, show_progress=progress)
+    summary = benchmark(
+        agent,
+        out,
+        label=" ".join(args.agent),
+        quick=args.quick,
+        workers=args.workers,
+        tasks=args.tasks,
+        move_time_limit=args.move_time_limit,
+        show_progress=progress,
+    )
     print(summary.markdown())
     print(f"Report written to {out}")
     return 0

@@ -47,7 +47,15 @@ from pathlib import Path
 from agents.registry import bot_names
 from agents.trained import CheckpointError
 from envs.registry import get_entry
-from training.evaluation.report import Setup, check_run_metadata, evaluate, latest_run, output_dir, run_config, trained_runs
+from training.evaluation.report import (
+    Setup,
+    check_run_metadata,
+    evaluate,
+    latest_run,
+    output_dir,
+    run_config,
+    trained_runs,
+)
 from training.framework.cli import guarded, yaml_mapping
 from training.framework.config import make_checked_game
 from training.framework.paths import checkpoint_root
@@ -88,17 +96,37 @@ def setting(given: int | None, option: str, evaluation: dict, key: str, default:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--env", help="env name (default: the checkpoint's)")
-    parser.add_argument("--checkpoint", help="trained run folder (PPO, expert iteration, TD, RLlib) or its checkpoint file (default: the latest run of the env)")
-    parser.add_argument("--agents", nargs="+", help="agent specs to compare (default: the checkpoint and its closing evaluation's opponents, else every bot)")
+    parser.add_argument(
+        "--checkpoint",
+        help="trained run folder (PPO, expert iteration, TD, RLlib) or its checkpoint file (default: the latest run of the env)",
+    )
+    parser.add_argument(
+        "--agents",
+        nargs="+",
+        help="agent specs to compare (default: the checkpoint and its closing evaluation's opponents, else every bot)",
+    )
     parser.add_argument("--games", type=int, help="games per agent or pairing (default: the run's config, else 1000)")
     parser.add_argument("--seed", type=int, default=10_000, help="first game seed (default 10000)")
     parser.add_argument("--out", help="output directory (default: a new dated folder)")
     parser.add_argument("--overwrite", action="store_true", help="allow --out to replace an earlier report")
-    parser.add_argument("--random-opening", type=int, default=None, metavar="PLIES",
-                        help="random plies opening every game of several players (default: the run's config, else 0)")
-    parser.add_argument("--record-games", metavar="DIR", default=None,
-                        help="also write every game played to DIR as a record (JSON lines) that `tabletop serve` replays")
-    parser.add_argument("--env-kwargs", default=None, help='game options as YAML, e.g. "{num_players: 2}", over the run\'s (default: the run\'s)')
+    parser.add_argument(
+        "--random-opening",
+        type=int,
+        default=None,
+        metavar="PLIES",
+        help="random plies opening every game of several players (default: the run's config, else 0)",
+    )
+    parser.add_argument(
+        "--record-games",
+        metavar="DIR",
+        default=None,
+        help="also write every game played to DIR as a record (JSON lines) that `tabletop serve` replays",
+    )
+    parser.add_argument(
+        "--env-kwargs",
+        default=None,
+        help="game options as YAML, e.g. \"{num_players: 2}\", over the run's (default: the run's)",
+    )
     args = parser.parse_args(argv)
     if not (args.env or args.checkpoint):
         parser.error("give --env NAME or --checkpoint RUN")
@@ -133,8 +161,15 @@ def run(args: argparse.Namespace) -> int:
     setup = Setup(checkpoint, "--checkpoint") if checkpoint is not None else Setup()
     if args.agents is None and checkpoint is None:
         checkpoint = latest_run(env)
-        setup = Setup(checkpoint, f"the latest run of {env}" if checkpoint else f"no run of {env} in {checkpoint_root() / env}: the bots only")
-    specs = ([str(checkpoint)] if checkpoint else []) + (args.agents if args.agents is not None else run_opponents(checkpoint, env))
+        setup = Setup(
+            checkpoint,
+            f"the latest run of {env}"
+            if checkpoint
+            else f"no run of {env} in {checkpoint_root() / env}: the bots only",
+        )
+    specs = ([str(checkpoint)] if checkpoint else []) + (
+        args.agents if args.agents is not None else run_opponents(checkpoint, env)
+    )
     runs = trained_runs(env, specs)
     if setup.run is None and runs:
         setup = Setup(runs[0], "the first trained agent of --agents")
@@ -148,7 +183,9 @@ def run(args: argparse.Namespace) -> int:
             )
     env_kwargs = game_options(env, trained, runs, asked_kwargs, setup)
     trained_evaluation = trained.get("evaluation") or {}
-    random_opening, setup.random_opening_source = setting(args.random_opening, "--random-opening", trained_evaluation, "random_opening_plies", 0)
+    random_opening, setup.random_opening_source = setting(
+        args.random_opening, "--random-opening", trained_evaluation, "random_opening_plies", 0
+    )
     games, setup.games_source = setting(args.games, "--games", trained_evaluation, "games", 1000)
     out = output_dir(args.out, args.overwrite, checkpoint, env)
     record_games = Path(args.record_games) if args.record_games else None

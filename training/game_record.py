@@ -63,11 +63,23 @@ class GameRecord:
     def lines(self, final: GameState | None = None) -> list[str]:
         """The record as JSON lines; ``final`` (the game's last state, when over) adds the end line."""
         game = make_checked_game(self.env, self.options)
-        header = {"format": FORMAT, "version": VERSION, "env": self.env, "options": game.options(), "seed": self.seed, "seats": list(self.seats)}
+        header = {
+            "format": FORMAT,
+            "version": VERSION,
+            "env": self.env,
+            "options": game.options(),
+            "seed": self.seed,
+            "seats": list(self.seats),
+        }
         out = [json.dumps(header)]
-        out += [json.dumps({"player": p, "action": a, "name": game.action_name(a)}, ensure_ascii=False) for p, a in self.moves]
+        out += [
+            json.dumps({"player": p, "action": a, "name": game.action_name(a)}, ensure_ascii=False)
+            for p, a in self.moves
+        ]
         if final is not None and final.is_terminal():
-            out.append(json.dumps({"end": True, "scores": final.scores().tolist(), "returns": final.returns().tolist()}))
+            out.append(
+                json.dumps({"end": True, "scores": final.scores().tolist(), "returns": final.returns().tolist()})
+            )
         return out
 
     def text(self, final: GameState | None = None) -> str:
@@ -88,7 +100,9 @@ class GameRecord:
             try:
                 state.apply(player, action)
             except IllegalActionError as error:
-                raise RecordError(f"action {number} of the record (player {player}, action {action}) is refused by the rules: {error}") from None
+                raise RecordError(
+                    f"action {number} of the record (player {player}, action {action}) is refused by the rules: {error}"
+                ) from None
             states.append(state.clone())
         return states
 
@@ -103,7 +117,7 @@ def parse(text: str, source: str = "record", check_options=None) -> tuple[GameRe
     """
     rows = [line for line in text.splitlines() if line.strip()]
     if not rows:
-        raise RecordError(f"{source}: empty; a record starts with a header line {{\"format\": \"{FORMAT}\", ...}}")
+        raise RecordError(f'{source}: empty; a record starts with a header line {{"format": "{FORMAT}", ...}}')
     parsed = []
     for number, line in enumerate(rows, start=1):
         try:
@@ -124,11 +138,17 @@ def parse(text: str, source: str = "record", check_options=None) -> tuple[GameRe
             continue
         player, action, name = row.get("player"), row.get("action"), row.get("name")
         if not _is_int(player) or not 0 <= player < game.num_players:
-            raise RecordError(f"{source} line {number}: 'player' must be a seat 0..{game.num_players - 1}, got {player!r}")
+            raise RecordError(
+                f"{source} line {number}: 'player' must be a seat 0..{game.num_players - 1}, got {player!r}"
+            )
         if not _is_int(action) or not 0 <= action < game.num_actions:
-            raise RecordError(f"{source} line {number}: 'action' must be an id 0..{game.num_actions - 1}, got {action!r}")
+            raise RecordError(
+                f"{source} line {number}: 'action' must be an id 0..{game.num_actions - 1}, got {action!r}"
+            )
         if name is not None and name != game.action_name(action):
-            raise RecordError(f"{source} line {number}: action {action} is named {game.action_name(action)!r} by these rules, not {name!r}")
+            raise RecordError(
+                f"{source} line {number}: action {action} is named {game.action_name(action)!r} by these rules, not {name!r}"
+            )
         record.moves.append((player, action))
     try:
         states = record.states()
@@ -148,7 +168,9 @@ def read(path: str | Path, check_options=None) -> tuple[GameRecord, list[GameSta
     return parse(text, str(path), check_options)
 
 
-def record_of(env: str, options: dict[str, Any], seed: int, seats: Sequence[str], history: Sequence[tuple[int, int]]) -> GameRecord:
+def record_of(
+    env: str, options: dict[str, Any], seed: int, seats: Sequence[str], history: Sequence[tuple[int, int]]
+) -> GameRecord:
     """The record of a game played by :func:`agents.match.play_game` (its ``history``)."""
     return GameRecord(env, dict(options), int(seed), list(seats), [(int(p), int(a)) for p, a in history])
 
@@ -191,4 +213,6 @@ def _check_end(source: str, number: int, row: dict, final: GameState) -> None:
         raise RecordError(f"{source} line {number}: an end line, but the replayed game is not over")
     for key, values in (("scores", final.scores()), ("returns", final.returns())):
         if row.get(key) != values.tolist():
-            raise RecordError(f"{source} line {number}: the record's {key} {row.get(key)!r} differ from the replay's {values.tolist()}")
+            raise RecordError(
+                f"{source} line {number}: the record's {key} {row.get(key)!r} differ from the replay's {values.tolist()}"
+            )

@@ -69,10 +69,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--agents", nargs="+", required=True, help="agent specs; the first is the rating anchor (0)")
     parser.add_argument("--games", type=int, default=40, help="games per pairing (default 40)")
     parser.add_argument("--seed", type=int, default=20_000, help="first game seed (default 20000)")
-    parser.add_argument("--random-opening", type=int, default=None, metavar="PLIES", help="random opening plies (default: configs/<env>.yaml's)")
+    parser.add_argument(
+        "--random-opening",
+        type=int,
+        default=None,
+        metavar="PLIES",
+        help="random opening plies (default: configs/<env>.yaml's)",
+    )
     parser.add_argument("--out", help="output directory (default ./results/<env>/ladder)")
     parser.add_argument("--overwrite", action="store_true", help="allow --out to replace an earlier ladder")
-    parser.add_argument("--workers", type=int, default=1, help="processes playing the games (default 1); the results are the same")
+    parser.add_argument(
+        "--workers", type=int, default=1, help="processes playing the games (default 1); the results are the same"
+    )
     args = parser.parse_args(argv)
     return guarded(lambda: run(args), "ladder interrupted; nothing written")
 

@@ -84,7 +84,14 @@ def read_move(game: Game, state: GameState, player: int, ask: Callable[[str], st
         say(f"{problem}; {legal_moves_text(game, legal)}")
 
 
-def play(game: Game, opponent, human_seat: int, seed: int, ask: Callable[[str], str] = input, say: Callable[[str], None] = print) -> GameState:
+def play(
+    game: Game,
+    opponent,
+    human_seat: int,
+    seed: int,
+    ask: Callable[[str], str] = input,
+    say: Callable[[str], None] = print,
+) -> GameState:
     """One game: the person in ``human_seat``, ``opponent`` everywhere else. Returns the final state.
 
     The board is drawn as the person's seat sees it (``GameState.render_for``: no hidden
@@ -109,7 +116,12 @@ def play(game: Game, opponent, human_seat: int, seed: int, ask: Callable[[str], 
                 told.append(move)
                 continue
             say(move)
-            if player == human_seat and not game.simultaneous and not state.is_terminal() and human_seat not in state.acting_players():
+            if (
+                player == human_seat
+                and not game.simultaneous
+                and not state.is_terminal()
+                and human_seat not in state.acting_players()
+            ):
                 say(state.render_for(human_seat))  # the person's move on the board, before the reply
         for move in told:
             say(move)

@@ -48,7 +48,9 @@ def play_frames(env_name: str, agent_spec: str, seed: int = 0, num_players: int 
     return frames
 
 
-def play_record(env_name: str, agent_spec: str, seed: int = 0, num_players: int | None = None) -> tuple[GameRecord, GameState]:
+def play_record(
+    env_name: str, agent_spec: str, seed: int = 0, num_players: int | None = None
+) -> tuple[GameRecord, GameState]:
     """The record of one game of ``env_name`` with ``agent_spec`` in every seat, and its last state."""
     game = make_game(env_name) if num_players is None else make_game(env_name, num_players=num_players)
     seats = [build_agent(env_name, agent_spec, game) for _ in range(game.num_players)]
@@ -82,7 +84,9 @@ def main(argv: list[str] | None = None) -> int:
         check_agent_spec(args.env, args.agent, "--agent")
         output = Path(args.output)
         if output.is_dir():
-            raise ConfigError(f"output {output} is a folder; give the .gif file to write, e.g. {output / (args.env + '.gif')}")
+            raise ConfigError(
+                f"output {output} is a folder; give the .gif file to write, e.g. {output / (args.env + '.gif')}"
+            )
         if not output.resolve().parent.is_dir():
             raise ConfigError(f"output {output}: the folder {output.parent} does not exist")
         if args.frame_ms <= 0:

@@ -23,11 +23,19 @@ from training.framework.schema import ConfigError
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)"
+    )
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    parser.add_argument("--checkpoints", default=str(checkpoint_root()), help="folder of run folders <env>/<run>/ offered as agents (default ./checkpoints)")
+    parser.add_argument(
+        "--checkpoints",
+        default=str(checkpoint_root()),
+        help="folder of run folders <env>/<run>/ offered as agents (default ./checkpoints)",
+    )
     parser.add_argument("--max-sessions", type=int, default=64, help="games and replays held at once (default 64)")
-    parser.add_argument("--session-ttl", type=float, default=3600.0, help="seconds an unused game is kept (default 3600)")
+    parser.add_argument(
+        "--session-ttl", type=float, default=3600.0, help="seconds an unused game is kept (default 3600)"
+    )
     args = parser.parse_args(argv)
     if not 0 < args.port < 65536:
         return fail(ConfigError(f"--port must be 1..65535, got {args.port}"))

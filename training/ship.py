@@ -41,7 +41,9 @@ def ship(run: Path, shipped: Path) -> int:
         if (run / name).is_file() and run.resolve() != shipped.resolve():
             shutil.copyfile(run / name, shipped / name)
     check = MaskablePPO.load(str(shipped / MODEL_FILE), device="cpu").policy.state_dict()
-    assert all(torch.equal(check[key], value) for key, value in policy.state_dict().items()), "the shipped weights differ"
+    assert all(torch.equal(check[key], value) for key, value in policy.state_dict().items()), (
+        "the shipped weights differ"
+    )
     return (shipped / MODEL_FILE).stat().st_size
 
 

@@ -79,7 +79,9 @@ def trial_config(base: dict, values: dict, timesteps: int, evaluations: int) -> 
 
 def run_trial(base: dict, values: dict, timesteps: int, evaluations: int, report) -> float:
     """Train ``base`` with ``values`` for ``timesteps`` steps; the last evaluation's score."""
-    from training.pipelines.ppo.learner import PPO  # torch and sb3: loaded when a trial runs, so --help and bad options answer at once
+    from training.pipelines.ppo.learner import (
+        PPO,
+    )  # torch and sb3: loaded when a trial runs, so --help and bad options answer at once
 
     config = trial_config(base, values, timesteps, evaluations)
     scores = []
@@ -153,8 +155,15 @@ def main(argv: list[str] | None = None) -> int:
             status = "pruned"
             raise
         finally:
-            rows.append({"trial": trial.number, **values, "score": score, "status": status,
-                         "wall_s": round(time.perf_counter() - started, 1)})
+            rows.append(
+                {
+                    "trial": trial.number,
+                    **values,
+                    "score": score,
+                    "status": status,
+                    "wall_s": round(time.perf_counter() - started, 1),
+                }
+            )
             print(f"trial {trial.number}: {values} -> {score} ({status}, {rows[-1]['wall_s']} s)", flush=True)
             with (out / "trials.csv").open("w", newline="") as handle:
                 writer = csv.DictWriter(handle, fieldnames=list(rows[-1]))

@@ -126,5 +126,6 @@ class InversSearch(Agent):
             raise ValueError("invers search: the game is over, there is no move to value")
         points = self.search.exact_values(state).move_values
         return {
-            action: float(np.sign(p)) if abs(p) > WIN // 2 else float(np.tanh(p / VALUE_SCALE)) for action, p in points.items()
+            action: float(np.sign(p)) if abs(p) > WIN // 2 else float(np.tanh(p / VALUE_SCALE))
+            for action, p in points.items()
         }

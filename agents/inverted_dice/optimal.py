@@ -26,7 +26,9 @@ def sheet_state(open_boxes: np.ndarray, alive: np.ndarray) -> int:
     section's flag only matters while it has open boxes, and then it is exactly "no box
     of it crossed out" (the earned-bonus flags are settled history).
     """
-    return int(state_index(int(open_boxes @ (1 << np.arange(len(open_boxes)))), int(alive @ (1 << np.arange(len(alive))))))
+    return int(
+        state_index(int(open_boxes @ (1 << np.arange(len(open_boxes)))), int(alive @ (1 << np.arange(len(alive)))))
+    )
 
 
 class OptimalAgent(TurnPlanningAgent):
@@ -53,7 +55,9 @@ class OptimalAgent(TurnPlanningAgent):
         if solution is None:
             solution = cached_solution(game.free_cross_out, cache_dir)
         if solution.free_cross_out != game.free_cross_out:
-            raise ValueError(f"the solution is for free_cross_out={solution.free_cross_out}, the game has free_cross_out={game.free_cross_out}")
+            raise ValueError(
+                f"the solution is for free_cross_out={solution.free_cross_out}, the game has free_cross_out={game.free_cross_out}"
+            )
         super().__init__(game, seed)
         self.solution = solution
 

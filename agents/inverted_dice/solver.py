@@ -66,7 +66,9 @@ CACHE_VERSION = 1
 
 _SECTION_MASKS = np.array([sum(1 << (b - 1) for b in range(lo, hi + 1)) for _, lo, hi in rules.SECTIONS])
 _BOX = np.arange(rules.NUM_BOXES)[:, None]  # 0-based boxes, as a column against a batch
-_BOX_SECTION = np.array([next(s for s, (_, lo, hi) in enumerate(rules.SECTIONS) if lo <= b + 1 <= hi) for b in range(rules.NUM_BOXES)])[:, None]
+_BOX_SECTION = np.array(
+    [next(s for s, (_, lo, hi) in enumerate(rules.SECTIONS) if lo <= b + 1 <= hi) for b in range(rules.NUM_BOXES)]
+)[:, None]
 _BOX_SECTION_MASK = _SECTION_MASKS[_BOX_SECTION]
 
 
@@ -158,7 +160,9 @@ class Solution:
     def plan(self, state: int) -> TurnPlan:
         """The optimal play of the turn that starts in ``state`` (which must have an open box)."""
         if not self.covers(state) or state >> NUM_SECTIONS == 0:
-            raise ValueError(f"state {state:#x} has {int(state >> NUM_SECTIONS).bit_count()} open boxes; this solution covers 1..{self.max_open}")
+            raise ValueError(
+                f"state {state:#x} has {int(state >> NUM_SECTIONS).bit_count()} open boxes; this solution covers 1..{self.max_open}"
+            )
         return plan_turn(*ending_values(np.array([state]), self.value, self.second_moment), self.free_cross_out)
 
 
@@ -226,7 +230,9 @@ def load_solution(path: str | os.PathLike, free_cross_out: bool, max_open: int =
     unreadable, corrupt or for other rules."""
     states = solved_states(max_open)
     lengths = {"value": len(states), "second_moment": len(states)}
-    tables = solution_cache.load(path, _rules_key(free_cross_out, max_open), lengths, solve_command(free_cross_out, Path(path).parent))
+    tables = solution_cache.load(
+        path, _rules_key(free_cross_out, max_open), lengths, solve_command(free_cross_out, Path(path).parent)
+    )
     value, moment = np.zeros(NUM_STATES), np.zeros(NUM_STATES)
     value[states], moment[states] = tables["value"], tables["second_moment"]
     return Solution(bool(free_cross_out), max_open, value, moment)
@@ -236,13 +242,18 @@ def load_solution(path: str | os.PathLike, free_cross_out: bool, max_open: int =
 def _cached(free_cross_out: bool, path: Path, force: bool) -> Solution:
     if path.exists() and not force:
         return load_solution(path, free_cross_out)
-    print(f"Solving Inverted Dice (free_cross_out={free_cross_out}) exactly (1.5-2 minutes of CPU time); caching it in {path}", file=sys.stderr)
+    print(
+        f"Solving Inverted Dice (free_cross_out={free_cross_out}) exactly (1.5-2 minutes of CPU time); caching it in {path}",
+        file=sys.stderr,
+    )
     solution = solve(free_cross_out)
     save_solution(solution, path)
     return solution
 
 
-def cached_solution(free_cross_out: bool = False, cache_dir: str | os.PathLike | None = None, force: bool = False) -> Solution:
+def cached_solution(
+    free_cross_out: bool = False, cache_dir: str | os.PathLike | None = None, force: bool = False
+) -> Solution:
     """The full solution: from memory, else from the cache file, else solved and cached.
 
     Solutions stay in memory for the process, so every agent after the first loads at
@@ -264,7 +275,9 @@ def main(argv: list[str] | None = None) -> int:
         "the optimal expected score and its standard deviation.",
     )
     parser.add_argument("--free-cross-out", action="store_true", help="the free_cross_out rule option")
-    parser.add_argument("--cache-dir", help=f"cache folder (default: ${solution_cache.CACHE_ENV} or {solution_cache.DEFAULT_CACHE_DIR})")
+    parser.add_argument(
+        "--cache-dir", help=f"cache folder (default: ${solution_cache.CACHE_ENV} or {solution_cache.DEFAULT_CACHE_DIR})"
+    )
     parser.add_argument("--force", action="store_true", help="solve again and overwrite the cache file")
     args = parser.parse_args(argv)
 

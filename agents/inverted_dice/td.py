@@ -27,7 +27,10 @@ _BOX_BITS = np.arange(rules.NUM_BOXES, dtype=np.int64)
 _SECTION_BITS = np.arange(NUM_SECTIONS, dtype=np.int64)
 #: (boxes, sections): box b belongs to section s, divided by the section's size.
 _SECTION_SHARE = np.array(
-    [[1.0 / (hi - lo + 1) if lo <= b + 1 <= hi else 0.0 for _, lo, hi in rules.SECTIONS] for b in range(rules.NUM_BOXES)]
+    [
+        [1.0 / (hi - lo + 1) if lo <= b + 1 <= hi else 0.0 for _, lo, hi in rules.SECTIONS]
+        for b in range(rules.NUM_BOXES)
+    ]
 )
 
 
@@ -47,7 +50,9 @@ class InvertedDiceTD(TurnValueAgent, TurnPlanningAgent):
 
     @staticmethod
     def sheet_key(observation: np.ndarray) -> bytes:
-        return (observation[rules.OBS_OPEN_BOXES] > 0.5).tobytes() + (observation[rules.OBS_SECTIONS_ALIVE] > 0.5).tobytes()
+        return (observation[rules.OBS_OPEN_BOXES] > 0.5).tobytes() + (
+            observation[rules.OBS_SECTIONS_ALIVE] > 0.5
+        ).tobytes()
 
     @staticmethod
     def sheet_features(observation: np.ndarray) -> np.ndarray:
@@ -71,4 +76,3 @@ class InvertedDiceTD(TurnValueAgent, TurnPlanningAgent):
         plan = plan_turn(score_value, cross_value, no_moment, no_moment, self.game.free_cross_out)
         self.last_turn_value = float(plan.value[0])
         return plan
-

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.base import Agent
-from envs.games.dice_math import keep_tables, reroll_positions_for_keep
 from envs.games import inverted_dice as rules
+from envs.games.dice_math import keep_tables, reroll_positions_for_keep
 
 TABLES = keep_tables(rules.NUM_DICE)
 #: Box (0-based) of the inverted sum of each sorted roll.

@@ -31,7 +31,9 @@ class PlayValues:
         key = (play.colour, play.value, play.bonus)
         if key not in self._gains:
             column = self.sheet.columns[play.colour]
-            ok = writable(column.last, column.count, column.investments, column.direction, play.value, self.model.keldice)
+            ok = writable(
+                column.last, column.count, column.investments, column.direction, play.value, self.model.keldice
+            )
             self._gains[key] = self.model.gain(self.sheet, play, self.rolls_left, self.base) if ok else -np.inf
         return self._gains[key]
 

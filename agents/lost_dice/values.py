@@ -129,4 +129,3 @@ class SheetModel:
         """What writing ``play`` adds to the estimate (``base``: the sheet's own value)."""
         extra = EXTRA_ROLL if play.bonus == "E" else 0.0
         return self.value(self.after(sheet, play), rolls_left) - base + extra
-

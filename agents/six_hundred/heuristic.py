@@ -31,8 +31,8 @@ import math
 import numpy as np
 
 from agents.base import Agent
-from envs.games.dice_math import expect_after_lock, keep_tables, reroll_positions_for_keep
 from envs.games import six_hundred as rules
+from envs.games.dice_math import expect_after_lock, keep_tables, reroll_positions_for_keep
 
 _TABLES = keep_tables(rules.NUM_DICE)
 #: (462, 18) points of every sorted roll in every category, in ``_TABLES.rolls`` order.
@@ -187,7 +187,9 @@ class SixHundredHeuristic(Agent):
         if sheet_key != self._planned_for:
             self._plan_turn(observation)
             self._planned_for = sheet_key
-        dice = tuple(int(v) for v in observation[rules.OBS_DICE].reshape(rules.NUM_DICE, rules.FACES).argmax(axis=1) + 1)
+        dice = tuple(
+            int(v) for v in observation[rules.OBS_DICE].reshape(rules.NUM_DICE, rules.FACES).argmax(axis=1) + 1
+        )
         num_locked = int(round(observation[rules.OBS_LOCKED].sum()))
         roll = int(observation[rules.OBS_ROLL].argmax()) + 1
         action = self._choose(dice[:num_locked], dice[num_locked:], roll)

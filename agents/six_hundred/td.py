@@ -68,7 +68,9 @@ def sheet_features(sheet: list[int | None], numbers_bonus: bool) -> np.ndarray:
 
 def points_to_come(sheet: list[int | None], numbers_bonus: bool) -> float:
     """The heuristic's estimate of the points a sheet has still to earn: its final score less what is banked."""
-    return sheet_value(sheet, numbers_bonus) - sum(v or 0 for v in sheet) - (rules.NUMBERS_BONUS if numbers_bonus else 0)
+    return (
+        sheet_value(sheet, numbers_bonus) - sum(v or 0 for v in sheet) - (rules.NUMBERS_BONUS if numbers_bonus else 0)
+    )
 
 
 def settlement(sheet: list[int]) -> float:
@@ -107,8 +109,18 @@ class SixHundredTD(TurnValueAgent, SixHundredHeuristic):
         open_categories = [c for c, v in enumerate(sheet) if v is None]
         numbers_total = sum(v or 0 for v in sheet[: len(rules.NUMBERS)])
         writes = [(c, int(p)) for c in open_categories for p in _CATEGORY_POINTS[c]]
-        now = np.array([p + (rules.NUMBERS_BONUS if c in rules.NUMBERS and not numbers_bonus
-                             and numbers_total + p >= rules.NUMBERS_BONUS_THRESHOLD else 0) for c, p in writes], float)
+        now = np.array(
+            [
+                p
+                + (
+                    rules.NUMBERS_BONUS
+                    if c in rules.NUMBERS and not numbers_bonus and numbers_total + p >= rules.NUMBERS_BONUS_THRESHOLD
+                    else 0
+                )
+                for c, p in writes
+            ],
+            float,
+        )
         if len(open_categories) == 1:  # the last write: the game's settlement, exactly
             after = np.array([settlement([p if i == c else v for i, v in enumerate(sheet)]) for c, p in writes])
         else:
@@ -133,20 +145,27 @@ class SixHundredTD(TurnValueAgent, SixHundredHeuristic):
         rows[:, F_OPEN_COUNT] -= 1.0 / N
         numbers = categories < len(rules.NUMBERS)
         total = numbers_total + points
-        rows[numbers, F_NUMBERS] = np.minimum(total[numbers], rules.NUMBERS_BONUS_THRESHOLD) / rules.NUMBERS_BONUS_THRESHOLD
+        rows[numbers, F_NUMBERS] = (
+            np.minimum(total[numbers], rules.NUMBERS_BONUS_THRESHOLD) / rules.NUMBERS_BONUS_THRESHOLD
+        )
         rows[numbers, F_BONUS] = np.maximum(rows[numbers, F_BONUS], total[numbers] >= rules.NUMBERS_BONUS_THRESHOLD)
         rungs = sheet[rules.RUNGS.start : rules.RUNGS.stop]
         for k in np.flatnonzero((categories >= rules.RUNGS.start) & (categories < rules.RUNGS.stop)):
             new = list(rungs)
             new[categories[k] - rules.RUNGS.start] = int(points[k])
             windows = rules.rung_windows(new)
-            rows[k, F_WINDOWS] = [w / rules.MAX_CATEGORY_POINTS for window in windows for w in window] if windows else 0.0
+            rows[k, F_WINDOWS] = (
+                [w / rules.MAX_CATEGORY_POINTS for window in windows for w in window] if windows else 0.0
+            )
             rows[k, F_LADDER] = windows is not None
             if windows is None:
                 rows[k, F_GAME_BONUS] = 0.0
         zero = (points == 0) & np.isin(categories, _MUST_SCORE)
         rows[zero, F_GAME_BONUS] = 0.0
-        rows[:, F_ESTIMATE] = [points_to_come(after, bonus) / ESTIMATE_SCALE for after, bonus in _after_sheets(sheet, numbers_bonus, numbers_total, writes)]
+        rows[:, F_ESTIMATE] = [
+            points_to_come(after, bonus) / ESTIMATE_SCALE
+            for after, bonus in _after_sheets(sheet, numbers_bonus, numbers_total, writes)
+        ]
         return rows
 
     def teacher_values(self, teacher, observation, rng, samples: int = 64):

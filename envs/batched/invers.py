@@ -51,8 +51,24 @@ _NUM_BORDER = len(BORDER)
 
 
 @numba.njit(cache=True)
-def _start_kernel(rows, initial_board, initial_hands, initial_unflipped, initial_flipped, initial_player,
-                  board, hands, player, ply, unflipped, scores, winner, terminal, truncated, acting):
+def _start_kernel(
+    rows,
+    initial_board,
+    initial_hands,
+    initial_unflipped,
+    initial_flipped,
+    initial_player,
+    board,
+    hands,
+    player,
+    ply,
+    unflipped,
+    scores,
+    winner,
+    terminal,
+    truncated,
+    acting,
+):
     """Put the set-up position (the core's, passed in) in every row of ``rows``."""
     for k in range(rows.shape[0]):
         row = rows[k]
@@ -71,8 +87,25 @@ def _start_kernel(rows, initial_board, initial_hands, initial_unflipped, initial
 
 
 @numba.njit(cache=True)
-def _apply_kernel(rows, seats, actions, lines, far_end, num_border, max_plies,
-                  board, hands, player, ply, unflipped, scores, winner, terminal, truncated, acting):
+def _apply_kernel(
+    rows,
+    seats,
+    actions,
+    lines,
+    far_end,
+    num_border,
+    max_plies,
+    board,
+    hands,
+    player,
+    ply,
+    unflipped,
+    scores,
+    winner,
+    terminal,
+    truncated,
+    acting,
+):
     """Push, flip the fallen tile into the mover's hand, then settle the end as the core does
     (all tiles of a colour flipped; the next player blocked; ``max_plies`` reached)."""
     for k in range(rows.shape[0]):
@@ -180,16 +213,41 @@ class BatchedInvers(BatchedGame):
         self._truncated = np.zeros(n, bool)
 
     def _state_arrays(self):
-        return (self._board, self._hands, self._player, self._ply, self._unflipped, self._totals,
-                self._winner, self._terminal, self._truncated, self._acting)
+        return (
+            self._board,
+            self._hands,
+            self._player,
+            self._ply,
+            self._unflipped,
+            self._totals,
+            self._winner,
+            self._terminal,
+            self._truncated,
+            self._acting,
+        )
 
     def _start(self, rows: np.ndarray, streams: np.ndarray) -> None:
-        _start_kernel(np.asarray(rows, np.int64), self._initial_board, self._initial_hands, self._initial_unflipped,
-                      self._initial_flipped, self._initial_player, *self._state_arrays())
+        _start_kernel(
+            np.asarray(rows, np.int64),
+            self._initial_board,
+            self._initial_hands,
+            self._initial_unflipped,
+            self._initial_flipped,
+            self._initial_player,
+            *self._state_arrays(),
+        )
 
     def _apply(self, rows: np.ndarray, seats: np.ndarray, actions: np.ndarray) -> None:
-        _apply_kernel(np.asarray(rows, np.int64), np.asarray(seats, np.int64), np.asarray(actions, np.int64),
-                      _LINES, _FAR_END, _NUM_BORDER, self.game.max_plies, *self._state_arrays())
+        _apply_kernel(
+            np.asarray(rows, np.int64),
+            np.asarray(seats, np.int64),
+            np.asarray(actions, np.int64),
+            _LINES,
+            _FAR_END,
+            _NUM_BORDER,
+            self.game.max_plies,
+            *self._state_arrays(),
+        )
 
     def truncated(self) -> np.ndarray:
         """A view of the ``(N,)`` truncation flags (callers do not write to it)."""
@@ -202,12 +260,29 @@ class BatchedInvers(BatchedGame):
         return np.where(winner < 0, 0.0, np.where(np.arange(2) == winner, 1.0, -1.0))
 
     def legal_masks(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
-        _legal_masks_kernel(np.asarray(rows, np.int64), np.asarray(seats, np.int64), _FAR_END,
-                            self._board, self._player, self._terminal, out)
+        _legal_masks_kernel(
+            np.asarray(rows, np.int64),
+            np.asarray(seats, np.int64),
+            _FAR_END,
+            self._board,
+            self._player,
+            self._terminal,
+            out,
+        )
 
     def observe(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
-        _observe_kernel(np.asarray(rows, np.int64), np.asarray(seats, np.int64), _PLANE_START, self.game.max_plies,
-                        self._board, self._hands, self._player, self._ply, self._terminal, out)
+        _observe_kernel(
+            np.asarray(rows, np.int64),
+            np.asarray(seats, np.int64),
+            _PLANE_START,
+            self.game.max_plies,
+            self._board,
+            self._hands,
+            self._player,
+            self._ply,
+            self._terminal,
+            out,
+        )
 
 
 BATCHED_GAME = BatchedInvers

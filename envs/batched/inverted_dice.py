@@ -92,7 +92,10 @@ def _id_of_key() -> np.ndarray:
 ID_OF_KEY = _id_of_key()
 #: ``KEEP_KEY[roll id, action]``: the key of the dice a reroll action keeps.
 KEEP_KEY = np.array(
-    [[_key(d for p, d in enumerate(roll) if p not in _REROLL_POSITIONS[a]) for a in range(NUM_REROLLS)] for roll in ROLLS],
+    [
+        [_key(d for p, d in enumerate(roll) if p not in _REROLL_POSITIONS[a]) for a in range(NUM_REROLLS)]
+        for roll in ROLLS
+    ],
     np.int64,
 )
 #: ``REROLL_COUNT[action]``: how many dice a reroll action rolls.
@@ -158,8 +161,23 @@ def _first_roll(tape, row, player, round_, face_key, id_of_key):
 
 
 @numba.njit(cache=True)
-def _start_kernel(rows, streams, num_players, face_key, id_of_key,
-                  tape, dice, player, round_, roll, scored, crossed, totals, terminal, acting):
+def _start_kernel(
+    rows,
+    streams,
+    num_players,
+    face_key,
+    id_of_key,
+    tape,
+    dice,
+    player,
+    round_,
+    roll,
+    scored,
+    crossed,
+    totals,
+    terminal,
+    acting,
+):
     """Draw the tape of every row in ``rows`` and set up round 1, player 0, roll 1."""
     for k in range(rows.shape[0]):
         row = rows[k]
@@ -177,9 +195,28 @@ def _start_kernel(rows, streams, num_players, face_key, id_of_key,
 
 
 @numba.njit(cache=True)
-def _apply_kernel(rows, actions, num_players, face_key, id_of_key, keep_key, reroll_count, inverted,
-                  section_mask, box_section,
-                  tape, dice, player, round_, roll, scored, crossed, totals, terminal, acting):
+def _apply_kernel(
+    rows,
+    actions,
+    num_players,
+    face_key,
+    id_of_key,
+    keep_key,
+    reroll_count,
+    inverted,
+    section_mask,
+    box_section,
+    tape,
+    dice,
+    player,
+    round_,
+    roll,
+    scored,
+    crossed,
+    totals,
+    terminal,
+    acting,
+):
     """A reroll takes the next roll's tape values into the rerolled positions; scoring writes
     the inverted sum in its box (+50 on completing a section), crossing out writes 0; a
     write ends the turn (the seats' actions are those of ``_player``: legal by contract)."""
@@ -234,9 +271,28 @@ def _legal_kernel(rows, seats, free_cross_out, inverted, dice, player, roll, sco
 
 
 @numba.njit(cache=True)
-def _observe_kernel(rows, seats, num_players, dice_features, hit_chances, inverted, section_mask, section_shift,
-                    bit_count, section_progress, score_now,
-                    dice, player, round_, roll, scored, crossed, totals, terminal, out):
+def _observe_kernel(
+    rows,
+    seats,
+    num_players,
+    dice_features,
+    hit_chances,
+    inverted,
+    section_mask,
+    section_shift,
+    bit_count,
+    section_progress,
+    score_now,
+    dice,
+    player,
+    round_,
+    roll,
+    scored,
+    crossed,
+    totals,
+    terminal,
+    out,
+):
     """The core's ``observe`` (v1, planning features included): the dice block and hit chances
     from tables of the roll id, the sheets from the bit masks, other seats in seat order."""
     for k in range(rows.shape[0]):
@@ -314,25 +370,86 @@ class BatchedInvertedDice(BatchedGame):
         self._crossed = np.zeros((n, p), np.int64)
 
     def _start(self, rows: np.ndarray, streams: np.ndarray) -> None:
-        _start_kernel(rows, streams, self.num_players, FACE_KEY, ID_OF_KEY,
-                      self._tape, self._dice, self._player, self._round, self._roll,
-                      self._scored, self._crossed, self._totals, self._terminal, self._acting)
+        _start_kernel(
+            rows,
+            streams,
+            self.num_players,
+            FACE_KEY,
+            ID_OF_KEY,
+            self._tape,
+            self._dice,
+            self._player,
+            self._round,
+            self._roll,
+            self._scored,
+            self._crossed,
+            self._totals,
+            self._terminal,
+            self._acting,
+        )
 
     def _apply(self, rows: np.ndarray, seats: np.ndarray, actions: np.ndarray) -> None:
-        _apply_kernel(rows, actions, self.num_players, FACE_KEY, ID_OF_KEY, KEEP_KEY, REROLL_COUNT, INVERTED_SUM,
-                      SECTION_MASK, BOX_SECTION,
-                      self._tape, self._dice, self._player, self._round, self._roll,
-                      self._scored, self._crossed, self._totals, self._terminal, self._acting)
+        _apply_kernel(
+            rows,
+            actions,
+            self.num_players,
+            FACE_KEY,
+            ID_OF_KEY,
+            KEEP_KEY,
+            REROLL_COUNT,
+            INVERTED_SUM,
+            SECTION_MASK,
+            BOX_SECTION,
+            self._tape,
+            self._dice,
+            self._player,
+            self._round,
+            self._roll,
+            self._scored,
+            self._crossed,
+            self._totals,
+            self._terminal,
+            self._acting,
+        )
 
     def legal_masks(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
-        _legal_kernel(rows, seats, self._free_cross_out, INVERTED_SUM,
-                      self._dice, self._player, self._roll, self._scored, self._crossed, self._terminal, out)
+        _legal_kernel(
+            rows,
+            seats,
+            self._free_cross_out,
+            INVERTED_SUM,
+            self._dice,
+            self._player,
+            self._roll,
+            self._scored,
+            self._crossed,
+            self._terminal,
+            out,
+        )
 
     def observe(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
-        _observe_kernel(rows, seats, self.num_players, DICE_FEATURES, HIT_CHANCES, INVERTED_SUM, SECTION_MASK,
-                        SECTION_SHIFT, BIT_COUNT, SECTION_PROGRESS, SCORE_NOW,
-                        self._dice, self._player, self._round, self._roll,
-                        self._scored, self._crossed, self._totals, self._terminal, out)
+        _observe_kernel(
+            rows,
+            seats,
+            self.num_players,
+            DICE_FEATURES,
+            HIT_CHANCES,
+            INVERTED_SUM,
+            SECTION_MASK,
+            SECTION_SHIFT,
+            BIT_COUNT,
+            SECTION_PROGRESS,
+            SCORE_NOW,
+            self._dice,
+            self._player,
+            self._round,
+            self._roll,
+            self._scored,
+            self._crossed,
+            self._totals,
+            self._terminal,
+            out,
+        )
 
 
 BATCHED_GAME = BatchedInvertedDice

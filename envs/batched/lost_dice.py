@@ -297,8 +297,25 @@ def _draw(row, p, tape, players):
 
 
 @numba.njit(cache=True)
-def _start_kernel(rows, streams, rolls, tape, players, columns, blocks, totals, table, acting, terminal,
-                  allowed, points, stone_points, keldice, column_scale, score_scale):
+def _start_kernel(
+    rows,
+    streams,
+    rolls,
+    tape,
+    players,
+    columns,
+    blocks,
+    totals,
+    table,
+    acting,
+    terminal,
+    allowed,
+    points,
+    stone_points,
+    keldice,
+    column_scale,
+    score_scale,
+):
     """New games in ``rows``: the throw tapes drawn in C order, empty sheets, player 0 to roll."""
     n = players.shape[1]
     length = tape.shape[2]
@@ -332,8 +349,29 @@ def _start_kernel(rows, streams, rolls, tape, players, columns, blocks, totals, 
 
 
 @numba.njit(cache=True)
-def _apply_kernel(rows, seats, actions, tape, players, columns, blocks, totals, table, asked, acting, terminal,
-                  slot_bit, slot_value, slot_bonus, allowed, points, stone_points, keldice, column_scale, score_scale):
+def _apply_kernel(
+    rows,
+    seats,
+    actions,
+    tape,
+    players,
+    columns,
+    blocks,
+    totals,
+    table,
+    asked,
+    acting,
+    terminal,
+    slot_bit,
+    slot_value,
+    slot_bonus,
+    allowed,
+    points,
+    stone_points,
+    keldice,
+    column_scale,
+    score_scale,
+):
     """Player ``seats[k]`` takes the legal action ``actions[k]`` in game ``rows[k]`` (the core's ``apply``)."""
     n = players.shape[1]
     for k in range(rows.shape[0]):
@@ -368,7 +406,9 @@ def _apply_kernel(rows, seats, actions, tape, players, columns, blocks, totals, 
                     players[row, p, P_VP] += 1
                 elif bonus == BONUS_STONE:
                     players[row, p, P_STONES] += 1
-                _settle(row, p, players, columns, blocks, totals, points, stone_points, keldice, column_scale, score_scale)
+                _settle(
+                    row, p, players, columns, blocks, totals, points, stone_points, keldice, column_scale, score_scale
+                )
                 if bonus == BONUS_EXTRA:  # thrown at once by the same player, free to discard
                     table[row, G_THROW] = _draw(row, p, tape, players)
                     table[row, G_MUST_PLAY] = 0
@@ -479,8 +519,16 @@ class BatchedLostDice(BatchedGame):
     def __init__(self, game: LostDice, num_games: int) -> None:
         super().__init__(game, num_games)
         n, size = self.num_players, self.num_games
-        (self._slot_bit, self._slot_value, self._slot_bonus, self._throw_block,
-         self._allowed, self._points, self._stone_points, self._dynamic) = game_tables(game)
+        (
+            self._slot_bit,
+            self._slot_value,
+            self._slot_bonus,
+            self._throw_block,
+            self._allowed,
+            self._points,
+            self._stone_points,
+            self._dynamic,
+        ) = game_tables(game)
         self._keldice = bool(game.keldice)
         self._column_scale = float(game.column_scale)
         self._score_scale = float(game.score_scale)
@@ -493,25 +541,76 @@ class BatchedLostDice(BatchedGame):
         self._asked = np.zeros((size, max(n - 1, 1)), np.int64)
 
     def _start(self, rows: np.ndarray, streams: np.ndarray) -> None:
-        _start_kernel(np.asarray(rows, np.int64), streams, self._rolls, self._tape, self._players, self._columns,
-                      self._blocks, self._totals, self._table, self._acting, self._terminal,
-                      self._allowed, self._points, self._stone_points, self._keldice, self._column_scale,
-                      self._score_scale)
+        _start_kernel(
+            np.asarray(rows, np.int64),
+            streams,
+            self._rolls,
+            self._tape,
+            self._players,
+            self._columns,
+            self._blocks,
+            self._totals,
+            self._table,
+            self._acting,
+            self._terminal,
+            self._allowed,
+            self._points,
+            self._stone_points,
+            self._keldice,
+            self._column_scale,
+            self._score_scale,
+        )
 
     def _apply(self, rows: np.ndarray, seats: np.ndarray, actions: np.ndarray) -> None:
-        _apply_kernel(np.asarray(rows, np.int64), np.asarray(seats, np.int64), np.asarray(actions, np.int64),
-                      self._tape, self._players, self._columns, self._blocks, self._totals, self._table,
-                      self._asked, self._acting, self._terminal, self._slot_bit, self._slot_value,
-                      self._slot_bonus, self._allowed, self._points, self._stone_points, self._keldice,
-                      self._column_scale, self._score_scale)
+        _apply_kernel(
+            np.asarray(rows, np.int64),
+            np.asarray(seats, np.int64),
+            np.asarray(actions, np.int64),
+            self._tape,
+            self._players,
+            self._columns,
+            self._blocks,
+            self._totals,
+            self._table,
+            self._asked,
+            self._acting,
+            self._terminal,
+            self._slot_bit,
+            self._slot_value,
+            self._slot_bonus,
+            self._allowed,
+            self._points,
+            self._stone_points,
+            self._keldice,
+            self._column_scale,
+            self._score_scale,
+        )
 
     def legal_masks(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
-        _legal_kernel(np.asarray(rows, np.int64), np.asarray(seats, np.int64), out, self._columns, self._table,
-                      self._terminal, self._slot_bit)
+        _legal_kernel(
+            np.asarray(rows, np.int64),
+            np.asarray(seats, np.int64),
+            out,
+            self._columns,
+            self._table,
+            self._terminal,
+            self._slot_bit,
+        )
 
     def observe(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
-        _observe_kernel(np.asarray(rows, np.int64), np.asarray(seats, np.int64), out, self._players, self._columns,
-                        self._blocks, self._table, self._terminal, self._slot_bit, self._throw_block, self._dynamic)
+        _observe_kernel(
+            np.asarray(rows, np.int64),
+            np.asarray(seats, np.int64),
+            out,
+            self._players,
+            self._columns,
+            self._blocks,
+            self._table,
+            self._terminal,
+            self._slot_bit,
+            self._throw_block,
+            self._dynamic,
+        )
 
 
 BATCHED_GAME = BatchedLostDice

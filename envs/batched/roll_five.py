@@ -61,7 +61,10 @@ for _card in range(1, FACES + 1):
         SLOT_TABLE[_card, _die] = core._SLOT_BLOCKS[_card][_die]
 #: ``KEEPS[bid, card, die]``: 1 when the pair survives the bid (``HIGH`` or ``LOW``).
 KEEPS = np.array(
-    [[[int(bool(d) and keep(c, d)) for d in range(FACES + 1)] for c in range(FACES + 1)] for keep in (keeps_high, keeps_low)],
+    [
+        [[int(bool(d) and keep(c, d)) for d in range(FACES + 1)] for c in range(FACES + 1)]
+        for keep in (keeps_high, keeps_low)
+    ],
     np.int64,
 )
 #: ``PLACEMENT_MASKS[faces, uncovered]``: the core's ``_PLACEMENT_MASKS``; ``BID_MASK`` the bid's.
@@ -97,8 +100,25 @@ def _roll_turn(row, turn, tape, roll, faces):
 
 
 @numba.njit(cache=True)
-def _start_kernel(rows, streams, deck, scratch, cards, tape, dice, uncovered, placed, roll, faces, turn, acting,
-                  terminal, kept, distance, outcome):
+def _start_kernel(
+    rows,
+    streams,
+    deck,
+    scratch,
+    cards,
+    tape,
+    dice,
+    uncovered,
+    placed,
+    roll,
+    faces,
+    turn,
+    acting,
+    terminal,
+    kept,
+    distance,
+    outcome,
+):
     """Deal and draw the tape as ``new_initial_state`` does (``permutation`` of the deck, then
     ``integers(1, 7, size=(P, 5, 5))`` in C order), then roll turn 1."""
     players = cards.shape[1]
@@ -159,8 +179,27 @@ def _reveal(row, tournament, keeps, cards, dice, pending, kept, distance, outcom
 
 
 @numba.njit(cache=True)
-def _apply_kernel(rows, seats, actions, tournament, keeps, cards, tape, dice, uncovered, placed, roll, faces, turn,
-                  pending, acting, terminal, kept, distance, outcome):
+def _apply_kernel(
+    rows,
+    seats,
+    actions,
+    tournament,
+    keeps,
+    cards,
+    tape,
+    dice,
+    uncovered,
+    placed,
+    roll,
+    faces,
+    turn,
+    pending,
+    acting,
+    terminal,
+    kept,
+    distance,
+    outcome,
+):
     """Record each commit; the last acting seat of a round resolves it (placements, or the reveal)."""
     players = cards.shape[1]
     for k in range(rows.shape[0]):
@@ -202,8 +241,24 @@ def _legal_kernel(rows, seats, placement_masks, bid_mask, turn, acting, faces, u
 
 
 @numba.njit(cache=True)
-def _observe_kernel(rows, seats, tournament, slot_table, keeps, roll_entry, placed_entry, phase_table, cards, dice,
-                    placed, roll, turn, acting, terminal, out):
+def _observe_kernel(
+    rows,
+    seats,
+    tournament,
+    slot_table,
+    keeps,
+    roll_entry,
+    placed_entry,
+    phase_table,
+    cards,
+    dice,
+    placed,
+    roll,
+    turn,
+    acting,
+    terminal,
+    out,
+):
     """The core's ``observe``, entry for entry, from the tables."""
     players = cards.shape[1]
     for k in range(rows.shape[0]):
@@ -265,28 +320,85 @@ class BatchedRollFive(BatchedGame):
         self._outcome = np.zeros((n, p), np.float64)
 
     def _start(self, rows: np.ndarray, streams: np.ndarray) -> None:
-        _start_kernel(np.asarray(rows, np.int64), streams, self._deck, self._scratch, self._cards, self._tape,
-                      self._dice, self._uncovered, self._placed, self._roll, self._faces, self._turn, self._acting,
-                      self._terminal, self._totals, self._distance, self._outcome)
+        _start_kernel(
+            np.asarray(rows, np.int64),
+            streams,
+            self._deck,
+            self._scratch,
+            self._cards,
+            self._tape,
+            self._dice,
+            self._uncovered,
+            self._placed,
+            self._roll,
+            self._faces,
+            self._turn,
+            self._acting,
+            self._terminal,
+            self._totals,
+            self._distance,
+            self._outcome,
+        )
 
     def _apply(self, rows: np.ndarray, seats: np.ndarray, actions: np.ndarray) -> None:
-        _apply_kernel(np.asarray(rows, np.int64), np.asarray(seats, np.int64), np.asarray(actions, np.int64),
-                      self._tournament, KEEPS, self._cards, self._tape, self._dice, self._uncovered, self._placed,
-                      self._roll, self._faces, self._turn, self._pending, self._acting, self._terminal, self._totals,
-                      self._distance, self._outcome)
+        _apply_kernel(
+            np.asarray(rows, np.int64),
+            np.asarray(seats, np.int64),
+            np.asarray(actions, np.int64),
+            self._tournament,
+            KEEPS,
+            self._cards,
+            self._tape,
+            self._dice,
+            self._uncovered,
+            self._placed,
+            self._roll,
+            self._faces,
+            self._turn,
+            self._pending,
+            self._acting,
+            self._terminal,
+            self._totals,
+            self._distance,
+            self._outcome,
+        )
 
     def returns(self) -> np.ndarray:
         """The core's ``returns()`` where the game is over (tournament ties broken by distance); zeros elsewhere."""
         return self._outcome
 
     def legal_masks(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
-        _legal_kernel(np.asarray(rows, np.int64), np.asarray(seats, np.int64), PLACEMENT_MASKS, BID_MASK, self._turn,
-                      self._acting, self._faces, self._uncovered, out)
+        _legal_kernel(
+            np.asarray(rows, np.int64),
+            np.asarray(seats, np.int64),
+            PLACEMENT_MASKS,
+            BID_MASK,
+            self._turn,
+            self._acting,
+            self._faces,
+            self._uncovered,
+            out,
+        )
 
     def observe(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
-        _observe_kernel(np.asarray(rows, np.int64), np.asarray(seats, np.int64), self._tournament, SLOT_TABLE, KEEPS,
-                        ROLL_ENTRY, PLACED_ENTRY, PHASE_TABLE, self._cards, self._dice, self._placed, self._roll,
-                        self._turn, self._acting, self._terminal, out)
+        _observe_kernel(
+            np.asarray(rows, np.int64),
+            np.asarray(seats, np.int64),
+            self._tournament,
+            SLOT_TABLE,
+            KEEPS,
+            ROLL_ENTRY,
+            PLACED_ENTRY,
+            PHASE_TABLE,
+            self._cards,
+            self._dice,
+            self._placed,
+            self._roll,
+            self._turn,
+            self._acting,
+            self._terminal,
+            out,
+        )
 
 
 BATCHED_GAME = BatchedRollFive

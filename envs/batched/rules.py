@@ -59,7 +59,9 @@ class BatchedGame(abc.ABC):
 
     def __init__(self, game: Game, num_games: int) -> None:
         if not isinstance(game, self.game_class):
-            raise TypeError(f"{type(self).__name__} batches {self.game_class.__name__} games, got {type(game).__name__}")
+            raise TypeError(
+                f"{type(self).__name__} batches {self.game_class.__name__} games, got {type(game).__name__}"
+            )
         if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
             raise ValueError(f"num_games must be a positive integer, got {num_games!r}")
         self.game = game
@@ -142,7 +144,6 @@ class BatchedGame(abc.ABC):
     @abc.abstractmethod
     def _apply(self, rows: np.ndarray, seats: np.ndarray, actions: np.ndarray) -> None:
         """Apply legal actions (see :meth:`apply`)."""
-
 
     @abc.abstractmethod
     def legal_masks(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:

@@ -82,8 +82,9 @@ for _row, _hand in enumerate(HANDS):
 HAND_POINTS = np.array([core._CATEGORY_SCORES[h] for h in HANDS], np.int16)
 #: ``HAND_OBS[hand]``: observation entries ``OBS_FACE_COUNTS.start .. OBS_CATEGORY_SCORES.stop``
 #: (face counts / 6, category points / 36), as the core's ``_dice_block`` rounds them.
-HAND_OBS = np.array([core._dice_block((), h)[OBS_FACE_COUNTS.start : OBS_CATEGORY_SCORES.stop] for h in HANDS],
-                    np.float32)
+HAND_OBS = np.array(
+    [core._dice_block((), h)[OBS_FACE_COUNTS.start : OBS_CATEGORY_SCORES.stop] for h in HANDS], np.float32
+)
 #: ``LOCK_MASKS[k]``: the legal lock actions with ``k`` dice locked; row ``NUM_DICE + 1``: none (last roll).
 LOCK_MASKS = np.array([*core._LOCK_MASKS, core._NO_LOCKS], np.int8)
 NO_LOCKS_ROW = NUM_DICE + 1
@@ -267,8 +268,9 @@ def _draw_kernel(rows, streams, tape):
 
 
 @numba.njit(cache=True)
-def _deal_kernel(rows, num_players, hand_of_code, pow7, tape, dice, turn, sheet, totals, numbers, blocks,
-                 acting, terminal):
+def _deal_kernel(
+    rows, num_players, hand_of_code, pow7, tape, dice, turn, sheet, totals, numbers, blocks, acting, terminal
+):
     """Set up new games in ``rows`` on the tapes they hold: clear the sheets, roll player 0's first roll."""
     for k in range(rows.shape[0]):
         row = rows[k]
@@ -287,8 +289,23 @@ def _deal_kernel(rows, num_players, hand_of_code, pow7, tape, dice, turn, sheet,
 
 
 @numba.njit(cache=True)
-def _apply_kernel(rows, actions, num_players, hand_of_code, pow7, hand_points, tape, dice, turn, sheet,
-                  totals, numbers, blocks, acting, terminal):
+def _apply_kernel(
+    rows,
+    actions,
+    num_players,
+    hand_of_code,
+    pow7,
+    hand_points,
+    tape,
+    dice,
+    turn,
+    sheet,
+    totals,
+    numbers,
+    blocks,
+    acting,
+    terminal,
+):
     """Legal actions of the acting players: lock and roll, or write the dice and end the turn."""
     for k in range(rows.shape[0]):
         row = rows[k]
@@ -388,21 +405,66 @@ class BatchedSixHundred(BatchedGame):
     def _deal(self, rows: np.ndarray) -> None:
         """Start the games in ``rows`` on the tapes in ``self._tape[rows]`` (tests write chosen tapes
         there, as the core's ``new_state_from_tape`` takes one; ``state(row)`` does not know them)."""
-        _deal_kernel(np.asarray(rows, np.int64), self.num_players, HAND_OF_CODE, POW7, self._tape, self._dice,
-                     self._turn, self._sheet, self._totals, self._numbers, self._blocks, self._acting, self._terminal)
+        _deal_kernel(
+            np.asarray(rows, np.int64),
+            self.num_players,
+            HAND_OF_CODE,
+            POW7,
+            self._tape,
+            self._dice,
+            self._turn,
+            self._sheet,
+            self._totals,
+            self._numbers,
+            self._blocks,
+            self._acting,
+            self._terminal,
+        )
 
     def _apply(self, rows: np.ndarray, seats: np.ndarray, actions: np.ndarray) -> None:
-        _apply_kernel(np.asarray(rows, np.int64), np.asarray(actions, np.int64), self.num_players, HAND_OF_CODE, POW7,
-                      HAND_POINTS, self._tape, self._dice, self._turn, self._sheet, self._totals, self._numbers,
-                      self._blocks, self._acting, self._terminal)
+        _apply_kernel(
+            np.asarray(rows, np.int64),
+            np.asarray(actions, np.int64),
+            self.num_players,
+            HAND_OF_CODE,
+            POW7,
+            HAND_POINTS,
+            self._tape,
+            self._dice,
+            self._turn,
+            self._sheet,
+            self._totals,
+            self._numbers,
+            self._blocks,
+            self._acting,
+            self._terminal,
+        )
 
     def legal_masks(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
-        _legal_kernel(np.asarray(rows, np.int64), np.asarray(seats, np.int64), LOCK_MASKS, self._turn, self._sheet,
-                      self._terminal, out)
+        _legal_kernel(
+            np.asarray(rows, np.int64),
+            np.asarray(seats, np.int64),
+            LOCK_MASKS,
+            self._turn,
+            self._sheet,
+            self._terminal,
+            out,
+        )
 
     def observe(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
-        _observe_kernel(np.asarray(rows, np.int64), np.asarray(seats, np.int64), self.num_players, HAND_OBS, ROLL_OBS,
-                        TURN_OBS, self._dice, self._turn, self._blocks, self._terminal, out)
+        _observe_kernel(
+            np.asarray(rows, np.int64),
+            np.asarray(seats, np.int64),
+            self.num_players,
+            HAND_OBS,
+            ROLL_OBS,
+            TURN_OBS,
+            self._dice,
+            self._turn,
+            self._blocks,
+            self._terminal,
+            out,
+        )
 
 
 BATCHED_GAME = BatchedSixHundred

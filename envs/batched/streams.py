@@ -43,8 +43,14 @@ def load_generator(streams: np.ndarray, row: int, bit_generator: np.random.PCG64
     if state["bit_generator"] != "PCG64":
         raise TypeError(f"streams follow numpy's PCG64, got a {state['bit_generator']}")
     value, increment = state["state"]["state"], state["state"]["inc"]
-    streams[row] = (value >> 64, value & 0xFFFFFFFFFFFFFFFF, increment >> 64, increment & 0xFFFFFFFFFFFFFFFF,
-                    state["has_uint32"], state["uinteger"])
+    streams[row] = (
+        value >> 64,
+        value & 0xFFFFFFFFFFFFFFFF,
+        increment >> 64,
+        increment & 0xFFFFFFFFFFFFFFFF,
+        state["has_uint32"],
+        state["uinteger"],
+    )
 
 
 def to_generator(streams: np.ndarray, row: int) -> np.random.Generator:

@@ -45,8 +45,8 @@ game's; an illegal action raises with the message under ``illegal_action="raise"
 
 from __future__ import annotations
 
-from copy import copy as shallow_copy
 from collections.abc import Sequence
+from copy import copy as shallow_copy
 from typing import Any
 
 import gymnasium
@@ -143,7 +143,9 @@ class BatchedVectorEnv(VectorEnv):
         self._opponent_seeds = np.zeros((int(num_envs), len(self._resettable)), np.int64)
         # one shallow copy per game of each bot that acts one game at a time (see the module doc)
         self._per_game = {
-            id(o): [shallow_copy(o) for _ in range(int(num_envs))] for o in self.opponents if o is not None and not hasattr(o, "act_batch")
+            id(o): [shallow_copy(o) for _ in range(int(num_envs))]
+            for o in self.opponents
+            if o is not None and not hasattr(o, "act_batch")
         }
 
         self.single_observation_space = observation_box(self.game)
@@ -182,7 +184,9 @@ class BatchedVectorEnv(VectorEnv):
         if "reset_mask" in options:
             reset_mask = np.asarray(options["reset_mask"])
             if reset_mask.shape != (self.num_envs,) or reset_mask.dtype != np.bool_:
-                raise ValueError(f"options['reset_mask'] must be a bool array of shape ({self.num_envs},), got {reset_mask!r}")
+                raise ValueError(
+                    f"options['reset_mask'] must be a bool array of shape ({self.num_envs},), got {reset_mask!r}"
+                )
             rows = np.flatnonzero(reset_mask)
         seeds = self._seed_list(seed)
         if seeds is not None:
@@ -226,7 +230,9 @@ class BatchedVectorEnv(VectorEnv):
             if self.autoreset_mode == AutoresetMode.NEXT_STEP:
                 resetting = np.flatnonzero(finished)
             else:
-                raise IllegalActionError(f"games {np.flatnonzero(finished)[:8].tolist()}: {GAME_OVER} (reset them with options={{'reset_mask': ...}})")
+                raise IllegalActionError(
+                    f"games {np.flatnonzero(finished)[:8].tolist()}: {GAME_OVER} (reset them with options={{'reset_mask': ...}})"
+                )
         else:
             resetting = None
         playing = np.flatnonzero(~finished) if resetting is not None else self._rows
@@ -267,11 +273,15 @@ class BatchedVectorEnv(VectorEnv):
     def _check_actions(self, actions) -> np.ndarray:
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,) or actions.dtype.kind not in "iu":
-            raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), got {actions.dtype} {actions.shape}")
+            raise ValueError(
+                f"actions must be an integer array of shape ({self.num_envs},), got {actions.dtype} {actions.shape}"
+            )
         outside = (actions < 0) | (actions >= self.game.num_actions)
         if outside.any():
             row = int(np.flatnonzero(outside)[0])
-            raise IllegalActionError(f"{self.game.name}: game {row}: action {actions[row]} is outside the action space 0..{self.game.num_actions - 1}")
+            raise IllegalActionError(
+                f"{self.game.name}: game {row}: action {actions[row]} is outside the action space 0..{self.game.num_actions - 1}"
+            )
         return actions.astype(np.int64, copy=False)
 
     def _play_learner(self, rows: np.ndarray, actions: np.ndarray) -> np.ndarray:
@@ -281,9 +291,9 @@ class BatchedVectorEnv(VectorEnv):
             illegal_rows = rows[~legal]
             if self.illegal_action == "raise":
                 row = int(illegal_rows[0])
-                raise self.batched.state(row).illegal_action_error(int(self._learners[row]), int(actions[~legal][0])) or IllegalActionError(
-                    f"{self.game.name}: game {row}: action {int(actions[~legal][0])} is not legal"
-                )
+                raise self.batched.state(row).illegal_action_error(
+                    int(self._learners[row]), int(actions[~legal][0])
+                ) or IllegalActionError(f"{self.game.name}: game {row}: action {int(actions[~legal][0])} is not legal")
             self._illegal[illegal_rows] = True
             self._ended[illegal_rows] = True
             self._rewards[illegal_rows] = self.illegal_reward
@@ -302,7 +312,15 @@ class BatchedVectorEnv(VectorEnv):
         if rows.size == 0:
             return
         fixed = -1 if self.learner_seat_option is None else int(self.learner_seat_option)
-        _draw_starts(rows, self._streams, self._opponent_streams, self._learners, fixed, self.game.num_players, self._opponent_seeds)
+        _draw_starts(
+            rows,
+            self._streams,
+            self._opponent_streams,
+            self._learners,
+            fixed,
+            self.game.num_players,
+            self._opponent_seeds,
+        )
         for k, opponent in enumerate(self._resettable):
             copies = self._per_game.get(id(opponent))
             if copies is not None:
@@ -347,7 +365,9 @@ class BatchedVectorEnv(VectorEnv):
             legal = masks[np.arange(count), actions].astype(bool)
             if not legal.all():
                 k = int(np.flatnonzero(~legal)[0])
-                raise IllegalActionError(f"{self.game.name}: game {rows[k]}: opponent {opponent!r} chose illegal action {actions[k]}")
+                raise IllegalActionError(
+                    f"{self.game.name}: game {rows[k]}: opponent {opponent!r} chose illegal action {actions[k]}"
+                )
         self.batched.apply(rows, seats, actions)
 
     def _pay(self, rows: np.ndarray) -> None:
@@ -418,4 +438,3 @@ class BatchedVectorEnv(VectorEnv):
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self.action_space.link(self._sampling_masks)
-

@@ -122,7 +122,9 @@ class _RerollLattice:
 
     def __init__(self, keeps, partial: int, rolls):
         index = {k: i for i, k in enumerate(keeps[:partial])}
-        self.order = np.array(sorted(range(partial), key=lambda i: (len(keeps[i]), -len(set(keeps[i])))), dtype=np.int16)
+        self.order = np.array(
+            sorted(range(partial), key=lambda i: (len(keeps[i]), -len(set(keeps[i])))), dtype=np.int16
+        )
         position = np.empty(partial, np.int64)
         position[self.order] = np.arange(partial)
         self.keep_steps = []  # (first row, [(end row, child rows), ...]) per keep size
@@ -203,7 +205,9 @@ def keep_tables(num_dice: int) -> KeepTables:
         (
             keeps.index(sorted_rolls(size)[0]),
             keeps.index(sorted_rolls(size)[-1]) + 1,
-            np.array([[keep_index[tuple(sorted(k + (face,)))] for face in range(1, FACES + 1)] for k in sorted_rolls(size)]),
+            np.array(
+                [[keep_index[tuple(sorted(k + (face,)))] for face in range(1, FACES + 1)] for k in sorted_rolls(size)]
+            ),
         )
         for size in reversed(range(num_dice))
     )

@@ -51,7 +51,9 @@ def _font() -> ImageFont.ImageFont:
 
 
 def _draw_die(draw: ImageDraw.ImageDraw, left: int, top: int, face: int, locked: bool) -> None:
-    draw.rounded_rectangle((left, top, left + DIE, top + DIE), radius=6, fill=LOCKED_FACE if locked else DIE_FACE, outline=INK)
+    draw.rounded_rectangle(
+        (left, top, left + DIE, top + DIE), radius=6, fill=LOCKED_FACE if locked else DIE_FACE, outline=INK
+    )
     step = DIE / 4
     radius = 4
     for row, col in PIPS[face]:

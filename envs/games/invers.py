@@ -239,7 +239,9 @@ class InversState(GameState):
             self._check_blocked_or_out_of_time()
 
     @classmethod
-    def from_position(cls, game: Invers, board: str, hands: str = "yr", to_move: int = YELLOW, ply: int = 0) -> InversState:
+    def from_position(
+        cls, game: Invers, board: str, hands: str = "yr", to_move: int = YELLOW, ply: int = 0
+    ) -> InversState:
         """A position written as a person would: the test hook for arbitrary positions.
 
         ``board`` is 36 letters, row 1 first (whitespace ignored, so six lines work):
@@ -336,7 +338,9 @@ class InversState(GameState):
         tile that falls out."""
         if self._terminal or player != self._player:
             empty = np.zeros(0, np.intp)
-            return Children(empty, np.zeros((0, OBS_SIZE), np.float32), empty, np.zeros((0, NUM_ACTIONS), np.int8), np.zeros(0))
+            return Children(
+                empty, np.zeros((0, OBS_SIZE), np.float32), empty, np.zeros((0, NUM_ACTIONS), np.int8), np.zeros(0)
+            )
         opponent = 1 - player
         board = np.frombuffer(self._board, np.uint8)
         far = board[_FAR_END]
@@ -348,11 +352,11 @@ class InversState(GameState):
         outcomes = np.full(len(actions), np.nan)
         wins = newly_flipped & (np.asarray(self._unflipped)[fallen_colour] == 1)  # that colour's last tile
         outcomes[wins] = np.where(fallen_colour[wins] == player, 1.0, -1.0)
-        flipped_after = np.asarray(self._flipped)[None, :] + (newly_flipped[:, None] & (fallen_colour[:, None] == np.arange(2)))
+        flipped_after = np.asarray(self._flipped)[None, :] + (
+            newly_flipped[:, None] & (fallen_colour[:, None] == np.arange(2))
+        )
         blocked = (
-            ~wins
-            & (flipped_after[:, player] >= len(BORDER))
-            & (boards[:, _FAR_END] == flipped(player)).all(axis=1)
+            ~wins & (flipped_after[:, player] >= len(BORDER)) & (boards[:, _FAR_END] == flipped(player)).all(axis=1)
         )
         outcomes[blocked] = np.sign(flipped_after[blocked, player] - flipped_after[blocked, opponent])
         if self._ply + 1 >= self.game.max_plies:
@@ -367,7 +371,9 @@ class InversState(GameState):
         observations[:, OBS_SEAT] = opponent
         observations[:, OBS_PLIES] = (self._ply + 1) / self.game.max_plies
         observations[~going_on] = 0.0
-        masks = (boards[:, _FAR_END] != flipped(player)).view(np.int8)  # the opponent may not push out our flipped tiles
+        masks = (boards[:, _FAR_END] != flipped(player)).view(
+            np.int8
+        )  # the opponent may not push out our flipped tiles
         masks[~going_on] = 0
         return Children(actions, observations, np.where(going_on, opponent, -1), masks, outcomes)
 

@@ -62,7 +62,9 @@ def cross_out_action(box: int) -> int:
 
 
 _SECTION_MASKS = tuple(sum(1 << (b - 1) for b in range(lo, hi + 1)) for _, lo, hi in SECTIONS)
-_SECTION_OF_BOX = tuple(next(s for s, (_, lo, hi) in enumerate(SECTIONS) if lo <= b <= hi) for b in range(1, NUM_BOXES + 1))
+_SECTION_OF_BOX = tuple(
+    next(s for s, (_, lo, hi) in enumerate(SECTIONS) if lo <= b <= hi) for b in range(1, NUM_BOXES + 1)
+)
 _ALL_BOXES = 2**NUM_BOXES - 1
 _INVERTED_SUM_OF_FACES = tuple(21 - sum(v + 1 for v in range(6) if m >> v & 1) for m in range(64))
 _REROLL_POSITIONS = tuple(reroll_positions(a) for a in range(NUM_REROLLS))
@@ -283,7 +285,11 @@ class InvertedDiceState(DiceRoundsState):
             own,
             alive,
             self._bonuses[player],
-            (self._totals[player] / MAX_SCORE, self.turns_left(player) / NUM_ROUNDS, player == self._player and not self._terminal),
+            (
+                self._totals[player] / MAX_SCORE,
+                self.turns_left(player) / NUM_ROUNDS,
+                player == self._player and not self._terminal,
+            ),
         ]
         if self.game.planning_features:
             parts.append(self._planning_features(player))
@@ -355,11 +361,19 @@ class InvertedDiceState(DiceRoundsState):
         the inverted sum. The rgb_array picture and the web page (``training/web``) draw it."""
         n = self.game.num_players
         rows = [
-            (f"Box {b + 1}", ["." if self._boxes[p][b] is None else ("x" if self._boxes[p][b] == 0 else str(self._boxes[p][b])) for p in range(n)])
+            (
+                f"Box {b + 1}",
+                [
+                    "." if self._boxes[p][b] is None else ("x" if self._boxes[p][b] == 0 else str(self._boxes[p][b]))
+                    for p in range(n)
+                ],
+            )
             for b in range(NUM_BOXES)
         ]
         for s, (name, low, high) in enumerate(SECTIONS):
-            rows.append((f"Bonus {low}-{high}", [f"+{SECTION_BONUS}" if self._bonuses[p][s] else "-" for p in range(n)]))
+            rows.append(
+                (f"Bonus {low}-{high}", [f"+{SECTION_BONUS}" if self._bonuses[p][s] else "-" for p in range(n)])
+            )
         rows.append(("Total", [str(int(t)) for t in self._totals]))
         if self._terminal:
             status, to_act, marked = "Inverted Dice - game over", None, None
@@ -370,8 +384,16 @@ class InvertedDiceState(DiceRoundsState):
             )
             to_act, marked = self._player, self._inverted_sum - 1
         players = [f"P{p}" for p in range(n)]
-        return {"status": status, "dice": list(self._dice), "num_locked": 0, "players": players, "rows": rows,
-                "to_act": to_act, "marked_row": marked, "num_dice": NUM_DICE}
+        return {
+            "status": status,
+            "dice": list(self._dice),
+            "num_locked": 0,
+            "players": players,
+            "rows": rows,
+            "to_act": to_act,
+            "marked_row": marked,
+            "num_dice": NUM_DICE,
+        }
 
     def clone(self) -> InvertedDiceState:
         other = self._clone_base()

@@ -213,7 +213,10 @@ def _lost_dice_score_bounds(table: ThrowTable, writes: int) -> tuple[int, int]:
         low, high = [0], [0]  # by entries k in the column
         for k in range(1, min(writes, most_investments + len(numbers)) + 1):
             points = [
-                (lost_dice_column_points(sum(numbers[: k - i]), k - i, i), lost_dice_column_points(sum(numbers[len(numbers) - k + i :]), k - i, i))
+                (
+                    lost_dice_column_points(sum(numbers[: k - i]), k - i, i),
+                    lost_dice_column_points(sum(numbers[len(numbers) - k + i :]), k - i, i),
+                )
                 for i in range(min(k, most_investments) + 1)
                 if k - i <= len(numbers)
             ]
@@ -227,8 +230,13 @@ def _spread(columns: list[tuple[list[int], list[int]]], writes: int) -> tuple[in
     """Least and most total points of columns given by points per entries, sharing ``writes``."""
     low, high = [0] * (writes + 1), [0] * (writes + 1)  # by entries used so far
     for column_low, column_high in columns:
-        low = [min(low[w - k] + column_low[k] for k in range(min(w, len(column_low) - 1) + 1)) for w in range(writes + 1)]
-        high = [max(high[w - k] + column_high[k] for k in range(min(w, len(column_high) - 1) + 1)) for w in range(writes + 1)]
+        low = [
+            min(low[w - k] + column_low[k] for k in range(min(w, len(column_low) - 1) + 1)) for w in range(writes + 1)
+        ]
+        high = [
+            max(high[w - k] + column_high[k] for k in range(min(w, len(column_high) - 1) + 1))
+            for w in range(writes + 1)
+        ]
     return min(low), max(high)
 
 
@@ -250,7 +258,11 @@ def _keldice_score_bounds(table: ThrowTable, rolls: int) -> tuple[int, int]:
                         continue
                     gain = VP_POINTS * (bonus == "V")
                     old = grown.get(key)
-                    grown[key] = (low + gain, high + gain) if old is None else (min(old[0], low + gain), max(old[1], high + gain))
+                    grown[key] = (
+                        (low + gain, high + gain)
+                        if old is None
+                        else (min(old[0], low + gain), max(old[1], high + gain))
+                    )
             column = grown
         merged: dict[tuple[int, int], tuple[int, int]] = {}
         for (used, stones), (low, high) in total.items():
@@ -372,7 +384,11 @@ class LostDice(Game):
         self.keldice = variant == "keldice"
         if rolls_per_player is None:
             rolls_per_player = DEFAULT_ROLLS[variant][self.num_players]
-        if isinstance(rolls_per_player, bool) or not isinstance(rolls_per_player, (int, np.integer)) or rolls_per_player < 1:
+        if (
+            isinstance(rolls_per_player, bool)
+            or not isinstance(rolls_per_player, (int, np.integer))
+            or rolls_per_player < 1
+        ):
             raise ValueError(f"{self.name}: rolls_per_player must be a positive integer, got {rolls_per_player!r}")
         self.rolls_per_player = int(rolls_per_player)
         self.dice_file = None if dice_file is None else str(dice_file)
@@ -429,7 +445,9 @@ class LostDice(Game):
         Throw ids are :meth:`throw` values.
         """
         if len(tape) != self.num_players:
-            raise ValueError(f"{self.name}: the tape needs one list of throws per player ({self.num_players}), got {len(tape)}")
+            raise ValueError(
+                f"{self.name}: the tape needs one list of throws per player ({self.num_players}), got {len(tape)}"
+            )
         rows = [[int(t) for t in row] for row in tape]
         if any(not 0 <= t < NUM_THROWS for row in rows for t in row):
             raise ValueError(f"{self.name}: throw ids must be 0..{NUM_THROWS - 1}")
@@ -460,7 +478,9 @@ class Keldice(LostDice):
     name = "keldice"
     default_variant = "keldice"
 
-    def __init__(self, num_players: int | None = None, rolls_per_player: int | None = None, dice_file: str | Path | None = None):
+    def __init__(
+        self, num_players: int | None = None, rolls_per_player: int | None = None, dice_file: str | Path | None = None
+    ):
         super().__init__(num_players, "keldice", rolls_per_player, dice_file)
 
     def options(self) -> dict[str, Any]:
@@ -491,7 +511,10 @@ class LostDiceState(GameState):
         self._stones = [0] * n
         self._vp = [0] * n
         self._totals = np.zeros(n, np.float64)
-        self._stats = [dict.fromkeys(("plays", "discards", "passes", "offers_taken", "investments", "extra_rolls"), 0) for _ in range(n)]
+        self._stats = [
+            dict.fromkeys(("plays", "discards", "passes", "offers_taken", "investments", "extra_rolls"), 0)
+            for _ in range(n)
+        ]
         self._allowed = [[allowed_values(0, 0, 0, 0, game.keldice)] * NUM_COLOURS for _ in range(n)]
         self._blocks = [None] * n
         self._writable_cache: list[dict] = [{} for _ in range(n)]
@@ -521,7 +544,9 @@ class LostDiceState(GameState):
         entry = cache.get(throw)
         if entry is None:
             allowed = self._allowed[player]
-            entry = cache[throw] = _slot_masks(tuple(slot for slot, c, bit in self.game.play_bits[throw] if allowed[c] & bit))
+            entry = cache[throw] = _slot_masks(
+                tuple(slot for slot, c, bit in self.game.play_bits[throw] if allowed[c] & bit)
+            )
         return entry
 
     def _can_use(self, player: int, throw: int) -> bool:
@@ -548,7 +573,11 @@ class LostDiceState(GameState):
             self._sums[player][c] += play.value
         numbers = self._numbers[player][c]
         self._allowed[player][c] = allowed_values(
-            numbers[-1] if numbers else 0, len(numbers), self._investments[player][c], self._direction[player][c], self.game.keldice
+            numbers[-1] if numbers else 0,
+            len(numbers),
+            self._investments[player][c],
+            self._direction[player][c],
+            self.game.keldice,
         )
         if play.bonus == "V":
             self._vp[player] += 1
@@ -696,11 +725,19 @@ class LostDiceState(GameState):
         parts = []
         for c in range(NUM_COLOURS):
             numbers = self._numbers[player][c]
-            key = (numbers[-1] if numbers else 0, len(numbers), self._sums[player][c], self._investments[player][c],
-                   self._direction[player][c], points[c] / game.column_scale)
+            key = (
+                numbers[-1] if numbers else 0,
+                len(numbers),
+                self._sums[player][c],
+                self._investments[player][c],
+                self._direction[player][c],
+                points[c] / game.column_scale,
+            )
             parts.append(_column_block(key))
         score = max(-1.0, min(1.0, float(self._totals[player]) / game.score_scale))
-        parts.append(np.array([min(self._stones[player], _CAP) / _CAP, min(self._vp[player], _CAP) / _CAP, score], np.float32))
+        parts.append(
+            np.array([min(self._stones[player], _CAP) / _CAP, min(self._vp[player], _CAP) / _CAP, score], np.float32)
+        )
         return _readonly(np.concatenate(parts))
 
     def observe(self, player: int) -> np.ndarray:
@@ -778,7 +815,9 @@ class LostDiceState(GameState):
 
     def stats(self, player: int) -> dict[str, float]:
         stats = {k: float(v) for k, v in self._stats[player].items()}
-        stats["colours_started"] = float(sum(1 for c in range(NUM_COLOURS) if self._numbers[player][c] or self._investments[player][c]))
+        stats["colours_started"] = float(
+            sum(1 for c in range(NUM_COLOURS) if self._numbers[player][c] or self._investments[player][c])
+        )
         if not self.game.keldice:
             stats.pop("extra_rolls")
         else:
@@ -796,7 +835,9 @@ class LostDiceState(GameState):
         if self._terminal:
             lines = [f"{title} - game over"]
         else:
-            lines = [f"{title} - player {self._player} to act ({_PHASE_NAMES[self._phase]}), player {self._turn}'s turn"]
+            lines = [
+                f"{title} - player {self._player} to act ({_PHASE_NAMES[self._phase]}), player {self._turn}'s turn"
+            ]
             if self._throw >= 0:
                 faces = " ".join(str(f) for f in game.table.faces[self._throw])
                 origin = f" offered by player {self._discarder}" if self._offered else ""
@@ -821,7 +862,9 @@ class LostDiceState(GameState):
         lines.append("".join(f"{self.column_points(player, c):>4}" for c in range(NUM_COLOURS)) + "  points")
         extra = f" stones {self._stones[player]} VP {self._vp[player]}" if self.game.keldice else ""
         lines.append(f"score {int(self._totals[player])}{extra}")
-        lines.append(f"rolls left {self._rolls_left[player]}" + (f", skips {self._skips[player]}" if self._skips[player] else ""))
+        lines.append(
+            f"rolls left {self._rolls_left[player]}" + (f", skips {self._skips[player]}" if self._skips[player] else "")
+        )
         return lines
 
     def clone_resampled(self, rng: np.random.Generator) -> LostDiceState:

@@ -110,7 +110,12 @@ def load_dice(path: str | os.PathLike | Traversable, variant: str) -> tuple[tupl
         if not isinstance(faces, list) or len(faces) != FACES_PER_DIE:
             count = len(faces) if isinstance(faces, list) else faces
             raise DiceFileError(f"dice file {path}, die {d}: expected {FACES_PER_DIE} faces, got {count!r}")
-        parsed.append(tuple(_parse_face(face, variant, f"dice file {path}, die {d}, face {f}") for f, face in enumerate(faces, start=1)))
+        parsed.append(
+            tuple(
+                _parse_face(face, variant, f"dice file {path}, die {d}, face {f}")
+                for f, face in enumerate(faces, start=1)
+            )
+        )
     return tuple(parsed)
 
 

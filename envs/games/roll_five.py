@@ -151,6 +151,8 @@ def _slot_block(card: int, die: int) -> tuple[float, ...]:
 
 #: ``_SLOT_BLOCKS[card][die]``: every slot block, computed once.
 _SLOT_BLOCKS = [None] + [[_slot_block(card, die) for die in range(FACES + 1)] for card in range(1, FACES + 1)]
+
+
 def _roll_facts(roll: tuple[int, ...]) -> tuple[int, tuple[float, ...]]:
     """Bitset of the faces a roll shows, and its observation entries (count of each face / 5)."""
     return sum(1 << (v - 1) for v in set(roll)), tuple(roll.count(v) / CARDS_PER_PLAYER for v in range(1, FACES + 1))
@@ -158,9 +160,13 @@ def _roll_facts(roll: tuple[int, ...]) -> tuple[int, tuple[float, ...]]:
 
 #: ``_ROLL_FACTS[roll]`` for every ordered roll of one to five dice (9,330), computed once.
 _ROLL_FACTS = {
-    roll: _roll_facts(roll) for k in range(1, NUM_TURNS + 1) for roll in itertools.product(range(1, FACES + 1), repeat=k)
+    roll: _roll_facts(roll)
+    for k in range(1, NUM_TURNS + 1)
+    for roll in itertools.product(range(1, FACES + 1), repeat=k)
 }
-_PHASES = [tuple(float(i == turn) for i in range(NUM_TURNS + 1)) for turn in range(NUM_TURNS + 1)] + [(0.0,) * (NUM_TURNS + 1)]
+_PHASES = [tuple(float(i == turn) for i in range(NUM_TURNS + 1)) for turn in range(NUM_TURNS + 1)] + [
+    (0.0,) * (NUM_TURNS + 1)
+]
 _NO_ROLL = (0.0,) * FACES
 
 
@@ -284,7 +290,9 @@ class RollFive(Game):
             for p in range(n)
             for t in range(NUM_TURNS)
         ):
-            raise ValueError(f"roll_five: rolls must give, per player and turn t (0-based), at least 5 - t faces 1..6; got {rolls!r}")
+            raise ValueError(
+                f"roll_five: rolls must give, per player and turn t (0-based), at least 5 - t faces 1..6; got {rolls!r}"
+            )
         return RollFiveState(self, hands, [[row[: NUM_TURNS - t] for t, row in enumerate(player)] for player in rows])
 
 
@@ -492,7 +500,9 @@ class RollFiveState(GameState):
         if self._terminal:
             winners = self.winners()
             lines.append(
-                "draw: everyone shares the win" if len(winners) == n else f"winner(s): {', '.join(f'player {w}' for w in winners)}"
+                "draw: everyone shares the win"
+                if len(winners) == n
+                else f"winner(s): {', '.join(f'player {w}' for w in winners)}"
             )
         return "\n".join(lines)
 

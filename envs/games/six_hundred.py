@@ -125,7 +125,9 @@ def _category_points(dice: tuple[int, ...]) -> tuple[int, ...]:
 
 
 #: Points in every category of every sorted roll of six dice (462 of them), computed once.
-_CATEGORY_SCORES = {d: _category_points(d) for d in itertools.combinations_with_replacement(range(1, FACES + 1), NUM_DICE)}
+_CATEGORY_SCORES = {
+    d: _category_points(d) for d in itertools.combinations_with_replacement(range(1, FACES + 1), NUM_DICE)
+}
 
 
 def rung_windows(rungs) -> tuple[tuple[int, int], ...] | None:
@@ -356,7 +358,9 @@ class SixHundredState(DiceRoundsState):
         own = self._own_block(player)
         self._own_blocks[player] = own
         if self.game.num_players > 1:
-            self._public_blocks[player] = np.concatenate((own[_SHEET_IN_BLOCK], own[_OPEN_IN_BLOCK], own[_SCORE_IN_BLOCK]))
+            self._public_blocks[player] = np.concatenate(
+                (own[_SHEET_IN_BLOCK], own[_OPEN_IN_BLOCK], own[_SCORE_IN_BLOCK])
+            )
 
     def observe(self, player: int) -> np.ndarray:
         n = self.game.num_players
@@ -447,8 +451,16 @@ class SixHundredState(DiceRoundsState):
         rows = [(label.strip(), [str(c) for c in cells]) for label, cells in self._sheet_rows()]
         players = [f"P{p}" for p in range(self.game.num_players)]
         to_act = None if self._terminal else self._player
-        return {"status": self._status(), "dice": list(self.dice), "num_locked": len(self._locked), "players": players,
-                "rows": rows, "to_act": to_act, "marked_row": None, "num_dice": NUM_DICE}
+        return {
+            "status": self._status(),
+            "dice": list(self.dice),
+            "num_locked": len(self._locked),
+            "players": players,
+            "rows": rows,
+            "to_act": to_act,
+            "marked_row": None,
+            "num_dice": NUM_DICE,
+        }
 
     def _ladder_word(self, player: int) -> str:
         if self._rung_penalty[player]:

@@ -111,7 +111,9 @@ class GameRecord:
     think_seconds: float
 
 
-def play_task_game(task: Task, game: Game, agent: GuardedAgent, opponent: Agent | None, number: int, anchors: Anchors) -> GameRecord:
+def play_task_game(
+    task: Task, game: Game, agent: GuardedAgent, opponent: Agent | None, number: int, anchors: Anchors
+) -> GameRecord:
     """Game ``number`` of ``task``; a forfeit ends it as the agent's loss."""
     seat = number % game.num_players
     moves, seconds = agent.moves, agent.seconds
@@ -126,8 +128,18 @@ def play_task_game(task: Task, game: Game, agent: GuardedAgent, opponent: Agent 
     except Forfeit as error:
         forfeit, detail = error.kind, error.detail
         raw = float(game.score_bounds()[0]) if opponent is None else 0.0
-    return GameRecord(task.name, number, task.seed + number, seat, raw, float(anchors.normalize(raw)), forfeit, detail,
-                      agent.moves - moves, agent.seconds - seconds)
+    return GameRecord(
+        task.name,
+        number,
+        task.seed + number,
+        seat,
+        raw,
+        float(anchors.normalize(raw)),
+        forfeit,
+        detail,
+        agent.moves - moves,
+        agent.seconds - seconds,
+    )
 
 
 # -- the agent under test ------------------------------------------------------------------
@@ -301,8 +313,11 @@ def progress_bar(total: int, enabled: bool = True) -> Iterator[Callable[[int], N
         if done >= next_line or done == total:
             next_line = (done // step + 1) * step
             elapsed = time.perf_counter() - started
-            print(f"benchmark games {done}/{total}, {elapsed:.0f} s, about {elapsed / done * (total - done):.0f} s left",
-                  file=sys.stderr, flush=True)
+            print(
+                f"benchmark games {done}/{total}, {elapsed:.0f} s, about {elapsed / done * (total - done):.0f} s left",
+                file=sys.stderr,
+                flush=True,
+            )
 
     yield update
 
@@ -358,8 +373,15 @@ def run_benchmark(
                 update(len(records))
     finally:
         _worker.clear()
-    return BenchmarkRun(label or describe(agent), quick, workers, move_time_limit, list(runs.values()), anchors,
-                        time.perf_counter() - started)
+    return BenchmarkRun(
+        label or describe(agent),
+        quick,
+        workers,
+        move_time_limit,
+        list(runs.values()),
+        anchors,
+        time.perf_counter() - started,
+    )
 
 
 def _map(jobs, worker_args: tuple, workers: int):
@@ -406,8 +428,19 @@ def task_score(run: TaskRun, anchors: Anchors) -> TaskScore:
             examples.setdefault(record.forfeit, f"game {record.game}: {record.detail}")
     moves = sum(r.moves for r in run.records)
     seconds = sum(r.think_seconds for r in run.records)
-    return TaskScore(run.task.name, len(raw), mean, low, high, float(anchors.normalize(mean)), float(anchors.normalize(low)),
-                     float(anchors.normalize(high)), forfeits, examples, 1000.0 * seconds / max(moves, 1))
+    return TaskScore(
+        run.task.name,
+        len(raw),
+        mean,
+        low,
+        high,
+        float(anchors.normalize(mean)),
+        float(anchors.normalize(low)),
+        float(anchors.normalize(high)),
+        forfeits,
+        examples,
+        1000.0 * seconds / max(moves, 1),
+    )
 
 
 AGGREGATES = ("IQM", "mean", "median", "optimality gap")
@@ -418,8 +451,14 @@ def _aggregate(*task_scores: np.ndarray) -> np.ndarray:
     from rliable import metrics  # rliable loads statsmodels and arch: seconds, paid only when aggregating
 
     means = np.array([[scores.mean() for scores in task_scores]])
-    return np.array([metrics.aggregate_iqm(means), metrics.aggregate_mean(means), metrics.aggregate_median(means),
-                     metrics.aggregate_optimality_gap(means, 1.0)])
+    return np.array(
+        [
+            metrics.aggregate_iqm(means),
+            metrics.aggregate_mean(means),
+            metrics.aggregate_median(means),
+            metrics.aggregate_optimality_gap(means, 1.0),
+        ]
+    )
 
 
 def _profile(*task_scores: np.ndarray) -> np.ndarray:
@@ -477,7 +516,9 @@ def measure_anchors(workers: int = 1, show_progress: bool = True) -> dict[str, A
             reference = float(cached_solution(task.env_kwargs.get("free_cross_out", False)).value[START])
             source = "the exact optimum: the solver's expected score of a fresh sheet (agents/inverted_dice/solver.py)"
         elif task.players == 1:
-            run = run_benchmark(task.reference, workers=workers, tasks=[task.name], show_progress=show_progress, anchors=raw)
+            run = run_benchmark(
+                task.reference, workers=workers, tasks=[task.name], show_progress=show_progress, anchors=raw
+            )
             reference = float(np.mean([r.raw for r in run.tasks[0].records]))
             source = f"{task.reference}'s mean score over the task's {task.games} games"
         elif task.players == 2:
@@ -485,8 +526,10 @@ def measure_anchors(workers: int = 1, show_progress: bool = True) -> dict[str, A
             source = f"{task.reference} against itself: exactly ½ (the two seats' scores add up to 1 in every game)"
         else:
             reference = self_play_share(task, workers, show_progress)
-            source = (f"{task.reference} against {task.players - 1} copies of itself: the mean share of all "
-                      f"{task.players} seats over the task's {task.games} games, measured")
+            source = (
+                f"{task.reference} against {task.players - 1} copies of itself: the mean share of all "
+                f"{task.players} seats over the task's {task.games} games, measured"
+            )
         anchors[task.name] = Anchors(random_mean, reference, random_source, source)
     return anchors
 

@@ -129,8 +129,13 @@ class Summary:
             "timings": {
                 "wall_seconds": round(run.wall_seconds, 2),
                 "workers": run.workers,
-                "tasks": {t.task.name: {"wall_seconds": round(t.wall_seconds, 2), "agent_ms_per_move": round(self.scores[t.task.name].ms_per_move, 3)}
-                          for t in run.played},
+                "tasks": {
+                    t.task.name: {
+                        "wall_seconds": round(t.wall_seconds, 2),
+                        "agent_ms_per_move": round(self.scores[t.task.name].ms_per_move, 3),
+                    }
+                    for t in run.played
+                },
             },
         }
 
@@ -139,9 +144,12 @@ class Summary:
         if score is None:
             return None
         return {
-            "raw": score.raw, "raw_ci95": [score.raw_low, score.raw_high],
-            "normalized": score.normalized, "normalized_ci95": [score.low, score.high],
-            "forfeits": score.forfeits, "forfeit_examples": score.forfeit_examples,
+            "raw": score.raw,
+            "raw_ci95": [score.raw_low, score.raw_high],
+            "normalized": score.normalized,
+            "normalized_ci95": [score.low, score.high],
+            "forfeits": score.forfeits,
+            "forfeit_examples": score.forfeit_examples,
         }
 
     def markdown(self) -> str:
@@ -183,15 +191,25 @@ class Summary:
         ]
         not_played = [t for t in run.tasks if t.not_played]
         if not_played:
-            lines += ["", "Not played (the aggregates leave these out, so they compare only with runs of the same tasks):", ""]
+            lines += [
+                "",
+                "Not played (the aggregates leave these out, so they compare only with runs of the same tasks):",
+                "",
+            ]
             lines += [f"* {t.task.name}: {t.not_played}" for t in not_played]
         forfeited = [(name, s) for name, s in self.scores.items() if s.forfeits]
         if forfeited:
             lines += ["", "Forfeited games (lost, and the suite went on):", ""]
             for name, s in forfeited:
                 for kind, count in s.forfeits.items():
-                    lines.append(f"* {name}: {count} game{'s' * (count != 1)} for {kind}; the first, {s.forfeit_examples[kind]}")
-        lines += ["", f"The machine and the wall times, which change from run to run where the figures above do not, are in `{TIMING_FILE}`.", ""]
+                    lines.append(
+                        f"* {name}: {count} game{'s' * (count != 1)} for {kind}; the first, {s.forfeit_examples[kind]}"
+                    )
+        lines += [
+            "",
+            f"The machine and the wall times, which change from run to run where the figures above do not, are in `{TIMING_FILE}`.",
+            "",
+        ]
         return "\n".join(lines)
 
     def timing_markdown(self) -> str:
@@ -216,7 +234,19 @@ class Summary:
                 writer.writerow(["task", "game", "seed", "seat", "raw", "normalized", "forfeit", "detail", "moves"])
                 for t in self.run.played:
                     for r in t.records:
-                        writer.writerow([r.task, r.game, r.seed, r.seat, f"{r.raw:g}", f"{r.normalized:.6f}", r.forfeit, r.detail, r.moves])
+                        writer.writerow(
+                            [
+                                r.task,
+                                r.game,
+                                r.seed,
+                                r.seat,
+                                f"{r.raw:g}",
+                                f"{r.normalized:.6f}",
+                                r.forfeit,
+                                r.detail,
+                                r.moves,
+                            ]
+                        )
             self._plot(staging)
 
     def _plot(self, folder: Path) -> None:
@@ -228,8 +258,12 @@ class Summary:
 
         names = list(self.scores)
         values = np.array([self.scores[n].normalized for n in names])
-        errors = np.array([[self.scores[n].normalized - self.scores[n].low for n in names],
-                           [self.scores[n].high - self.scores[n].normalized for n in names]])
+        errors = np.array(
+            [
+                [self.scores[n].normalized - self.scores[n].low for n in names],
+                [self.scores[n].high - self.scores[n].normalized for n in names],
+            ]
+        )
         fig, ax = plt.subplots(figsize=(7, 0.9 + 0.45 * len(names)))
         y = np.arange(len(names))[::-1]
         ax.barh(y, values, xerr=errors, capsize=3, color="#4c72b0")
@@ -244,8 +278,12 @@ class Summary:
 
         fig, ax = plt.subplots(figsize=(7, 4.5))
         plot_utils.plot_performance_profiles(
-            {self.run.agent: self.profile}, PROFILE_TAUS, performance_profile_cis={self.run.agent: self.profile_band}, ax=ax,
-            xlabel=r"normalized score $\tau$", ylabel=r"fraction of tasks with score $> \tau$",
+            {self.run.agent: self.profile},
+            PROFILE_TAUS,
+            performance_profile_cis={self.run.agent: self.profile_band},
+            ax=ax,
+            xlabel=r"normalized score $\tau$",
+            ylabel=r"fraction of tasks with score $> \tau$",
         )
         ax.axvline(1, color="black", linestyle="--", linewidth=1)
         ax.set_title(f"performance profile over {len(names)} tasks (95% band)")
@@ -305,7 +343,11 @@ def write_leaderboard(out: Path, quick: bool = False, workers: int = 1, show_pro
         iqm = _interval(*summary.aggregates["IQM"], 2)
         lines.append(f"| `{name}` | " + " | ".join(cells) + f" | {len(summary.scores)} | {iqm} |")
         rows_json.append(summary.to_dict())
-    lines += ["", f"The wall time of each agent's suite, which is the machine's, is in `leaderboard/{TIMING_FILE}`.", ""]
+    lines += [
+        "",
+        f"The wall time of each agent's suite, which is the machine's, is in `leaderboard/{TIMING_FILE}`.",
+        "",
+    ]
     total = sum(s.run.wall_seconds for s in summaries.values())
     load = load_average()
     timing = [
@@ -324,6 +366,11 @@ def write_leaderboard(out: Path, quick: bool = False, workers: int = 1, show_pro
     out.mkdir(parents=True, exist_ok=True)
     (out / "leaderboard" / TIMING_FILE).write_text("\n".join(timing))
     (out / "leaderboard.md").write_text(markdown)
-    (out / "leaderboard.json").write_text(json.dumps({"schema_version": SCHEMA_VERSION, "suite_version": SUITE_VERSION,
-                                                      "quick": quick, "agents": rows_json}, indent=2) + "\n")
+    (out / "leaderboard.json").write_text(
+        json.dumps(
+            {"schema_version": SCHEMA_VERSION, "suite_version": SUITE_VERSION, "quick": quick, "agents": rows_json},
+            indent=2,
+        )
+        + "\n"
+    )
     return markdown

@@ -85,7 +85,9 @@ class SolitaireResult:
     stats: dict[str, np.ndarray] = field(default_factory=dict)
 
 
-def evaluate_solitaire(game: Game, agents: dict[str, Agent], seeds: Sequence[int], progress=None, on_game=None) -> list[SolitaireResult]:
+def evaluate_solitaire(
+    game: Game, agents: dict[str, Agent], seeds: Sequence[int], progress=None, on_game=None
+) -> list[SolitaireResult]:
     """Every agent plays one-player games on the same seeds.
 
     ``on_game(seat_labels, seed, history, state)``, if given, sees every game played (to record it).
@@ -145,9 +147,16 @@ def evaluate_pairing(
     ``on_game(seat_labels, seed, history, state)``, if given, sees every game played (to record it).
     """
     outcomes, seats, histories = [], [], set()
-    for g, (seat, state, history) in enumerate(pairing_games(game, candidate[1], opponent[1], range(games), base_seed, random_opening_plies)):
+    for g, (seat, state, history) in enumerate(
+        pairing_games(game, candidate[1], opponent[1], range(games), base_seed, random_opening_plies)
+    ):
         if on_game is not None:
-            on_game([candidate[0] if p == seat else opponent[0] for p in range(game.num_players)], base_seed + g, history, state)
+            on_game(
+                [candidate[0] if p == seat else opponent[0] for p in range(game.num_players)],
+                base_seed + g,
+                history,
+                state,
+            )
         outcomes.append(state.returns()[seat])
         seats.append(seat)
         histories.add(history)

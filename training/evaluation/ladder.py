@@ -60,7 +60,9 @@ class TimedAgent(Agent):
         return 1000.0 * self.seconds / max(self.moves, 1)
 
 
-def round_robin(game, agents: dict[str, TimedAgent], games: int, seed: int, random_opening_plies: int, progress=None) -> list[PairingResult]:
+def round_robin(
+    game, agents: dict[str, TimedAgent], games: int, seed: int, random_opening_plies: int, progress=None
+) -> list[PairingResult]:
     """Every pairing of ``agents`` (insertion order), ``games`` games each, seats swapped."""
     return [
         evaluate_pairing(game, a, b, games, seed, random_opening_plies, progress)
@@ -98,23 +100,39 @@ def _worker_agent(spec: str) -> TimedAgent:
     return agents[spec]
 
 
-def _play_games(job: tuple[str, str, int, int, int, int]) -> tuple[list[float], list[tuple], dict[str, tuple[float, int]]]:
+def _play_games(
+    job: tuple[str, str, int, int, int, int],
+) -> tuple[list[float], list[tuple], dict[str, tuple[float, int]]]:
     """Games ``first`` to ``first + count`` of one pairing, exactly as :func:`evaluate_pairing`
     plays them (:func:`~agents.match.pairing_games`: each game seeded by its number, so the
     split into jobs changes nothing)."""
     candidate_spec, opponent_spec, first, count, seed, random_opening_plies = job
     candidate, opponent = _worker_agent(candidate_spec), _worker_agent(opponent_spec)
-    before = {spec: (agent.seconds, agent.moves) for spec, agent in ((candidate_spec, candidate), (opponent_spec, opponent))}
+    before = {
+        spec: (agent.seconds, agent.moves) for spec, agent in ((candidate_spec, candidate), (opponent_spec, opponent))
+    }
     outcomes, histories = [], []
-    for seat, state, history in pairing_games(_worker["game"], candidate, opponent, range(first, first + count), seed, random_opening_plies):
+    for seat, state, history in pairing_games(
+        _worker["game"], candidate, opponent, range(first, first + count), seed, random_opening_plies
+    ):
         outcomes.append(float(state.returns()[seat]))
         histories.append(history)
-    timing = {spec: (agent.seconds - before[spec][0], agent.moves - before[spec][1]) for spec, agent in ((candidate_spec, candidate), (opponent_spec, opponent))}
+    timing = {
+        spec: (agent.seconds - before[spec][0], agent.moves - before[spec][1])
+        for spec, agent in ((candidate_spec, candidate), (opponent_spec, opponent))
+    }
     return outcomes, histories, timing
 
 
 def parallel_round_robin(
-    env: str, env_kwargs: dict, specs: list[str], games: int, seed: int, random_opening_plies: int, workers: int, progress=None
+    env: str,
+    env_kwargs: dict,
+    specs: list[str],
+    games: int,
+    seed: int,
+    random_opening_plies: int,
+    workers: int,
+    progress=None,
 ) -> tuple[list[PairingResult], dict[str, Timing]]:
     """:func:`round_robin` with the games spread over ``workers`` processes: the same games
     and results (every game is seeded by its number), in a fraction of the wall time.
@@ -123,7 +141,11 @@ def parallel_round_robin(
 
     chunk = max(1, min(8, games // (2 * workers) or 1))
     pairs = list(combinations(specs, 2))
-    jobs = [(a, b, first, min(chunk, games - first), seed, random_opening_plies) for a, b in pairs for first in range(0, games, chunk)]
+    jobs = [
+        (a, b, first, min(chunk, games - first), seed, random_opening_plies)
+        for a, b in pairs
+        for first in range(0, games, chunk)
+    ]
     timings = {spec: Timing() for spec in specs}
     outcomes: dict[tuple[str, str], list] = {pair: [] for pair in pairs}
     histories: dict[tuple[str, str], set] = {pair: set() for pair in pairs}
@@ -170,13 +192,20 @@ def ladder_report(ratings: Ratings, results: list[PairingResult], games: int, ra
     for rank, i in enumerate(order, 1):
         label = ratings.agents[i]
         played = [r for r in results if label in (r.candidate, r.opponent)]
-        points = sum(float(((r.outcomes + 1) / 2).sum()) if r.candidate == label else float(((1 - r.outcomes) / 2).sum()) for r in played)
+        points = sum(
+            float(((r.outcomes + 1) / 2).sum()) if r.candidate == label else float(((1 - r.outcomes) / 2).sum())
+            for r in played
+        )
         total = sum(r.games for r in played)
         lines.append(
             f"| {rank} | `{label}` | {ratings.elo[i]:+.0f} | [{ratings.low[i]:+.0f}, {ratings.high[i]:+.0f}] | {total} | "
             f"{points / total:.3f} |"
         )
-    lines += ["", "| agent | opponent | games | distinct | win | draw | loss | win rate 95% CI |", "|---|---|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "| agent | opponent | games | distinct | win | draw | loss | win rate 95% CI |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for r in results:
         wins = int((r.outcomes == 1).sum())
         low, high = wilson_interval(wins, r.games)
@@ -251,7 +280,14 @@ def check_distinct(specs: list[str]) -> None:
 
 
 def run_ladder(
-    env: str, specs: list[str], games: int, seed: int, out: Path, random_opening_plies: int, env_kwargs: dict | None = None, workers: int = 1
+    env: str,
+    specs: list[str],
+    games: int,
+    seed: int,
+    out: Path,
+    random_opening_plies: int,
+    env_kwargs: dict | None = None,
+    workers: int = 1,
 ) -> str:
     import torch
     from tqdm import tqdm
@@ -265,18 +301,30 @@ def run_ladder(
     pairs = len(specs) * (len(specs) - 1) // 2
     with tqdm(total=games * pairs, desc="ladder games", leave=False, disable=None) as bar:
         if workers > 1:
-            results, agents = parallel_round_robin(env, env_kwargs or {}, specs, games, seed, random_opening_plies, workers, bar.update)
+            results, agents = parallel_round_robin(
+                env, env_kwargs or {}, specs, games, seed, random_opening_plies, workers, bar.update
+            )
         else:
             results = round_robin(game, agents, games, seed, random_opening_plies, bar.update)
     ratings = ladder_ratings(specs, results)
     out.mkdir(parents=True, exist_ok=True)
-    report = f"# {env} rating ladder\n\nGame: `{game!r}`; seed {seed}.\n\n" + ladder_report(ratings, results, games, random_opening_plies)
+    report = f"# {env} rating ladder\n\nGame: `{game!r}`; seed {seed}.\n\n" + ladder_report(
+        ratings, results, games, random_opening_plies
+    )
     (out / "ladder.md").write_text(report)
     (out / TIMING_FILE).write_text(f"# {env} rating ladder: time per move\n\n" + timing_report(ratings, agents))
     with (out / "pairings.csv").open("w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["agent", "opponent", "games", "distinct_games", "wins", "draws", "losses"])
         for r in results:
-            writer.writerow([r.candidate, r.opponent, r.games, r.distinct_games, *(int((r.outcomes == o).sum()) for o in (1, 0, -1))])
+            writer.writerow(
+                [
+                    r.candidate,
+                    r.opponent,
+                    r.games,
+                    r.distinct_games,
+                    *(int((r.outcomes == o).sum()) for o in (1, 0, -1)),
+                ]
+            )
     _plot(out, ratings, score_matrix(specs, results))
     return report

@@ -64,7 +64,9 @@ class MachineRecord:
         )
 
 
-def measurement_page(title: str, command: str, record: MachineRecord, header: list[str], rows: list[list[str]], notes: str) -> str:
+def measurement_page(
+    title: str, command: str, record: MachineRecord, header: list[str], rows: list[list[str]], notes: str
+) -> str:
     """A docs page of one measurement: what ran, where and under which load, the table, what it means."""
     lines = [
         f"# {title}",

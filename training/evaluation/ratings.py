@@ -53,7 +53,13 @@ def fit_bradley_terry(scores: np.ndarray, games: np.ndarray, anchor: int = 0, it
     return elo - elo[anchor]
 
 
-def rate(agents: list[str], outcomes: dict[tuple[int, int], np.ndarray], anchor: int = 0, bootstrap: int = 1000, seed: int = 0) -> Ratings:
+def rate(
+    agents: list[str],
+    outcomes: dict[tuple[int, int], np.ndarray],
+    anchor: int = 0,
+    bootstrap: int = 1000,
+    seed: int = 0,
+) -> Ratings:
     """Ratings from ``outcomes[(i, j)]``: agent ``i``'s +1 / 0 / -1 in each game against ``j``."""
     k = len(agents)
     rng = np.random.default_rng(seed)

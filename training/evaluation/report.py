@@ -158,7 +158,13 @@ def solitaire_report(results: list[SolitaireResult]) -> tuple[str, list[dict]]:
         row.update({f"p{q}": float(v) for q, v in zip(PERCENTILES, percentiles)})
         row.update({"min": float(r.scores.min()), "max": float(r.scores.max())})
         rows.append(row)
-        cells = [r.agent, str(len(r.scores)), f"{mean:.1f}", f"[{mean - half:.1f}, {mean + half:.1f}]", f"{row['std']:.1f}"]
+        cells = [
+            r.agent,
+            str(len(r.scores)),
+            f"{mean:.1f}",
+            f"[{mean - half:.1f}, {mean + half:.1f}]",
+            f"{row['std']:.1f}",
+        ]
         cells.append("—" if r is reference else f"{diff:+.1f} ± {diff_half:.1f}")
         cells += [f"{row[f'{k}_rate']:.3f}" if row[f"{k}_rate"] is not None else "—" for k in stat_keys]
         cells += [f"{v:g}" for v in percentiles] + [f"{row['min']:g}", f"{row['max']:g}"]
@@ -166,13 +172,26 @@ def solitaire_report(results: list[SolitaireResult]) -> tuple[str, list[dict]]:
     return _markdown(header, table), rows
 
 
-def pairing_report(results: list[PairingResult], references: dict[str, PairingResult] | None = None) -> tuple[str, list[dict]]:
+def pairing_report(
+    results: list[PairingResult], references: dict[str, PairingResult] | None = None
+) -> tuple[str, list[dict]]:
     """Markdown table and CSV rows of the pairings; with ``references`` (opponent -> that
     opponent against copies of itself, :func:`reference_pairings`), a column gives the
     share of a game an agent as good as the opponent would take at that table."""
     references = references or {}
-    header = ["agent", "opponent", "games", "distinct", "win rate", "95% CI", "draw rate", "loss rate", "95% CI",
-              "score (wins + ½ draws), 95% CI", "mean outcome, 95% CI"]
+    header = [
+        "agent",
+        "opponent",
+        "games",
+        "distinct",
+        "win rate",
+        "95% CI",
+        "draw rate",
+        "loss rate",
+        "95% CI",
+        "score (wins + ½ draws), 95% CI",
+        "mean outcome, 95% CI",
+    ]
     if references:
         header.append("opponent's own score, 95% CI")
     rows, table = [], []
@@ -185,30 +204,63 @@ def pairing_report(results: list[PairingResult], references: dict[str, PairingRe
         mean, mean_low, mean_high = 2 * score - 1, 2 * score_low - 1, 2 * score_high - 1
         rows.append(
             {
-                "agent": r.candidate, "opponent": r.opponent, "games": r.games, "distinct_games": r.distinct_games,
-                "win_rate": round(win, 4), "win_ci95_low": round(win_low, 4), "win_ci95_high": round(win_high, 4),
+                "agent": r.candidate,
+                "opponent": r.opponent,
+                "games": r.games,
+                "distinct_games": r.distinct_games,
+                "win_rate": round(win, 4),
+                "win_ci95_low": round(win_low, 4),
+                "win_ci95_high": round(win_high, 4),
                 "draw_rate": round(draw, 4),
-                "loss_rate": round(loss, 4), "loss_ci95_low": round(loss_low, 4), "loss_ci95_high": round(loss_high, 4),
-                "score": round(score, 4), "score_ci95_low": round(score_low, 4), "score_ci95_high": round(score_high, 4),
-                "mean_outcome": round(mean, 4), "mean_outcome_ci95_low": round(mean_low, 4), "mean_outcome_ci95_high": round(mean_high, 4),
+                "loss_rate": round(loss, 4),
+                "loss_ci95_low": round(loss_low, 4),
+                "loss_ci95_high": round(loss_high, 4),
+                "score": round(score, 4),
+                "score_ci95_low": round(score_low, 4),
+                "score_ci95_high": round(score_high, 4),
+                "mean_outcome": round(mean, 4),
+                "mean_outcome_ci95_low": round(mean_low, 4),
+                "mean_outcome_ci95_high": round(mean_high, 4),
             }
         )
         table.append(
-            [r.candidate, r.opponent, str(r.games), str(r.distinct_games), f"{win:.3f}", f"[{win_low:.3f}, {win_high:.3f}]", f"{draw:.3f}",
-             f"{loss:.3f}", f"[{loss_low:.3f}, {loss_high:.3f}]", f"{score:.3f} [{score_low:.3f}, {score_high:.3f}]",
-             f"{mean:+.3f} [{mean_low:+.3f}, {mean_high:+.3f}]"]
+            [
+                r.candidate,
+                r.opponent,
+                str(r.games),
+                str(r.distinct_games),
+                f"{win:.3f}",
+                f"[{win_low:.3f}, {win_high:.3f}]",
+                f"{draw:.3f}",
+                f"{loss:.3f}",
+                f"[{loss_low:.3f}, {loss_high:.3f}]",
+                f"{score:.3f} [{score_low:.3f}, {score_high:.3f}]",
+                f"{mean:+.3f} [{mean_low:+.3f}, {mean_high:+.3f}]",
+            ]
         )
         if references:
             own, own_low, own_high = share_interval(references[r.opponent].scores)
-            rows[-1].update({"opponent_own_score": round(own, 4), "opponent_own_score_ci95_low": round(own_low, 4),
-                             "opponent_own_score_ci95_high": round(own_high, 4)})
+            rows[-1].update(
+                {
+                    "opponent_own_score": round(own, 4),
+                    "opponent_own_score_ci95_low": round(own_low, 4),
+                    "opponent_own_score_ci95_high": round(own_high, 4),
+                }
+            )
             table[-1].append(f"{own:.3f} [{own_low:.3f}, {own_high:.3f}]")
     return _markdown(header, table), rows
 
 
 def reference_pairings(
-    env: str, game: Game, specs: dict[str, str], opponents: list[str], games: int, seed: int, random_opening_plies: int,
-    progress=None, on_game=None,
+    env: str,
+    game: Game,
+    specs: dict[str, str],
+    opponents: list[str],
+    games: int,
+    seed: int,
+    random_opening_plies: int,
+    progress=None,
+    on_game=None,
 ) -> dict[str, PairingResult]:
     """Each opponent's own score at the table: a fresh copy of it in the candidate's seat
     against it in the other seats, on the same games (seeds, seats, openings) as every pairing.
@@ -220,8 +272,14 @@ def reference_pairings(
     """
     return {
         label: evaluate_pairing(
-            game, (label, build_agent(env, specs[label], game, seed=seed)), (label, build_agent(env, specs[label], game, seed=seed)),
-            games, seed, random_opening_plies, progress, on_game,
+            game,
+            (label, build_agent(env, specs[label], game, seed=seed)),
+            (label, build_agent(env, specs[label], game, seed=seed)),
+            games,
+            seed,
+            random_opening_plies,
+            progress,
+            on_game,
         )
         for label in opponents
     }
@@ -237,10 +295,27 @@ def paired_report(results: list[PairingResult]) -> tuple[str, list[dict]]:
         if first.opponent != second.opponent or first.games != second.games or not (first.seats == second.seats).all():
             continue
         diff, low, high = clipped_mean_ci(first.scores - second.scores, -1.0, 1.0)
-        rows.append({"agent": first.candidate, "minus_agent": second.candidate, "against": first.opponent, "games": first.games,
-                     "score_difference": round(diff, 4), "ci95_low": round(low, 4), "ci95_high": round(high, 4)})
-        table.append([first.candidate, second.candidate, first.opponent, str(first.games), f"{diff:+.4f}",
-                      f"[{low:+.4f}, {high:+.4f}]"])
+        rows.append(
+            {
+                "agent": first.candidate,
+                "minus_agent": second.candidate,
+                "against": first.opponent,
+                "games": first.games,
+                "score_difference": round(diff, 4),
+                "ci95_low": round(low, 4),
+                "ci95_high": round(high, 4),
+            }
+        )
+        table.append(
+            [
+                first.candidate,
+                second.candidate,
+                first.opponent,
+                str(first.games),
+                f"{diff:+.4f}",
+                f"[{low:+.4f}, {high:+.4f}]",
+            ]
+        )
     return (_markdown(header, table) if table else ""), rows
 
 
@@ -325,7 +400,9 @@ def progress(total: int) -> Iterator[Callable[[], None]]:
         if done % step == 0 or done == total:
             elapsed = time.perf_counter() - started
             left = elapsed / done * (total - done)
-            print(f"games {done}/{total}, {elapsed:.0f} s elapsed, about {left:.0f} s left", file=sys.stderr, flush=True)
+            print(
+                f"games {done}/{total}, {elapsed:.0f} s elapsed, about {left:.0f} s left", file=sys.stderr, flush=True
+            )
 
     yield update
 
@@ -385,11 +462,18 @@ def evaluate(
     else:
         pairs = list(combinations(agents.items(), 2))
         opponents = list(dict.fromkeys(b for (_, _), (b, _) in pairs)) if game.num_players > 2 else []
-        print(f"Evaluating {', '.join(agents)}: {len(pairs) + len(opponents)} pairings x {games} games"
-              + (f" ({len(opponents)} of them an opponent against itself)" if opponents else ""), flush=True)
+        print(
+            f"Evaluating {', '.join(agents)}: {len(pairs) + len(opponents)} pairings x {games} games"
+            + (f" ({len(opponents)} of them an opponent against itself)" if opponents else ""),
+            flush=True,
+        )
         with progress(games * (len(pairs) + len(opponents))) as update:
-            pairings = [evaluate_pairing(game, a, b, games, seed, random_opening_plies, update, on_game) for a, b in pairs]
-            references = reference_pairings(env, game, specs, opponents, games, seed, random_opening_plies, update, on_game)
+            pairings = [
+                evaluate_pairing(game, a, b, games, seed, random_opening_plies, update, on_game) for a, b in pairs
+            ]
+            references = reference_pairings(
+                env, game, specs, opponents, games, seed, random_opening_plies, update, on_game
+            )
         table, rows = pairing_report(pairings, references)
         paired, paired_rows = paired_report(pairings)
         note = (
@@ -402,7 +486,8 @@ def evaluate(
             " 'opponent's own score' is the opponent's score in the agent's seat against copies of itself, on the same "
             "games: the score of an agent exactly as good as the opponent at this table (a shared win counts for each "
             "winner, so it is not 1 / players). An agent beats the table when its score is above it."
-            if opponents else " At two players an agent as good as its opponent scores ½."
+            if opponents
+            else " At two players an agent as good as its opponent scores ½."
         )
         if paired:
             note += (
@@ -415,7 +500,10 @@ def evaluate(
         if game.num_players > 1 and paired_rows:
             _write_csv(staging / "paired.csv", paired_rows)
         if game.num_players == 1:
-            _write_csv(staging / "games.csv", [{"seed": seed + i, **{r.agent: float(r.scores[i]) for r in solitaire}} for i in range(games)])
+            _write_csv(
+                staging / "games.csv",
+                [{"seed": seed + i, **{r.agent: float(r.scores[i]) for r in solitaire}} for i in range(games)],
+            )
             _score_histogram(staging / "scores.png", solitaire)
         (staging / "report.md").write_text(report)
     return report
@@ -491,7 +579,9 @@ def check_run_metadata(checkpoint: Path) -> None:
     except (ValueError, UnicodeDecodeError) as error:
         raise CheckpointError(f"{path} is not valid JSON ({error}): the run folder is damaged") from None
     if not isinstance(metadata, dict):
-        raise CheckpointError(f"{path} holds a {type(metadata).__name__}, not a run's metadata: the run folder is damaged")
+        raise CheckpointError(
+            f"{path} holds a {type(metadata).__name__}, not a run's metadata: the run folder is damaged"
+        )
 
 
 def output_dir(out: str | None, overwrite: bool, checkpoint: Path | None, env: str) -> Path:
@@ -501,11 +591,11 @@ def output_dir(out: str | None, overwrite: bool, checkpoint: Path | None, env: s
     if out is not None:
         out_dir = Path(out)
         if out_dir.is_dir() and any(out_dir.iterdir()) and not overwrite:
-            raise ConfigError(f"{out_dir} already holds files (an earlier report?); choose another --out or pass --overwrite")
+            raise ConfigError(
+                f"{out_dir} already holds files (an earlier report?); choose another --out or pass --overwrite"
+            )
         return out_dir
     folder = None if checkpoint is None else checkpoint if checkpoint.is_dir() else checkpoint.parent
     if folder is not None and (folder / CONFIG_FILE).is_file():
         return new_report_dir(folder, f"{EVALUATION_DIR}-")
     return new_report_dir(results_root() / env)
-
-

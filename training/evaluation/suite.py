@@ -80,8 +80,16 @@ class Task:
 
 
 TASKS: tuple[Task, ...] = (
-    Task("inverted_dice", "inverted_dice", {"num_players": 1, "free_cross_out": False}, None,
-         "the exact optimum (solver's expected score)", 500, 20, 1_000_000),
+    Task(
+        "inverted_dice",
+        "inverted_dice",
+        {"num_players": 1, "free_cross_out": False},
+        None,
+        "the exact optimum (solver's expected score)",
+        500,
+        20,
+        1_000_000,
+    ),
     Task("six_hundred", "six_hundred", {"num_players": 1}, None, "heuristic", 300, 10, 2_000_000),
     # Invers has no dice: two random opening plies (576 openings) make its games independent.
     Task("invers", "invers", {"num_players": 2}, "search", "search", 200, 8, 3_000_000, random_opening_plies=2),

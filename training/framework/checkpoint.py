@@ -29,7 +29,9 @@ from training.framework import run_files
 from training.framework.run_files import METADATA_FILE
 
 
-def commit_checkpoint(run_dir: Path, writers: dict[str, Callable[[str], None]], metadata: dict[str, Any], unit: str, done: int) -> None:
+def commit_checkpoint(
+    run_dir: Path, writers: dict[str, Callable[[str], None]], metadata: dict[str, Any], unit: str, done: int
+) -> None:
     """Write every file of ``writers`` (name -> ``write(filename)``) and commit them with ``metadata``.
 
     ``metadata[unit]`` and ``metadata["checkpoint"]`` record the ``done`` units learned.
@@ -70,7 +72,9 @@ def read_checkpoint(run_dir: Path, unit: str, required: tuple[str, ...]) -> Chec
         recorded = dict(record["files"])
         done = int(record[unit])
     except (ValueError, KeyError, TypeError) as error:
-        raise CheckpointError(f"cannot resume: {metadata_path} is not a checkpoint record of {unit} ({type(error).__name__}: {error})") from None
+        raise CheckpointError(
+            f"cannot resume: {metadata_path} is not a checkpoint record of {unit} ({type(error).__name__}: {error})"
+        ) from None
     files = {}
     for name, digest in recorded.items():
         candidates = [run_dir / name, run_files.partial_path(run_dir / name)]

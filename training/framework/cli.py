@@ -65,7 +65,9 @@ def yaml_mapping(text: str, option: str) -> dict[str, Any]:
     try:
         value = yaml.safe_load(text)
     except yaml.YAMLError as error:
-        raise ConfigError(f"{option} is not valid YAML: {yaml_error_line(error)}; expected a mapping such as \"{{num_players: 2}}\"") from None
+        raise ConfigError(
+            f'{option} is not valid YAML: {yaml_error_line(error)}; expected a mapping such as "{{num_players: 2}}"'
+        ) from None
     if not isinstance(value, dict):
-        raise ConfigError(f"{option} must be a mapping such as \"{{num_players: 2}}\", got {text!r}")
+        raise ConfigError(f'{option} must be a mapping such as "{{num_players: 2}}", got {text!r}')
     return value

@@ -24,32 +24,41 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from envs.registry import make_game
+from envs.registry import ENVS, make_game
 from training.evaluation.report import evaluate_run
 from training.framework.cli import USER_ERRORS, fail, interrupted, invocation
 from training.framework.config import RunConfig, build_agent, config_from_dict, load_config
-from envs.registry import ENVS
 from training.framework.paths import checkpoint_root, config_path
 from training.framework.run import Pipeline, print_interrupted, run_training
 from training.framework.run_files import CONFIG_FILE, METADATA_FILE
 from training.framework.schema import ConfigError
 from training.framework.stop import TrainingInterrupted
 
-
 EVALUATE_SCRIPT = "training/evaluate.py"
 
 
 def parse_args(pipeline: type[Pipeline], argv: list[str] | None, script: str, description: str) -> argparse.Namespace:
     prog = invocation(script).removeprefix("python ")  # tabletop train, or training/train.py
-    parser = argparse.ArgumentParser(prog=prog, description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog=prog, description=description, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     default = pipeline.default_config.format(env="<env>") + ".yaml"
     parser.add_argument("--env", help=f"env name (configs/{default} is the default config)")
     parser.add_argument("--config", help=f"config file (default: configs/{default})")
-    parser.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its last checkpoint up to its budget")
+    parser.add_argument(
+        "--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its last checkpoint up to its budget"
+    )
     parser.add_argument("--seed", type=int, help="seed (overrides the config)")
-    parser.add_argument("--run-dir", help=f"where to write the run (default: checkpoints/<env>/<time>-{pipeline.name}-seed<seed>)")
+    parser.add_argument(
+        "--run-dir", help=f"where to write the run (default: checkpoints/<env>/<time>-{pipeline.name}-seed<seed>)"
+    )
     for option in pipeline.overrides:
-        parser.add_argument(f"--{option.flag}", type=option.type, dest=option.key, help=f"{option.help} (overrides the config's {option.key})")
+        parser.add_argument(
+            f"--{option.flag}",
+            type=option.type,
+            dest=option.key,
+            help=f"{option.help} (overrides the config's {option.key})",
+        )
     parser.add_argument("--eval-games", type=int, help="games of the closing evaluation (overrides the config)")
     parser.add_argument("--no-eval", action="store_true", help="skip the closing evaluation")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar or lines")
@@ -80,7 +89,9 @@ def new_run_dir(env: str, algorithm: str, seed: int) -> Path:
 
 def resolve(pipeline: type[Pipeline], args: argparse.Namespace):
     """The config to train with, the run directory and (with ``--resume``) the checkpoint. Reads; writes nothing."""
-    overrides: dict[str, Any] = {o.key: getattr(args, o.key) for o in pipeline.overrides if getattr(args, o.key) is not None}
+    overrides: dict[str, Any] = {
+        o.key: getattr(args, o.key) for o in pipeline.overrides if getattr(args, o.key) is not None
+    }
     checkpoint = None
     if args.resume:
         run_dir = Path(args.resume)
@@ -102,7 +113,9 @@ def resolve(pipeline: type[Pipeline], args: argparse.Namespace):
         if args.env and args.env != config.env:
             raise ConfigError(f"config {path} is for env {config.env!r}, not {args.env!r}")
         if pipeline.budget_key in overrides:  # a shorter (or longer) run than the config plans
-            planned = load_config(pipeline.schema, path, {k: v for k, v in overrides.items() if k != pipeline.budget_key})
+            planned = load_config(
+                pipeline.schema, path, {k: v for k, v in overrides.items() if k != pipeline.budget_key}
+            )
             note = pipeline.fit_to_budget(config, getattr(planned, pipeline.budget_key), set(overrides))
             if note:
                 print(note)
@@ -111,7 +124,9 @@ def resolve(pipeline: type[Pipeline], args: argparse.Namespace):
             raise ConfigError(f"{run_dir} already holds a run; use --resume {run_dir} to continue it")
     if args.eval_games is not None:
         config.evaluation.games = args.eval_games
-    config = config_from_dict(pipeline.schema, config.to_dict(), source="resolved config (config file and command line)")
+    config = config_from_dict(
+        pipeline.schema, config.to_dict(), source="resolved config (config file and command line)"
+    )
     if checkpoint is not None and checkpoint.done >= getattr(config, pipeline.budget_key):
         raise ConfigError(
             f"run {run_dir} already has {checkpoint.done} {pipeline.unit} (budget {getattr(config, pipeline.budget_key)}); "
@@ -126,7 +141,9 @@ def default_config(pipeline: type[Pipeline], env: str) -> Path:
         raise ConfigError(f"unknown env {env!r}; known envs: {', '.join(sorted(ENVS))}")
     path = config_path(pipeline.default_config.format(env=env))
     if not path.is_file():
-        raise ConfigError(f"{env} has no default {pipeline.name} config ({path} does not exist); give one with --config")
+        raise ConfigError(
+            f"{env} has no default {pipeline.name} config ({path} does not exist); give one with --config"
+        )
     return path
 
 
@@ -162,7 +179,11 @@ def main(pipeline: type[Pipeline], argv: list[str] | None, script: str, descript
         return interrupted(stop.signum)
     except KeyboardInterrupt:
         saved = run_dir is not None and (run_dir / METADATA_FILE).is_file()
-        hint = f"the last checkpoint is intact; resume with: {invocation(script)} --resume {run_dir}" if saved else "nothing was saved"
+        hint = (
+            f"the last checkpoint is intact; resume with: {invocation(script)} --resume {run_dir}"
+            if saved
+            else "nothing was saved"
+        )
         print(f"\ninterrupted: {hint}", file=sys.stderr)
         return interrupted()
     wall = metadata["sessions"][-1]["wall_time_s"]
@@ -176,14 +197,22 @@ def main(pipeline: type[Pipeline], argv: list[str] | None, script: str, descript
 
 
 def closing_evaluation(learner: Pipeline, run_dir: Path, config: RunConfig) -> int:
-    print(f"Closing evaluation, {config.evaluation.games} games per agent or pairing (--eval-games N shortens it, --no-eval skips it)")
+    print(
+        f"Closing evaluation, {config.evaluation.games} games per agent or pairing (--eval-games N shortens it, --no-eval skips it)"
+    )
     try:
         evaluate_run(run_dir, games=config.evaluation.games, candidate=learner.agent_spec())
     except USER_ERRORS as error:
         fail(error)
-        print(f"The trained run is saved; evaluate it with: {invocation(EVALUATE_SCRIPT)} --checkpoint {run_dir}", file=sys.stderr)
+        print(
+            f"The trained run is saved; evaluate it with: {invocation(EVALUATE_SCRIPT)} --checkpoint {run_dir}",
+            file=sys.stderr,
+        )
         return 2
     except KeyboardInterrupt:
-        print(f"\nevaluation interrupted; the trained run is saved: {invocation(EVALUATE_SCRIPT)} --checkpoint {run_dir}", file=sys.stderr)
+        print(
+            f"\nevaluation interrupted; the trained run is saved: {invocation(EVALUATE_SCRIPT)} --checkpoint {run_dir}",
+            file=sys.stderr,
+        )
         return interrupted()
     return 0

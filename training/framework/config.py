@@ -21,10 +21,27 @@ from agents.solution_cache import CacheError
 from envs.core import Game
 from envs.registry import ENVS, make_game
 from training.framework.schema import (
-    AGENT_SPECS, MAPPING, TEXT, Check, ConfigError, integer, list_of, parse_section, read_mapping, setting,
+    AGENT_SPECS,
+    MAPPING,
+    TEXT,
+    Check,
+    ConfigError,
+    integer,
+    list_of,
+    parse_section,
+    read_mapping,
+    setting,
 )
 
-__all__ = ["ConfigError", "EvaluationConfig", "LearningCurveConfig", "RunConfig", "build_agent", "config_from_dict", "load_config"]
+__all__ = [
+    "ConfigError",
+    "EvaluationConfig",
+    "LearningCurveConfig",
+    "RunConfig",
+    "build_agent",
+    "config_from_dict",
+    "load_config",
+]
 
 
 @dataclass
@@ -39,16 +56,25 @@ class EvaluationConfig:
     #: further tables to evaluate at, each a mapping of game options overriding
     #: ``env_kwargs`` (e.g. ``{num_players: 4}``: the candidate against three copies of
     #: each opponent); the observation must keep its shape across them
-    tables: list[dict[str, Any]] = setting([], list_of(Check("non-empty mapping of game options", lambda v: isinstance(v, dict) and bool(v), dict), non_empty=False))
+    tables: list[dict[str, Any]] = setting(
+        [],
+        list_of(
+            Check("non-empty mapping of game options", lambda v: isinstance(v, dict) and bool(v), dict), non_empty=False
+        ),
+    )
 
 
 @dataclass
 class LearningCurveConfig:
     """Periodic evaluation during training (see :mod:`training.framework.curve`)."""
 
-    every: int = setting(0, integer(0))  #: units of the budget (steps, games, ...) between evaluations; 0 turns the curve off
+    every: int = setting(
+        0, integer(0)
+    )  #: units of the budget (steps, games, ...) between evaluations; 0 turns the curve off
     games: int = setting(200, integer(1))  #: games per evaluation, on the same seeds every time
-    reference: str = setting("heuristic", TEXT)  #: the agent spec measured against (solitaire: same dice; else the opponent)
+    reference: str = setting(
+        "heuristic", TEXT
+    )  #: the agent spec measured against (solitaire: same dice; else the opponent)
     seed: int = setting(20_000, integer(0))  #: first seed of the fixed evaluation games
 
 

@@ -39,8 +39,16 @@ class LearningCurve:
     """The curve of one run. ``record(row, done)`` sends a row to the pipeline's logger;
     ``on_point(row)`` is told of every point (the tuner prunes on it)."""
 
-    def __init__(self, run_dir: Path, env_name: str, game: Game, settings: LearningCurveConfig, unit: str,
-                 record: Callable[[dict, int], None] | None = None, on_point: Callable[[dict], None] | None = None):
+    def __init__(
+        self,
+        run_dir: Path,
+        env_name: str,
+        game: Game,
+        settings: LearningCurveConfig,
+        unit: str,
+        record: Callable[[dict, int], None] | None = None,
+        on_point: Callable[[dict], None] | None = None,
+    ):
         self.path = run_dir / CURVE_FILE
         self.game, self.settings, self.unit = game, settings, unit
         self.record, self.on_point = record, on_point
@@ -74,15 +82,31 @@ class LearningCurve:
             [result] = evaluate_solitaire(self.game, {"learner": learner}, self.seeds)
             mean, half = mean_ci(result.scores)
             diff, diff_half = mean_ci(result.scores - self._reference_scores)
-            row = {self.unit: done, "mean_score": mean, "ci95_half_width": half,
-                   "reference_mean": float(self._reference_scores.mean()), "diff_vs_reference": diff,
-                   "diff_ci95_half_width": diff_half}
+            row = {
+                self.unit: done,
+                "mean_score": mean,
+                "ci95_half_width": half,
+                "reference_mean": float(self._reference_scores.mean()),
+                "diff_vs_reference": diff,
+                "diff_ci95_half_width": diff_half,
+            }
         else:
-            result = evaluate_pairing(self.game, ("learner", learner), ("reference", self.reference),
-                                      self.settings.games, self.settings.seed, random_opening_plies=OPENING_PLIES)
+            result = evaluate_pairing(
+                self.game,
+                ("learner", learner),
+                ("reference", self.reference),
+                self.settings.games,
+                self.settings.seed,
+                random_opening_plies=OPENING_PLIES,
+            )
             win, low, high = result.rate(1)
-            row = {self.unit: done, "win_rate": win, "win_ci95_low": low, "win_ci95_high": high,
-                   "mean_outcome": float(result.outcomes.mean())}
+            row = {
+                self.unit: done,
+                "win_rate": win,
+                "win_ci95_low": low,
+                "win_ci95_high": high,
+                "mean_outcome": float(result.outcomes.mean()),
+            }
         if self.record is not None:
             self.record(row, done)
         new = not self.path.exists()
@@ -134,7 +158,9 @@ def draw(run_dir: Path, reference: str) -> Path | None:
     else:
         win = np.array([float(r["win_rate"]) for r in rows])
         ax.plot(steps, win, marker="o", label=f"learner vs {reference}")
-        ax.fill_between(steps, [float(r["win_ci95_low"]) for r in rows], [float(r["win_ci95_high"]) for r in rows], alpha=0.2)
+        ax.fill_between(
+            steps, [float(r["win_ci95_low"]) for r in rows], [float(r["win_ci95_high"]) for r in rows], alpha=0.2
+        )
         ax.axhline(0.5, color="grey", linestyle="--")
         ax.set_ylabel("win rate")
     ax.set_xlabel(f"{unit} ({'millions' if scale == 1e6 else 'thousands'})")

@@ -42,4 +42,9 @@ def now() -> str:
 
 def environment() -> dict:
     """The facts every run records at the start of each session."""
-    return {"packages": package_versions(), "git_commit": git_commit(), "cpu_count": os.cpu_count(), "command": " ".join(sys.argv)}
+    return {
+        "packages": package_versions(),
+        "git_commit": git_commit(),
+        "cpu_count": os.cpu_count(),
+        "command": " ".join(sys.argv),
+    }

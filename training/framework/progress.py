@@ -23,8 +23,14 @@ class StoppedBeforeCheckpoint(Exception):
 class Progress:
     """``total`` steps of ``what``; ``advance(n)`` after each; lines through ``say`` (None: silent)."""
 
-    def __init__(self, what: str, total: int, say: Callable[[str], None] | None = None,
-                 stop_requested: Callable[[], bool] | None = None, lines: int = 10):
+    def __init__(
+        self,
+        what: str,
+        total: int,
+        say: Callable[[str], None] | None = None,
+        stop_requested: Callable[[], bool] | None = None,
+        lines: int = 10,
+    ):
         self.what, self.total, self.say, self.stop_requested = what, max(int(total), 1), say, stop_requested
         self.done, self._started = 0, time.perf_counter()
         self._step = max(1, self.total // lines)

@@ -25,16 +25,16 @@ import shutil
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar
 
 import yaml
 
+from envs.registry import make_game
 from training.framework import metadata as run_metadata
 from training.framework.checkpoint import Checkpoint, commit_checkpoint, read_checkpoint
 from training.framework.config import RunConfig
-from envs.registry import make_game
 from training.framework.curve import LearningCurve, draw
 from training.framework.progress import StoppedBeforeCheckpoint
 from training.framework.run_files import CONFIG_FILE, DEMONSTRATIONS_FILE, METADATA_FILE, write_text_atomic
@@ -61,11 +61,20 @@ class Session:
     """
 
     def __init__(self, pipeline: Pipeline, run_dir: Path, metadata: dict[str, Any], stop: StopRequest, progress: bool):
-        self.pipeline, self.run_dir, self.metadata, self.stop, self.progress = pipeline, run_dir, metadata, stop, progress
+        self.pipeline, self.run_dir, self.metadata, self.stop, self.progress = (
+            pipeline,
+            run_dir,
+            metadata,
+            stop,
+            progress,
+        )
         self._earlier_wall = metadata["wall_time_s"]
         self._started = time.perf_counter()
-        self._record = {"started": run_metadata.now(), "resumed_from": pipeline.done if metadata["sessions"] else None,
-                        "config": pipeline.config.to_dict()}
+        self._record = {
+            "started": run_metadata.now(),
+            "resumed_from": pipeline.done if metadata["sessions"] else None,
+            "config": pipeline.config.to_dict(),
+        }
         metadata["sessions"].append(self._record)
         self._last_save = pipeline.done
 
@@ -81,7 +90,14 @@ class Session:
     def save(self, ended: str = "running") -> None:
         """Commit a checkpoint of the pipeline as it is now."""
         done = self.pipeline.done
-        self._record.update({"saved": run_metadata.now(), self.pipeline.unit: done, "wall_time_s": round(self.wall_s, 1), "ended": ended})
+        self._record.update(
+            {
+                "saved": run_metadata.now(),
+                self.pipeline.unit: done,
+                "wall_time_s": round(self.wall_s, 1),
+                "ended": ended,
+            }
+        )
         self.metadata["wall_time_s"] = round(self._earlier_wall + self.wall_s, 1)
         self.metadata.update(self.pipeline.metadata())
         commit_checkpoint(self.run_dir, self.pipeline.checkpoint_files(), self.metadata, self.pipeline.unit, done)
@@ -109,7 +125,9 @@ class Pipeline(abc.ABC):
     budget_key: ClassVar[str]  #: the config key of the budget (e.g. "total_timesteps")
     default_config: ClassVar[str]  #: its default config's name in configs/ (without .yaml), with {env}
     checkpoint_required: ClassVar[tuple[str, ...]]  #: files every checkpoint of it holds
-    evaluable: ClassVar[bool] = True  #: whether the evaluation can load its trained agent (a closing evaluation follows)
+    evaluable: ClassVar[bool] = (
+        True  #: whether the evaluation can load its trained agent (a closing evaluation follows)
+    )
     overrides: ClassVar[tuple[Override, ...]] = ()  #: command-line options that override config keys (its budget first)
 
     @classmethod
@@ -197,8 +215,14 @@ def run_training(pipeline: Pipeline, checkpoint: Checkpoint | None = None, progr
             if earlier.get("ended") == "running":  # it never saved again: killed (or crashed) after this checkpoint
                 earlier["ended"] = "killed after its last checkpoint"
     else:
-        metadata = {"algorithm": pipeline.name, "env": config.env, "env_kwargs": config.env_kwargs, "seed": config.seed,
-                    "wall_time_s": 0.0, "sessions": []}
+        metadata = {
+            "algorithm": pipeline.name,
+            "env": config.env,
+            "env_kwargs": config.env_kwargs,
+            "seed": config.seed,
+            "wall_time_s": 0.0,
+            "sessions": [],
+        }
     created = not run_dir.exists()
     run_dir.mkdir(parents=True, exist_ok=True)
     write_text_atomic(run_dir / CONFIG_FILE, yaml.safe_dump(config.to_dict(), sort_keys=False))
@@ -212,7 +236,9 @@ def run_training(pipeline: Pipeline, checkpoint: Checkpoint | None = None, progr
                 if checkpoint is None:  # nothing to resume from: leave the folder free for a new start
                     for name in (CONFIG_FILE, DEMONSTRATIONS_FILE):
                         (run_dir / name).unlink(missing_ok=True)
-                raise TrainingInterrupted(stop.signum, pipeline.done, False, saved=False, during=stopped.during) from None
+                raise TrainingInterrupted(
+                    stop.signum, pipeline.done, False, saved=False, during=stopped.during
+                ) from None
             complete = pipeline.done >= pipeline.budget
             if complete:
                 session.save("completed")
@@ -232,17 +258,30 @@ def run_training(pipeline: Pipeline, checkpoint: Checkpoint | None = None, progr
     return metadata
 
 
-def print_interrupted(stop: TrainingInterrupted, command: str, run_dir: Path, unit: str,
-                      evaluate_command: str = "python training/evaluate.py") -> None:
+def print_interrupted(
+    stop: TrainingInterrupted,
+    command: str,
+    run_dir: Path,
+    unit: str,
+    evaluate_command: str = "python training/evaluate.py",
+) -> None:
     """What a user needs after a signal stopped training: what was saved, how to go on."""
     import signal
 
     name = signal.Signals(stop.signum).name
     if not stop.saved:
-        print(f"{name}: stopped during {stop.during}, before the run's first checkpoint: nothing to resume; start it again",
-              file=sys.stderr)
+        print(
+            f"{name}: stopped during {stop.during}, before the run's first checkpoint: nothing to resume; start it again",
+            file=sys.stderr,
+        )
     elif stop.complete:
-        print(f"{name}: training complete ({stop.done} {unit}), closing evaluation skipped; "
-              f"evaluate with: {evaluate_command} --checkpoint {run_dir}", file=sys.stderr)
+        print(
+            f"{name}: training complete ({stop.done} {unit}), closing evaluation skipped; "
+            f"evaluate with: {evaluate_command} --checkpoint {run_dir}",
+            file=sys.stderr,
+        )
     else:
-        print(f"{name}: checkpoint saved at {stop.done} {unit}; resume with: {command} --resume {run_dir}", file=sys.stderr)
+        print(
+            f"{name}: checkpoint saved at {stop.done} {unit}; resume with: {command} --resume {run_dir}",
+            file=sys.stderr,
+        )

@@ -65,12 +65,18 @@ def _is_number(value: Any) -> bool:
 
 
 def integer(minimum: int) -> Check:
-    return Check(f"an integer >= {minimum}" if minimum != 1 else "an integer > 0", lambda v: _is_int(v) and v >= minimum)
+    return Check(
+        f"an integer >= {minimum}" if minimum != 1 else "an integer > 0", lambda v: _is_int(v) and v >= minimum
+    )
 
 
 def number(minimum: float | None = None, maximum: float | None = None, above: float | None = None) -> Check:
     """A float (ints accepted): ``>= minimum``, ``<= maximum``, ``> above``."""
-    bounds = [f">= {minimum}" if minimum is not None else "", f"> {above}" if above is not None else "", f"<= {maximum}" if maximum is not None else ""]
+    bounds = [
+        f">= {minimum}" if minimum is not None else "",
+        f"> {above}" if above is not None else "",
+        f"<= {maximum}" if maximum is not None else "",
+    ]
     if minimum is not None and maximum is not None:
         bounds = [f"in [{minimum}, {maximum}]"]
 
@@ -87,7 +93,11 @@ def number(minimum: float | None = None, maximum: float | None = None, above: fl
 
 
 def optional(check: Check) -> Check:
-    return Check(f"{check.requirement} or null", lambda v: v is None or check.accepts(v), lambda v: None if v is None else check.convert(v))
+    return Check(
+        f"{check.requirement} or null",
+        lambda v: v is None or check.accepts(v),
+        lambda v: None if v is None else check.convert(v),
+    )
 
 
 def one_of(*choices: str) -> Check:
@@ -110,7 +120,10 @@ AGENT_SPECS = list_of(Check("agent spec (a string)", lambda v: isinstance(v, str
 LAYERS = list_of(integer(1))
 NET_ARCH = Check(
     "a list of layer sizes (integers > 0) or a mapping {pi: [...], vf: [...]}",
-    lambda v: LAYERS.accepts(v) or (isinstance(v, dict) and set(v) == {"pi", "vf"} and all(LAYERS.accepts(x) for x in v.values())),
+    lambda v: (
+        LAYERS.accepts(v)
+        or (isinstance(v, dict) and set(v) == {"pi", "vf"} and all(LAYERS.accepts(x) for x in v.values()))
+    ),
 )
 
 
@@ -149,7 +162,9 @@ def section(cls: type, **defaults: Any):
     ``defaults`` replace the section class's own defaults in this schema (the same
     section serves pipelines whose sensible defaults differ).
     """
-    return field(default_factory=lambda: cls(**copy.deepcopy(defaults)), metadata={"section": cls, "defaults": defaults})
+    return field(
+        default_factory=lambda: cls(**copy.deepcopy(defaults)), metadata={"section": cls, "defaults": defaults}
+    )
 
 
 def parse_section(cls: type, raw: Any, prefix: str = "", defaults: dict[str, Any] | None = None):

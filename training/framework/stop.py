@@ -49,8 +49,11 @@ def stop_requested_by_signals() -> Iterator[StopRequest]:
         if request.signum is not None:
             raise KeyboardInterrupt
         request.signum = signum
-        print(f"\n{signal.Signals(signum).name}: stopping after the current update to save a checkpoint "
-              "(send it again to stop at once)", file=sys.stderr)
+        print(
+            f"\n{signal.Signals(signum).name}: stopping after the current update to save a checkpoint "
+            "(send it again to stop at once)",
+            file=sys.stderr,
+        )
 
     previous = {sig: signal.signal(sig, handler) for sig in STOP_SIGNALS}
     try:

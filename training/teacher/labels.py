@@ -57,7 +57,9 @@ class TeacherLabels:
     def __init__(self, env: str, env_kwargs: dict, spec: str, seed: int, workers: int):
         _start_teacher(env, env_kwargs, spec, seed)
         if not callable(getattr(_worker_teacher[1], "move_values", None)):
-            raise ConfigError(f"teacher {spec!r} cannot label positions: it has no move_values(state) (a search bot such as 'search:depth=4' has)")
+            raise ConfigError(
+                f"teacher {spec!r} cannot label positions: it has no move_values(state) (a search bot such as 'search:depth=4' has)"
+            )
         self.pool = None
         if workers > 1:
             import multiprocessing
@@ -68,7 +70,11 @@ class TeacherLabels:
     def label(self, observations: list[np.ndarray], progress=None) -> list[dict[int, float]]:
         """The teacher's move values of each position, in order; ``progress.advance()`` after each."""
         values = []
-        found = map(_teacher_values, observations) if self.pool is None else self.pool.imap(_teacher_values, observations, chunksize=8)
+        found = (
+            map(_teacher_values, observations)
+            if self.pool is None
+            else self.pool.imap(_teacher_values, observations, chunksize=8)
+        )
         for value in found:
             values.append(value)
             if progress is not None:

@@ -26,8 +26,13 @@ def symmetry_maps(game: Game) -> list[Symmetry]:
     return maps
 
 
-def turned(symmetry: Symmetry, observations: torch.Tensor, masks: torch.Tensor, targets: torch.Tensor | None = None,
-           actions: torch.Tensor | None = None):
+def turned(
+    symmetry: Symmetry,
+    observations: torch.Tensor,
+    masks: torch.Tensor,
+    targets: torch.Tensor | None = None,
+    actions: torch.Tensor | None = None,
+):
     """A minibatch turned by ``symmetry`` (None: as it is): ``(observations, masks, targets, actions)``,
     the per-action columns (masks, target distributions) and the taken actions moved with the board."""
     if symmetry is None:

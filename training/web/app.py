@@ -153,7 +153,9 @@ def create_app(checkpoints: str | Path = "checkpoints", max_sessions: int = 64, 
         fields = await json_object(request, {"action"})
         if "action" not in fields:
             raise ConfigError('the body must give the move: {"action": <id>}')
-        return JSONResponse(await run_in_threadpool(locked, request.path_params["id"], lambda s: s.move(fields["action"])))
+        return JSONResponse(
+            await run_in_threadpool(locked, request.path_params["id"], lambda s: s.move(fields["action"]))
+        )
 
     async def advance(request: Request) -> Response:
         return JSONResponse(await run_in_threadpool(locked, request.path_params["id"], GameSession.advance))

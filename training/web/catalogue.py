@@ -44,7 +44,12 @@ class Catalogue:
         for env in ENVS:
             game = make_game(env)
             options = [
-                {"name": name, "default": value, "type": type(value).__name__, **({"choices": list(OPTION_CHOICES[name])} if name in OPTION_CHOICES else {})}
+                {
+                    "name": name,
+                    "default": value,
+                    "type": type(value).__name__,
+                    **({"choices": list(OPTION_CHOICES[name])} if name in OPTION_CHOICES else {}),
+                }
                 for name, value in game.options().items()
                 if name != "num_players" and name not in FILE_OPTIONS
             ]
@@ -76,7 +81,11 @@ class Catalogue:
         root = self.checkpoints / env
         if not root.is_dir():
             return {}
-        return {folder.name: folder for folder in root.iterdir() if folder.is_dir() and any((folder / name).is_file() for name in RUN_FILES)}
+        return {
+            folder.name: folder
+            for folder in root.iterdir()
+            if folder.is_dir() and any((folder / name).is_file() for name in RUN_FILES)
+        }
 
     def agent_spec(self, env: str, choice: Any) -> str:
         """The agent spec behind a choice from :meth:`agents` (``human`` stays ``human``), or ConfigError."""

@@ -50,7 +50,9 @@ class Full(RuntimeError):
     """The server holds as many sessions as it may."""
 
 
-def seat_view(env: str, state: GameState, viewer: int | None, seats: list[str], moves: list[tuple[int, int]], visible: int) -> dict[str, Any]:
+def seat_view(
+    env: str, state: GameState, viewer: int | None, seats: list[str], moves: list[tuple[int, int]], visible: int
+) -> dict[str, Any]:
     """What the page draws of ``state`` for ``viewer`` (None: a spectator).
 
     ``moves`` are the actions played, of which the first ``visible`` may be told to
@@ -166,7 +168,9 @@ class GameSession:
         which deals every card and every roll to come.
         """
         if self.human is not None and not self.state.is_terminal():
-            raise Conflict("the record of a game you play is given once it is over (its seed tells the cards and dice to come)")
+            raise Conflict(
+                "the record of a game you play is given once it is over (its seed tells the cards and dice to come)"
+            )
         return GameRecord(self.env, self.game.options(), self.seed, list(self.seats), list(self.moves))
 
 
@@ -209,7 +213,9 @@ class SessionStore:
         with self._lock:
             self._expire()
             if len(self._sessions) >= self.max_sessions:
-                raise Full(f"the server holds {self.max_sessions} sessions, its limit; try again when one expires ({self.ttl_s:g} s unused)")
+                raise Full(
+                    f"the server holds {self.max_sessions} sessions, its limit; try again when one expires ({self.ttl_s:g} s unused)"
+                )
             key = secrets.token_urlsafe(12)
             self._sessions[key] = (self.clock(), session)
             return key

@@ -33,8 +33,13 @@ def sheet_game(state: GameState, viewer: int | None) -> list[Part]:
     return [
         {"type": "status", "text": picture["status"]},
         {"type": "dice", "faces": list(picture["dice"]), "locked": picture["num_locked"], "count": picture["num_dice"]},
-        {"type": "sheet", "players": picture["players"], "rows": [[label, *cells] for label, cells in picture["rows"]],
-         "to_act": picture["to_act"], "marked": picture["marked_row"]},
+        {
+            "type": "sheet",
+            "players": picture["players"],
+            "rows": [[label, *cells] for label, cells in picture["rows"]],
+            "to_act": picture["to_act"],
+            "marked": picture["marked_row"],
+        },
     ]
 
 
@@ -44,8 +49,19 @@ def lost_dice(state: GameState, viewer: int | None) -> list[Part]:
     n = game.num_players
     parts: list[Part] = [{"type": "status", "text": state.render().split("\n")[0]}]
     if state.throw is not None:
-        faces = [{"label": str(face.number), "colour": face.colour, "bonus": face.bonus} for face in game.table.faces[state.throw]]
-        parts.append({"type": "dice", "faces": faces, "locked": 0, "count": len(faces), "note": "offered" if state.offered else ""})
+        faces = [
+            {"label": str(face.number), "colour": face.colour, "bonus": face.bonus}
+            for face in game.table.faces[state.throw]
+        ]
+        parts.append(
+            {
+                "type": "dice",
+                "faces": faces,
+                "locked": 0,
+                "count": len(faces),
+                "note": "offered" if state.offered else "",
+            }
+        )
     rows = []
     for colour in range(NUM_COLOURS):
         cells = []
@@ -59,7 +75,15 @@ def lost_dice(state: GameState, viewer: int | None) -> list[Part]:
         rows.append(["Stones / VP", *(f"{state.wishing_stones(p)} / {state.vp_symbols(p)}" for p in range(n))])
     rows.append(["Rolls left", *(str(state.rolls_left(p)) for p in range(n))])
     acting = state.acting_players()
-    parts.append({"type": "sheet", "players": [f"P{p}" for p in range(n)], "rows": rows, "to_act": acting[0] if acting else None, "marked": None})
+    parts.append(
+        {
+            "type": "sheet",
+            "players": [f"P{p}" for p in range(n)],
+            "rows": rows,
+            "to_act": acting[0] if acting else None,
+            "marked": None,
+        }
+    )
     return parts
 
 
@@ -72,8 +96,13 @@ def invers(state: GameState, viewer: int | None) -> list[Part]:
         status = f"Ply {state.ply}: {names[state.to_move]} (player {state.to_move}) to move"
     return [
         {"type": "status", "text": status},
-        {"type": "board", "tiles": "".join(TILE_LETTERS[t] for t in state.board), "hands": [TILE_LETTERS[state.tile_in_hand(p)] for p in (0, 1)],
-         "players": [f"P0 {names[0]}", f"P1 {names[1]}"], "to_move": None if state.is_terminal() else state.to_move},
+        {
+            "type": "board",
+            "tiles": "".join(TILE_LETTERS[t] for t in state.board),
+            "hands": [TILE_LETTERS[state.tile_in_hand(p)] for p in (0, 1)],
+            "players": [f"P0 {names[0]}", f"P1 {names[1]}"],
+            "to_move": None if state.is_terminal() else state.to_move,
+        },
     ]
 
 

@@ -98,16 +98,26 @@ class ExpertIteration(Pipeline):
             import gymnasium
 
             env = gymnasium.make(get_entry(config.env).gym_id, **config.env_kwargs)
-            self.model = MaskablePPO("MlpPolicy", env, seed=config.seed, device="cpu", policy_kwargs=policy_kwargs(config.policy_kwargs))
+            self.model = MaskablePPO(
+                "MlpPolicy", env, seed=config.seed, device="cpu", policy_kwargs=policy_kwargs(config.policy_kwargs)
+            )
         self.policy = self.model.policy
         self.network = PolicyValueNetwork(self.policy)
-        self.optimizer = torch.optim.Adam(self.policy.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay)
+        self.optimizer = torch.optim.Adam(
+            self.policy.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
+        )
         self.learner = Learner(self.network, config, self.game.num_actions)
-        self.fixed = [make_agent(config.env, spec, self.game, seed=config.seed + i) for i, spec in enumerate(config.pool)]
+        self.fixed = [
+            make_agent(config.env, spec, self.game, seed=config.seed + i) for i, spec in enumerate(config.pool)
+        ]
         self.snapshots: list[tuple[str, Learner]] = []
         self.buffer: deque = deque(maxlen=config.buffer_size)
         self.symmetries = symmetry_maps(self.game) if config.symmetries else [None]
-        self.teacher = None if config.teacher is None else TeacherLabels(config.env, config.env_kwargs, config.teacher, config.seed, config.workers)
+        self.teacher = (
+            None
+            if config.teacher is None
+            else TeacherLabels(config.env, config.env_kwargs, config.teacher, config.seed, config.workers)
+        )
         earlier = checkpoint.metadata if checkpoint is not None else {}
         self.log: list[dict] = list(earlier.get("generation_log", []))
         self.positions = int(earlier.get("positions", 0))
@@ -137,7 +147,12 @@ class ExpertIteration(Pipeline):
             if self.rng.random() < config.bot_game_weight:  # a teacher game: two bots, both seats kept
                 games.append(
                     play_training_game(
-                        self.game, [self.bot()[1], self.bot()[1]], self.rng, config.random_opening_plies, {0, 1}, config.random_move_rate
+                        self.game,
+                        [self.bot()[1], self.bot()[1]],
+                        self.rng,
+                        config.random_opening_plies,
+                        {0, 1},
+                        config.random_move_rate,
                     )
                 )
                 continue
@@ -145,15 +160,23 @@ class ExpertIteration(Pipeline):
             seat = g % 2
             seats: list = [opponent, opponent]
             seats[seat] = self.learner
-            recorded = {0, 1} if opponent is self.learner or (self.config.imitate_pool and name in self.config.pool) else {seat}
-            final, records = play_training_game(self.game, seats, self.rng, config.random_opening_plies, recorded, config.random_move_rate)
+            recorded = (
+                {0, 1}
+                if opponent is self.learner or (self.config.imitate_pool and name in self.config.pool)
+                else {seat}
+            )
+            final, records = play_training_game(
+                self.game, seats, self.rng, config.random_opening_plies, recorded, config.random_move_rate
+            )
             if opponent is not self.learner:
                 results.setdefault(name, []).append(float(final.returns()[seat]))
             games.append((final, records))
         if self.teacher is not None:
             records = [record for _, game_records in games for record in game_records]
             for record, values in zip(records, self.teacher.label([r.observation for r in records])):
-                record.policy, record.search_value = teacher_targets(values, self.game.num_actions, config.policy_temperature)
+                record.policy, record.search_value = teacher_targets(
+                    values, self.game.num_actions, config.policy_temperature
+                )
         data = [target for final, records in games for target in learner_targets(records, final, config.value_mix)]
         return data, results
 
@@ -169,7 +192,9 @@ class ExpertIteration(Pipeline):
         for _ in range(steps):
             index = torch.as_tensor(self.rng.integers(len(self.buffer), size=self.config.batch_size))
             symmetry = self.symmetries[self.rng.integers(len(self.symmetries))]
-            batch_observations, batch_masks, batch_policies, _ = turned(symmetry, observations[index], masks[index], policies[index])
+            batch_observations, batch_masks, batch_policies, _ = turned(
+                symmetry, observations[index], masks[index], policies[index]
+            )
             features = self.policy.extract_features(batch_observations)
             latent_pi, latent_vf = self.policy.mlp_extractor(features)
             policy_loss = soft_target_cross_entropy(self.policy.action_net(latent_pi), batch_masks, batch_policies)
@@ -186,7 +211,9 @@ class ExpertIteration(Pipeline):
     def add_snapshot(self, generation: int) -> None:
         frozen = copy.deepcopy(self.policy).eval()
         config = dataclasses.replace(self.config, explore_plies=0)
-        self.snapshots.append((f"snapshot-{generation}", Learner(PolicyValueNetwork(frozen), config, self.game.num_actions)))
+        self.snapshots.append(
+            (f"snapshot-{generation}", Learner(PolicyValueNetwork(frozen), config, self.game.num_actions))
+        )
         del self.snapshots[: -self.config.max_snapshots]
 
     def learn(self, session: Session) -> str | None:

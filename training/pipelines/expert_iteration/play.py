@@ -74,7 +74,9 @@ def play_training_game(
         elif random_move_rate and rng.random() < random_move_rate:
             action = int(rng.choice(np.flatnonzero(mask)))
             if player in recorded:
-                records.append(Record(player, state.observe(player), mask.copy(), _one_hot(action, game.num_actions), None))
+                records.append(
+                    Record(player, state.observe(player), mask.copy(), _one_hot(action, game.num_actions), None)
+                )
         elif isinstance(seat, Learner):
             action, record = seat.move(state, plies, rng)
             if player in recorded:
@@ -107,5 +109,3 @@ def learner_targets(records: list[Record], final: GameState, value_mix: float) -
             value = value_mix * r.search_value + (1.0 - value_mix) * value
         targets.append((r.observation, r.mask, r.policy, value))
     return targets
-
-

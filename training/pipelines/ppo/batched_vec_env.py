@@ -67,7 +67,11 @@ class BatchedVecEnv(VecEnv):
                 infos[i] = {
                     "terminal_observation": final[i],
                     "TimeLimit.truncated": bool(truncated[i] and not terminated[i]),
-                    "episode": {"r": round(float(self._episode_return[i]), 6), "l": int(self._episode_length[i]), "t": now},
+                    "episode": {
+                        "r": round(float(self._episode_return[i]), 6),
+                        "l": int(self._episode_length[i]),
+                        "t": now,
+                    },
                 }
             self._episode_return[dones] = 0.0
             self._episode_length[dones] = 0

@@ -55,7 +55,9 @@ def load_reward_normalizer(checkpoint: Checkpoint, venv):
     from stable_baselines3.common.vec_env import VecNormalize
 
     if REWARD_STATS_FILE not in checkpoint.files:
-        raise CheckpointError(f"cannot resume: the checkpoint of {checkpoint.run_dir} has no {REWARD_STATS_FILE} (normalize_reward changed?)")
+        raise CheckpointError(
+            f"cannot resume: the checkpoint of {checkpoint.run_dir} has no {REWARD_STATS_FILE} (normalize_reward changed?)"
+        )
     try:
         return VecNormalize.load(str(checkpoint.files[REWARD_STATS_FILE]), venv)
     except Exception as error:
@@ -76,7 +78,9 @@ def restore_training_state(state: dict[str, Any], model, self_play) -> None:
     torch.set_rng_state(state["torch_rng"])
     venv = model.get_env()
     if len(state["env_rngs"]) != venv.num_envs:
-        raise CheckpointError(f"cannot resume: the checkpoint has {len(state['env_rngs'])} envs, the config {venv.num_envs}")
+        raise CheckpointError(
+            f"cannot resume: the checkpoint has {len(state['env_rngs'])} envs, the config {venv.num_envs}"
+        )
     for index, generator in enumerate(state["env_rngs"]):
         venv.set_attr("np_random", generator, indices=[index])
     if self_play is not None:

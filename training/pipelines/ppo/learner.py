@@ -37,7 +37,12 @@ class PPO(Pipeline):
     default_config = "{env}"
     checkpoint_required = (MODEL_FILE, TRAINING_STATE_FILE)
     overrides = (
-        Override("timesteps", "total_timesteps", int, "total timesteps; a shorter run than the config's also shortens its warm start"),
+        Override(
+            "timesteps",
+            "total_timesteps",
+            int,
+            "total timesteps; a shorter run than the config's also shortens its warm start",
+        ),
         Override("warm-start-episodes", "warm_start.episodes", int, "teacher episodes of the warm start"),
     )
 
@@ -52,12 +57,20 @@ class PPO(Pipeline):
         episodes = max(config.n_envs, math.ceil(settings.episodes * config.total_timesteps / planned))
         if episodes >= settings.episodes:
             return None
-        note = (f"Warm start: {episodes} teacher episodes, the config's {settings.episodes} scaled to "
-                f"{config.total_timesteps:,} of its {planned:,} steps (--warm-start-episodes N sets them)")
+        note = (
+            f"Warm start: {episodes} teacher episodes, the config's {settings.episodes} scaled to "
+            f"{config.total_timesteps:,} of its {planned:,} steps (--warm-start-episodes N sets them)"
+        )
         settings.episodes = episodes
         return note
 
-    def __init__(self, config: PPOConfig, run_dir: Path, checkpoint: Checkpoint | None, on_curve_point: Callable[[dict], None] | None = None):
+    def __init__(
+        self,
+        config: PPOConfig,
+        run_dir: Path,
+        checkpoint: Checkpoint | None,
+        on_curve_point: Callable[[dict], None] | None = None,
+    ):
         super().__init__(config, run_dir, checkpoint)
         self.resumed = checkpoint is not None
         self.on_curve_point = on_curve_point
@@ -90,13 +103,31 @@ class PPO(Pipeline):
 
     def learn(self, session: Session) -> None:
         config, model = self.config, self.model
-        model.set_logger(configure_logger(0, str(self.run_dir / TENSORBOARD_DIR), "ppo", reset_num_timesteps=not self.resumed))
+        model.set_logger(
+            configure_logger(0, str(self.run_dir / TENSORBOARD_DIR), "ppo", reset_num_timesteps=not self.resumed)
+        )
         if config.warm_start.enabled and not self.resumed:
-            labels = f", every decision valued by {config.warm_start.label_with or config.warm_start.teacher}" if config.warm_start.temperature > 0 else ""
-            print(f"Warm start: {config.warm_start.episodes} episodes of {config.warm_start.teacher}{labels}, then "
-                  f"{config.warm_start.epochs} epochs of cloning", flush=True)
-            self.warm_start_summary = warm_start(model, self.venv, config.warm_start, config.env, self.game, config.seed, self.run_dir,
-                                                 say=session.say, stop_requested=lambda: session.stop_requested)
+            labels = (
+                f", every decision valued by {config.warm_start.label_with or config.warm_start.teacher}"
+                if config.warm_start.temperature > 0
+                else ""
+            )
+            print(
+                f"Warm start: {config.warm_start.episodes} episodes of {config.warm_start.teacher}{labels}, then "
+                f"{config.warm_start.epochs} epochs of cloning",
+                flush=True,
+            )
+            self.warm_start_summary = warm_start(
+                model,
+                self.venv,
+                config.warm_start,
+                config.env,
+                self.game,
+                config.seed,
+                self.run_dir,
+                say=session.say,
+                stop_requested=lambda: session.stop_requested,
+            )
             print(f"Warm start: {self.warm_start_summary}")
         run_callback = RunCallback(session, self.self_play)
         callbacks = [run_callback]
@@ -110,18 +141,24 @@ class PPO(Pipeline):
             progress_bar=session.progress,
             tb_log_name="ppo",
         )
-        if model.num_timesteps < self.budget:  # stopped mid-rollout: the checkpoint holds what the model has learned from
+        if (
+            model.num_timesteps < self.budget
+        ):  # stopped mid-rollout: the checkpoint holds what the model has learned from
             model.num_timesteps = run_callback.learned_timesteps
 
     def checkpoint_files(self):
-        return ppo_checkpoint.checkpoint_files(self.model, self.venv if self.config.normalize_reward else None, self.self_play)
+        return ppo_checkpoint.checkpoint_files(
+            self.model, self.venv if self.config.normalize_reward else None, self.self_play
+        )
 
     def timing(self, wall_s: float) -> str:
         if self.warm_start_summary is None:
             return ""
         warm = self.warm_start_summary["collect_s"] + self.warm_start_summary["clone_s"]
-        return (f" (warm start {warm:.0f} s: {self.warm_start_summary['collect_s']:.0f} s of teacher games and labels, "
-                f"{self.warm_start_summary['clone_s']:.0f} s of cloning; PPO {wall_s - warm:.0f} s)")
+        return (
+            f" (warm start {warm:.0f} s: {self.warm_start_summary['collect_s']:.0f} s of teacher games and labels, "
+            f"{self.warm_start_summary['clone_s']:.0f} s of cloning; PPO {wall_s - warm:.0f} s)"
+        )
 
     def metadata(self) -> dict:
         return {"warm_start": self.warm_start_summary} if self.warm_start_summary is not None else {}

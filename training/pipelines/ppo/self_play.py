@@ -49,7 +49,10 @@ class SelfPlay:
 
     def state(self) -> dict:
         """What a checkpoint keeps of the pool: the snapshots' weights and the step of the last one."""
-        return {"last_snapshot": self._last_snapshot, "snapshots": [agent.policy.state_dict() for agent in self.snapshots]}
+        return {
+            "last_snapshot": self._last_snapshot,
+            "snapshots": [agent.policy.state_dict() for agent in self.snapshots],
+        }
 
     def restore(self, state: dict, policy) -> None:
         """The pool of :meth:`state`, its snapshots rebuilt on copies of ``policy``."""

@@ -67,7 +67,12 @@ def make_training_env(config: PPOConfig, seed: bool = True) -> tuple[VecEnv, Any
 
     if config.vec_env == "batched":
         batched = BatchedVectorEnv(
-            config.env, config.n_envs, autoreset_mode=AutoresetMode.SAME_STEP, opponents=opponents_for(0), **reward, **config.env_kwargs
+            config.env,
+            config.n_envs,
+            autoreset_mode=AutoresetMode.SAME_STEP,
+            opponents=opponents_for(0),
+            **reward,
+            **config.env_kwargs,
         )
         venv = BatchedVecEnv(batched)
     elif config.vec_env == "game":

@@ -44,12 +44,12 @@ from stable_baselines3.common.vec_env import VecEnv, VecNormalize
 
 from agents.registry import make_agent
 from envs.core import Game
-from training.framework.schema import ConfigError
 from training.framework.progress import Progress
 from training.framework.run_files import DEMONSTRATIONS_FILE, write_atomic
+from training.framework.schema import ConfigError
+from training.teacher.labels import TeacherLabels, teacher_targets
 from training.teacher.loss import soft_target_cross_entropy
 from training.teacher.symmetry import symmetry_maps, turned
-from training.teacher.labels import TeacherLabels, teacher_targets
 
 
 @dataclass
@@ -100,7 +100,9 @@ def collect_demonstrations(
     teachers = [make_agent(env_name, teacher, game, seed=seed * 1000 + i) for i in range(venv.num_envs)]
     labels = None
     if temperature > 0:  # checked before the games: a teacher without move_values is a config error
-        labels = TeacherLabels(env_name, env_kwargs if env_kwargs is not None else game.options(), label_with or teacher, seed, workers)
+        labels = TeacherLabels(
+            env_name, env_kwargs if env_kwargs is not None else game.options(), label_with or teacher, seed, workers
+        )
     observations, masks, actions, rewards, dones = [], [], [], [], []
     finished, raw_returns = 0, []
     running = np.zeros(venv.num_envs)
@@ -137,7 +139,9 @@ def collect_demonstrations(
     if labels is not None:
         try:
             positions = list(np.array(observations)[complete])
-            values = labels.label(positions, Progress(f"warm start: {label_with or teacher} labels", len(positions), say, stop_requested))
+            values = labels.label(
+                positions, Progress(f"warm start: {label_with or teacher} labels", len(positions), say, stop_requested)
+            )
         finally:
             labels.close()
         policies = np.stack([teacher_targets(v, game.num_actions, temperature)[0] for v in values])
@@ -152,17 +156,23 @@ def collect_demonstrations(
     )
 
 
-def imitation_loss(policy, demos: Demonstrations, index: torch.Tensor, symmetry=None) -> tuple[torch.Tensor, torch.Tensor]:
+def imitation_loss(
+    policy, demos: Demonstrations, index: torch.Tensor, symmetry=None
+) -> tuple[torch.Tensor, torch.Tensor]:
     """The critic's values and the cross-entropy towards the teacher on ``index``: of its
     move, or of its soft targets where the demonstrations have them; the positions turned
     by ``symmetry`` (one of :func:`symmetry_maps`) when given."""
     targets = None if demos.policies is None else demos.policies[index]
-    observations, masks, targets, actions = turned(symmetry, demos.observations[index], demos.masks[index], targets, demos.actions[index])
+    observations, masks, targets, actions = turned(
+        symmetry, demos.observations[index], demos.masks[index], targets, demos.actions[index]
+    )
     if targets is None:
         values, log_prob, _ = policy.evaluate_actions(observations, actions, masks)
         return values, -log_prob.mean()
     distribution = policy.get_distribution(observations, action_masks=masks.numpy())
-    return policy.predict_values(observations), soft_target_cross_entropy(distribution.distribution.logits, masks, targets)
+    return policy.predict_values(observations), soft_target_cross_entropy(
+        distribution.distribution.logits, masks, targets
+    )
 
 
 def _returns_to_go(rewards: np.ndarray, dones: np.ndarray, gamma: float) -> np.ndarray:
@@ -185,8 +195,18 @@ def _finished_steps(dones: np.ndarray) -> np.ndarray:
     return complete
 
 
-def behaviour_clone(policy, demos: Demonstrations, epochs: int, batch_size: int, learning_rate: float,
-                    value_coef: float, seed: int, logger=None, symmetries=None, progress: Progress | None = None) -> dict[str, float]:
+def behaviour_clone(
+    policy,
+    demos: Demonstrations,
+    epochs: int,
+    batch_size: int,
+    learning_rate: float,
+    value_coef: float,
+    seed: int,
+    logger=None,
+    symmetries=None,
+    progress: Progress | None = None,
+) -> dict[str, float]:
     """Fit the policy to the teacher's actions and the value head to its returns, each
     minibatch turned by a random one of ``symmetries`` (:func:`symmetry_maps`) if given."""
     symmetries = symmetries or [None]
@@ -239,7 +259,9 @@ class TeacherGuidedPPO(MaskablePPO):
     guide_coef: float = 0.0
     guide_decay_steps: int = 1
 
-    def attach_teacher(self, demonstrations: Demonstrations, guide_coef: float, guide_decay_steps: int, symmetries=None) -> None:
+    def attach_teacher(
+        self, demonstrations: Demonstrations, guide_coef: float, guide_decay_steps: int, symmetries=None
+    ) -> None:
         self.demonstrations = demonstrations
         self._guide_symmetries = symmetries or [None]
         self.guide_coef = guide_coef
@@ -275,8 +297,17 @@ class TeacherGuidedPPO(MaskablePPO):
         return [*super()._excluded_save_params(), "demonstrations", "_guide_rng", "_guide_symmetries"]
 
 
-def warm_start(model: TeacherGuidedPPO, venv: VecEnv, settings, env_name: str, game: Game, seed: int,
-               run_dir: Path, say=None, stop_requested=None) -> dict[str, float]:
+def warm_start(
+    model: TeacherGuidedPPO,
+    venv: VecEnv,
+    settings,
+    env_name: str,
+    game: Game,
+    seed: int,
+    run_dir: Path,
+    say=None,
+    stop_requested=None,
+) -> dict[str, float]:
     """Steps 1-3 of the module docstring on a fresh ``model``; returns what it measured.
 
     The demonstrations are kept in the run folder, so that a resumed run keeps its guide.
@@ -284,21 +315,43 @@ def warm_start(model: TeacherGuidedPPO, venv: VecEnv, settings, env_name: str, g
     """
     started = time.perf_counter()
     demos = collect_demonstrations(
-        venv, env_name, game, settings.teacher, settings.episodes, model.gamma, seed,
-        settings.temperature, settings.label_with, settings.workers, say=say, stop_requested=stop_requested,
+        venv,
+        env_name,
+        game,
+        settings.teacher,
+        settings.episodes,
+        model.gamma,
+        seed,
+        settings.temperature,
+        settings.label_with,
+        settings.workers,
+        say=say,
+        stop_requested=stop_requested,
     )
     write_atomic(run_dir / DEMONSTRATIONS_FILE, lambda name: torch.save(asdict(demos), name))
     collected = time.perf_counter()
     symmetries = symmetry_maps(game)
     summary = behaviour_clone(
-        model.policy, demos, settings.epochs, settings.batch_size, settings.learning_rate, settings.value_coef, seed, model.logger,
-        symmetries, Progress("warm start: cloning epochs", settings.epochs, say, stop_requested),
+        model.policy,
+        demos,
+        settings.epochs,
+        settings.batch_size,
+        settings.learning_rate,
+        settings.value_coef,
+        seed,
+        model.logger,
+        symmetries,
+        Progress("warm start: cloning epochs", settings.epochs, say, stop_requested),
     )
     if settings.guide_coef > 0:
         model.attach_teacher(demos, settings.guide_coef, settings.guide_decay_steps, symmetries)
     return {
         "teacher": settings.teacher,
-        **({"labelled_by": settings.label_with or settings.teacher, "label_workers": settings.workers} if settings.temperature > 0 else {}),
+        **(
+            {"labelled_by": settings.label_with or settings.teacher, "label_workers": settings.workers}
+            if settings.temperature > 0
+            else {}
+        ),
         "episodes": demos.episodes,
         "decisions": len(demos),
         "teacher_mean_return": round(demos.mean_episode_return, 3),
@@ -318,6 +371,10 @@ def resume_guide(model: TeacherGuidedPPO, settings, run_dir: Path, game: Game | 
     try:
         demos = Demonstrations(**torch.load(path, weights_only=True))
     except Exception as error:  # a torn or foreign file: name it
-        raise ConfigError(f"cannot resume the warm start's guide: {path} is unreadable ({type(error).__name__}: {error})") from None
-    model.attach_teacher(demos, settings.guide_coef, settings.guide_decay_steps, None if game is None else symmetry_maps(game))
+        raise ConfigError(
+            f"cannot resume the warm start's guide: {path} is unreadable ({type(error).__name__}: {error})"
+        ) from None
+    model.attach_teacher(
+        demos, settings.guide_coef, settings.guide_decay_steps, None if game is None else symmetry_maps(game)
+    )
     return True

@@ -24,13 +24,19 @@ class RLlibConfig(PPOConfig):
     iterations: int = setting(20, integer(1))  #: the budget: PPO iterations (one train batch each)
     workers: int = setting(2, integer(0))  #: env runners (one CPU each)
     address: str | None = setting(None, OPTIONAL_TEXT)  #: a Ray cluster to join (e.g. "auto"); null: start a local Ray
-    rollout_steps: int | None = setting(None, optional(integer(1)))  #: env steps per iteration (null: ppo.n_steps x n_envs)
-    checkpoint_iterations: int = setting(10, integer(1))  #: iterations between checkpoints (checkpoint_every counts PPO steps)
+    rollout_steps: int | None = setting(
+        None, optional(integer(1))
+    )  #: env steps per iteration (null: ppo.n_steps x n_envs)
+    checkpoint_iterations: int = setting(
+        10, integer(1)
+    )  #: iterations between checkpoints (checkpoint_every counts PPO steps)
 
     def check(self, game: Game) -> None:
         super().check(game)
         if isinstance(self.policy_kwargs.get("net_arch"), dict):
-            raise ConfigError("policy_kwargs.net_arch: RLlib's masked module takes one list of layer sizes, not {pi, vf}")
+            raise ConfigError(
+                "policy_kwargs.net_arch: RLlib's masked module takes one list of layer sizes, not {pi, vf}"
+            )
 
     def unused_keys(self) -> list[str]:
         """The sb3 pipeline's keys set in this config that RLlib does not use."""

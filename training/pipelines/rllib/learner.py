@@ -23,7 +23,6 @@ from training.framework.run import Override, Pipeline, Session
 from training.framework.schema import ConfigError
 from training.pipelines.rllib.config import ACTIVATIONS, RLlibConfig
 
-
 #: Seconds an iteration waits for the env runners' samples; RLlib's default (60 s) drops
 #: whole batches on a busy machine, leaving iterations that sampled nothing.
 SAMPLE_TIMEOUT_S = 900.0
@@ -53,7 +52,10 @@ def build_config(config: RLlibConfig):
         PPOConfig()
         .environment(rllib_env_name(config.env), env_config=env_config)
         .env_runners(
-            num_env_runners=config.workers, num_envs_per_env_runner=1, num_cpus_per_env_runner=1, sample_timeout_s=SAMPLE_TIMEOUT_S
+            num_env_runners=config.workers,
+            num_envs_per_env_runner=1,
+            num_cpus_per_env_runner=1,
+            sample_timeout_s=SAMPLE_TIMEOUT_S,
         )
         .learners(num_learners=0)  # the learner runs in the driver
         .multi_agent(policies={SHARED_POLICY}, policy_mapping_fn=shared_policy)
@@ -62,7 +64,11 @@ def build_config(config: RLlibConfig):
                 rl_module_specs={
                     SHARED_POLICY: RLModuleSpec(
                         module_class=ActionMaskingTorchRLModule,
-                        model_config={"fcnet_hiddens": hidden, "fcnet_activation": activation, "head_fcnet_hiddens": []},
+                        model_config={
+                            "fcnet_hiddens": hidden,
+                            "fcnet_activation": activation,
+                            "head_fcnet_hiddens": [],
+                        },
                     )
                 }
             )
@@ -142,7 +148,9 @@ class RLlib(Pipeline):
             sampled = runners["num_env_steps_sampled_lifetime"]
             returns = runners.get("agent_episode_returns_mean", {})
             shown = " ".join(f"{agent}={value:+.2f}" for agent, value in sorted(returns.items()))
-            session.say(f"iter {self.iterations:>3}  env steps {sampled:>8}  {sampled / session.wall_s:7.0f} steps/s  returns {shown}")
+            session.say(
+                f"iter {self.iterations:>3}  env steps {sampled:>8}  {sampled / session.wall_s:7.0f} steps/s  returns {shown}"
+            )
             if self.iterations < self.budget:
                 session.saved_if_due()
 

@@ -161,21 +161,36 @@ class TurnValueTD(Pipeline):
     def checkpoint_files(self):
         return {
             VALUE_FILE: lambda p: save_turn_value(p, self.net, self.config.env, self.agent_class.feature_version),
-            STATE_FILE: lambda p: torch.save({
-                "net": self.net.state_dict(), "optimizer": self.optimizer.state_dict(), "replay_features": self.replay.features,
-                "replay_targets": self.replay.targets, "replay_count": self.replay.count,
-                "rng": self.rng.bit_generator.state, "games_done": self.games_done, "warm_started": self.warm_started}, p),
+            STATE_FILE: lambda p: torch.save(
+                {
+                    "net": self.net.state_dict(),
+                    "optimizer": self.optimizer.state_dict(),
+                    "replay_features": self.replay.features,
+                    "replay_targets": self.replay.targets,
+                    "replay_count": self.replay.count,
+                    "rng": self.rng.bit_generator.state,
+                    "games_done": self.games_done,
+                    "warm_started": self.warm_started,
+                },
+                p,
+            ),
         }
 
     def _restore(self, checkpoint: Checkpoint) -> None:
         """The state of the last checkpoint (network and optimizer from one file, so they always match)."""
         try:
-            state = torch.load(checkpoint.files[STATE_FILE], map_location="cpu", weights_only=False)  # the run's own file
+            state = torch.load(
+                checkpoint.files[STATE_FILE], map_location="cpu", weights_only=False
+            )  # the run's own file
             self.net.load_state_dict(state["net"])
             self.optimizer.load_state_dict(state["optimizer"])
         except Exception as error:  # a foreign file fails in torch.load or in the state dicts
             raise checkpoint.unusable(STATE_FILE, error) from None
-        self.replay.features[:], self.replay.targets[:], self.replay.count = state["replay_features"], state["replay_targets"], state["replay_count"]
+        self.replay.features[:], self.replay.targets[:], self.replay.count = (
+            state["replay_features"],
+            state["replay_targets"],
+            state["replay_count"],
+        )
         self.rng.bit_generator.state = state["rng"]
         self.games_done, self.warm_started = state["games_done"], state["warm_started"]
 
@@ -184,7 +199,11 @@ class TurnValueTD(Pipeline):
 
         config = self.config
         writer = SummaryWriter(str(self.run_dir / TENSORBOARD_DIR))
-        curve = self.learning_curve(record=lambda row, games: [writer.add_scalar(f"curve/{k}", v, games) for k, v in row.items() if k != "games"])
+        curve = self.learning_curve(
+            record=lambda row, games: [
+                writer.add_scalar(f"curve/{k}", v, games) for k, v in row.items() if k != "games"
+            ]
+        )
         if curve is not None:
             curve.start(self.games_done)
         if not self.warm_started:
@@ -205,9 +224,13 @@ class TurnValueTD(Pipeline):
             loss = fit(self.net, self.optimizer, self.replay, config.updates_per_iteration, config.batch_size, self.rng)
             writer.add_scalar("train/score_mean", float(np.mean(scores)), self.games_done)
             writer.add_scalar("train/value_loss", loss, self.games_done)
-            session.say(f"games {self.games_done}/{config.games}: score {np.mean(scores):.1f}, loss {loss:.4f}, {session.wall_s:.0f} s")
+            session.say(
+                f"games {self.games_done}/{config.games}: score {np.mean(scores):.1f}, loss {loss:.4f}, {session.wall_s:.0f} s"
+            )
             if curve is not None and curve.due(self.games_done):
-                print(f"curve at {self.games_done} games: {summary(curve.point(self.agent, self.games_done))}", flush=True)
+                print(
+                    f"curve at {self.games_done} games: {summary(curve.point(self.agent, self.games_done))}", flush=True
+                )
             if self.games_done < config.games:
                 session.saved_if_due()
         writer.close()
@@ -223,7 +246,9 @@ class TurnValueTD(Pipeline):
                 estimates.append(found)
 
         for _ in range(settings.games):
-            features, backups, points, _ = play_turns(self.game, teacher, self.agent, self.rng, collect_estimates if settings.teacher_values else None)
+            features, backups, points, _ = play_turns(
+                self.game, teacher, self.agent, self.rng, collect_estimates if settings.teacher_values else None
+            )
             turns.append((features, lambda_targets(backups, points, 1.0)))
         features = np.concatenate([f for f, _ in turns] + [f for f, _ in estimates])
         targets = np.concatenate([t for _, t in turns] + [v for _, v in estimates])
@@ -236,5 +261,8 @@ class TurnValueTD(Pipeline):
         self.replay.add(features[keep], targets[keep])
         estimated = sum(len(v) for _, v in estimates)
         also = f" and {estimated} of the teacher's own sheet values" if estimated else ""
-        print(f"Warm start: {settings.games} {settings.teacher} games, {sum(len(t) for _, t in turns)} turns{also}, mean return "
-              f"{float(np.mean([t[0] for _, t in turns])):.1f}, {updates} updates, loss {loss:.4f}", flush=True)
+        print(
+            f"Warm start: {settings.games} {settings.teacher} games, {sum(len(t) for _, t in turns)} turns{also}, mean return "
+            f"{float(np.mean([t[0] for _, t in turns])):.1f}, {updates} updates, loss {loss:.4f}",
+            flush=True,
+        )
