@@ -38,12 +38,13 @@ def _checkpoint_steps(run: Path) -> int:
 
 @contextmanager
 def training_until_first_checkpoint(config: Path, run: Path) -> Iterator[subprocess.Popen]:
-    """train.py in a subprocess, still training once its first checkpoint is on disk."""
+    """train.py in a subprocess, still training once its first checkpoint after a PPO update is on disk
+    (the one at 0 timesteps, taken at the start, does not count)."""
     command = [sys.executable, "training/train.py", "--config", str(config), "--run-dir", str(run), *QUIET]
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 600  # generous: the machine may be busy; the test waits for an event, not a time
-        while not (run / METADATA_FILE).exists():
+        while not ((run / METADATA_FILE).exists() and _checkpoint_steps(run) > 0):
             assert process.poll() is None, process.communicate()
             assert time.monotonic() < deadline, "no checkpoint within 600 s"
             time.sleep(0.2)
@@ -108,15 +109,15 @@ def test_sigint_and_sigterm_save_a_checkpoint_and_say_how_to_resume(tmp_path, si
     assert train.main(["--resume", str(run), "--timesteps", str(_checkpoint_steps(run) + ROLLOUT), *QUIET]) == 0
 
 
-def test_a_signal_during_the_warm_start_stops_at_once_and_leaves_the_folder_free(tmp_path):
-    """Before the first checkpoint there is nothing to resume: the run says so, exits with 143
-    and leaves no config.yaml that would make the same --run-dir refuse a new start."""
+def test_a_signal_during_the_warm_start_stops_at_once_and_leaves_a_run_to_resume(tmp_path):
+    """A stop during the warm start does not wait for it to end: the run keeps the checkpoint it
+    took at 0 timesteps before the warm start, says how to resume, and the resume warms up again."""
     run = tmp_path / "run"
     config = tiny_config(tmp_path, total_timesteps=100_000, warm_start={"enabled": True, "episodes": 100_000})
     command = [sys.executable, "-u", "training/train.py", "--config", str(config), "--run-dir", str(run), *QUIET]
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        for line in process.stdout:  # wait for the warm start itself (the signal guard is up), not for a time
+        for line in process.stdout:  # wait for the warm start itself, not for a time
             if line.startswith("Warm start: 100000 episodes"):
                 break
         process.send_signal(signal.SIGTERM)
@@ -127,12 +128,32 @@ def test_a_signal_during_the_warm_start_stops_at_once_and_leaves_the_folder_free
     assert process.returncode == 128 + signal.SIGTERM
     assert "Traceback" not in err
     assert err.strip().splitlines()[-1] == (
-        "SIGTERM: stopped during warm start: teacher episodes, before the run's first checkpoint: nothing to resume; start it again"
+        f"SIGTERM: checkpoint saved at 0 timesteps; resume with: python training/train.py --resume {run}"
     )
-    assert not (run / "config.yaml").exists() and not (run / METADATA_FILE).exists()
-    assert (
-        not run.exists()
-    )  # the folder this run made (TensorBoard's first events in it) is gone: nothing lingers as a run
+    metadata = json.loads((run / METADATA_FILE).read_text())
+    assert metadata["sessions"][0]["ended"] == "interrupted (SIGTERM) before its first step"
+    assert PPO.read_checkpoint(run).done == 0
+
+
+def test_a_signal_before_the_learner_is_built_still_leaves_a_run_to_resume(tmp_path, capsys, monkeypatch):
+    """The stop counts from the command's start: a SIGTERM while the learner is being built
+    (the envs, the model) is honoured at the first chance, with a checkpoint at 0 and the resume command."""
+    run = tmp_path / "run"
+    built = PPO.__init__
+
+    def build_then_signal(self, *args, **kwargs):
+        built(self, *args, **kwargs)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    monkeypatch.setattr(PPO, "__init__", build_then_signal)
+    assert train.main(["--config", str(tiny_config(tmp_path)), "--run-dir", str(run), *QUIET]) == 128 + signal.SIGTERM
+    err = capsys.readouterr().err
+    assert err.strip().splitlines()[-1] == (
+        f"SIGTERM: checkpoint saved at 0 timesteps; resume with: python training/train.py --resume {run}"
+    )
+    monkeypatch.undo()
+    assert train.main(["--resume", str(run), "--timesteps", str(ROLLOUT), *QUIET]) == 0
+    assert _checkpoint_steps(run) == ROLLOUT
 
 
 def test_a_shorter_run_than_the_config_shortens_its_warm_start(tmp_path, capsys):
@@ -222,12 +243,9 @@ def test_a_run_without_a_checkpoint_cannot_be_resumed(tmp_path, capsys):
 
 
 def test_self_play_pool_snapshots_survive_a_resume(tmp_path):
-    from envs.registry import make_game
     from training.framework.config import load_config
-    from training.pipelines.ppo.checkpoint import load_model, restore_training_state, training_state
+    from training.framework.run import read_training_state
     from training.pipelines.ppo.config import PPOConfig
-    from training.pipelines.ppo.self_play import SelfPlay
-    from training.pipelines.ppo.warm_start import TeacherGuidedPPO
 
     config = yaml.safe_load(open("configs/invers.yaml"))
     config.update(
@@ -247,18 +265,14 @@ def test_self_play_pool_snapshots_survive_a_resume(tmp_path):
     assert train.main(["--config", str(path), "--run-dir", str(run), "--timesteps", str(4 * ROLLOUT), *QUIET]) == 0
 
     checkpoint = PPO.read_checkpoint(run)
-    state = training_state(checkpoint)
+    state = read_training_state(checkpoint)["learner"]
     assert len(state["self_play"]["snapshots"]) == 2 and state["self_play"]["last_snapshot"] == 3 * ROLLOUT
-    resumed_config = load_config(PPOConfig, run / "config.yaml")
-    pool = SelfPlay(resumed_config, make_game("invers"))
-    from training.pipelines.ppo.vector import make_training_env
-
-    venv, _ = make_training_env(resumed_config, seed=False)
-    model = load_model(checkpoint, venv, TeacherGuidedPPO)
-    restore_training_state(state, model, pool)
-    assert len(pool.snapshots) == 2
-    for agent, saved in zip(pool.snapshots, state["self_play"]["snapshots"]):
+    learner = PPO(load_config(PPOConfig, run / "config.yaml"), run, checkpoint)
+    learner.load_state_dict(state)
+    assert len(learner.self_play.snapshots) == 2
+    for agent, saved in zip(learner.self_play.snapshots, state["self_play"]["snapshots"]):
         assert all(torch.equal(agent.policy.state_dict()[k], saved[k]) for k in saved)
+    learner.close()
     assert train.main(["--resume", str(run), "--timesteps", str(5 * ROLLOUT), *QUIET]) == 0
 
 

@@ -17,6 +17,7 @@ from agents.turn_value import TurnValueNet, load_turn_value, save_turn_value
 from envs.games import inverted_dice as dice_rules
 from envs.games import six_hundred as sh_rules
 from training import evaluate, train_td
+from training.framework.run_files import TRAINING_STATE_FILE
 from training.pipelines.td.learner import lambda_targets
 
 
@@ -202,6 +203,6 @@ def test_td_cli_errors_name_the_problem(tmp_path, capsys):
         train_td.main(["--config", str(_tiny_config(tmp_path)), "--run-dir", str(run), "--no-eval", "--no-progress"])
         == 0
     )
-    (run / "training_state.pt").write_bytes(b"damaged")
+    (run / TRAINING_STATE_FILE).write_bytes(b"damaged")
     assert train_td.main(["--resume", str(run), "--games", "30", "--no-progress"]) == 2
-    assert "training_state.pt is damaged" in capsys.readouterr().err
+    assert f"{TRAINING_STATE_FILE} is damaged" in capsys.readouterr().err

@@ -11,7 +11,7 @@ continues from the last one. The run folder
 (``checkpoints/<env>/<date>-<time>-td-seed<seed>/``) gets ``value.pt`` (the network,
 loadable as the agent spec ``td:path=<run>``, or the run folder itself:
 ``training/evaluate.py --checkpoint <run>``), ``config.yaml``, ``metadata.json``,
-``training_state.pt`` (optimizer, replay buffer, generators: what ``--resume`` needs),
+``training_state.pkl`` (optimizer, replay buffer, generators: what ``--resume`` needs),
 ``learning_curve.csv`` / ``.png`` (every ``learning_curve.every`` games: the agent and
 the reference bot on the same fixed dice, also in TensorBoard) and ``evaluation/``
 (the closing evaluation, as ``training/evaluate.py`` reports it).

@@ -92,7 +92,7 @@ def run_trial(base: dict, values: dict, timesteps: int, evaluations: int, report
         report(score, row["timesteps"])
 
     with tempfile.TemporaryDirectory() as run_dir:
-        run_training(PPO(config, Path(run_dir), None, on_curve_point=on_evaluation), progress=False)
+        run_training(PPO(config, Path(run_dir), None), progress=False, on_curve_point=on_evaluation)
     return scores[-1]
 
 

@@ -32,7 +32,7 @@ from training.framework.paths import checkpoint_root, config_path
 from training.framework.run import Pipeline, print_interrupted, run_training
 from training.framework.run_files import CONFIG_FILE, METADATA_FILE
 from training.framework.schema import ConfigError
-from training.framework.stop import TrainingInterrupted
+from training.framework.stop import TrainingInterrupted, stop_requested_by_signals
 
 EVALUATE_SCRIPT = "training/evaluate.py"
 
@@ -60,7 +60,12 @@ def parse_args(pipeline: type[Pipeline], argv: list[str] | None, script: str, de
             help=f"{option.help} (overrides the config's {option.key})",
         )
     parser.add_argument("--eval-games", type=int, help="games of the closing evaluation (overrides the config)")
-    parser.add_argument("--no-eval", action="store_true", help="skip the closing evaluation")
+    parser.add_argument(
+        "--no-eval",
+        action="store_true",
+        help="skip the closing evaluation, in this session and every resume of the run (its config's "
+        "evaluation.enabled: false; a resume with --eval-games N turns it back on)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar or lines")
     return parser.parse_args(argv)
 
@@ -78,6 +83,8 @@ def check_args(pipeline: type[Pipeline], args: argparse.Namespace) -> None:
         value = getattr(args, option.key)
         if option.positive and value is not None and value <= 0:
             raise ConfigError(f"--{option.flag} must be positive, got {value}")
+    if args.no_eval and args.eval_games is not None:
+        raise ConfigError("--no-eval skips the closing evaluation; --eval-games cannot be combined with it")
     if args.eval_games is not None and args.eval_games <= 0:
         raise ConfigError(f"--eval-games must be positive, got {args.eval_games}")
 
@@ -122,8 +129,10 @@ def resolve(pipeline: type[Pipeline], args: argparse.Namespace):
         run_dir = Path(args.run_dir) if args.run_dir else new_run_dir(config.env, pipeline.name, config.seed)
         if (run_dir / METADATA_FILE).exists() or (run_dir / CONFIG_FILE).exists():
             raise ConfigError(f"{run_dir} already holds a run; use --resume {run_dir} to continue it")
-    if args.eval_games is not None:
-        config.evaluation.games = args.eval_games
+    if args.eval_games is not None:  # asks for the closing evaluation, also of a run started with --no-eval
+        config.evaluation.games, config.evaluation.enabled = args.eval_games, True
+    elif args.no_eval:  # the run's choice: written to its config.yaml, so a resume keeps it
+        config.evaluation.enabled = False
     config = config_from_dict(
         pipeline.schema, config.to_dict(), source="resolved config (config file and command line)"
     )
@@ -157,41 +166,47 @@ def build_evaluation_agents(config: RunConfig) -> None:
 
 
 def main(pipeline: type[Pipeline], argv: list[str] | None, script: str, description: str) -> int:
-    """Parse, train (or resume), then evaluate: a training command's whole life."""
+    """Parse, train (or resume), then evaluate: a training command's whole life.
+
+    SIGINT / SIGTERM are caught from the start: a signal that comes while the config is
+    read or the learner is built stops the run at its first chance, with a checkpoint.
+    """
     args = parse_args(pipeline, argv, script, description)
     run_dir = None
-    try:
-        check_args(pipeline, args)
-        pipeline.check_installed()
-        config, run_dir, checkpoint = resolve(pipeline, args)
-        if not args.no_eval and pipeline.evaluable:
-            build_evaluation_agents(config)
-        learner = pipeline(config, run_dir, checkpoint)
-        if checkpoint is not None:
-            print(f"Resuming {run_dir} at {checkpoint.done} of {learner.budget} {pipeline.unit}")
-        else:
-            print(f"Training {config.env} ({pipeline.name}) for {learner.budget} {pipeline.unit} -> {run_dir}")
-        metadata = run_training(learner, checkpoint, progress=not args.no_progress)
-    except USER_ERRORS as error:
-        return fail(error)
-    except TrainingInterrupted as stop:
-        print_interrupted(stop, invocation(script), run_dir, pipeline.unit, invocation(EVALUATE_SCRIPT))
-        return interrupted(stop.signum)
-    except KeyboardInterrupt:
-        saved = run_dir is not None and (run_dir / METADATA_FILE).is_file()
-        hint = (
-            f"the last checkpoint is intact; resume with: {invocation(script)} --resume {run_dir}"
-            if saved
-            else "nothing was saved"
-        )
-        print(f"\ninterrupted: {hint}", file=sys.stderr)
-        return interrupted()
+    with stop_requested_by_signals() as stop:
+        try:
+            check_args(pipeline, args)
+            pipeline.check_installed()
+            config, run_dir, checkpoint = resolve(pipeline, args)
+            if config.evaluation.enabled:
+                build_evaluation_agents(config)
+            learner = pipeline(config, run_dir, checkpoint)
+            if checkpoint is not None:
+                print(f"Resuming {run_dir} at {checkpoint.done} of {learner.budget} {pipeline.unit}")
+            else:
+                print(f"Training {config.env} ({pipeline.name}) for {learner.budget} {pipeline.unit} -> {run_dir}")
+            metadata = run_training(learner, checkpoint, progress=not args.no_progress, stop=stop)
+        except USER_ERRORS as error:
+            return fail(error)
+        except TrainingInterrupted as stopped:
+            print_interrupted(stopped, invocation(script), run_dir, pipeline.unit, invocation(EVALUATE_SCRIPT))
+            return interrupted(stopped.signum)
+        except KeyboardInterrupt:
+            saved = run_dir is not None and (run_dir / METADATA_FILE).is_file()
+            hint = (
+                f"the last checkpoint is intact; resume with: {invocation(script)} --resume {run_dir}"
+                if saved
+                else "nothing was saved"
+            )
+            print(f"\ninterrupted: {hint}", file=sys.stderr)
+            return interrupted()
     wall = metadata["sessions"][-1]["wall_time_s"]
     print(f"Trained {metadata[pipeline.unit]} {pipeline.unit} in {wall:.0f} s{learner.timing(wall)}; run: {run_dir}")
-    if args.no_eval:
-        return 0
-    if not pipeline.evaluable:
-        print(f"No closing evaluation: the evaluation has no agent that loads a {pipeline.name} run yet")
+    if not config.evaluation.enabled:
+        print(
+            f"No closing evaluation (the run's evaluation.enabled is false); evaluate with: "
+            f"{invocation(EVALUATE_SCRIPT)} --checkpoint {run_dir}"
+        )
         return 0
     return closing_evaluation(learner, run_dir, config)
 

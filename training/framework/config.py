@@ -22,6 +22,7 @@ from envs.core import Game
 from envs.registry import ENVS, make_game
 from training.framework.schema import (
     AGENT_SPECS,
+    BOOL,
     MAPPING,
     TEXT,
     Check,
@@ -47,6 +48,9 @@ __all__ = [
 @dataclass
 class EvaluationConfig:
     """The closing evaluation (see ``training/evaluate.py``)."""
+
+    #: whether training ends with it (``--no-eval`` writes false, so that every resume of the run keeps the choice)
+    enabled: bool = setting(True, BOOL)
 
     games: int = setting(1000, integer(1))  #: games per agent (solitaire) or per pairing (several players)
     opponents: list[str] = setting(["random"], AGENT_SPECS)  #: agent specs to compare with

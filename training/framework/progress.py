@@ -1,9 +1,9 @@
 """Progress of a long step that is not learning (a warm start's teacher games, its labelling, its cloning).
 
 A :class:`Progress` prints a line about every tenth of the way ("teacher episodes
-150/1500, 12 s, about 108 s left") and, at each step, honours a stop request: a learner
-stopped before its first checkpoint has nothing to resume from, so the run ends there
-with :class:`StoppedBeforeCheckpoint`.
+150/1500, 12 s, about 108 s left") and, at each step, honours a stop request at once
+with :class:`StoppedDuringPreparation`: a preparation stopped half-way is not worth
+keeping, so the run saves its checkpoint at 0 units and a resume prepares again.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import time
 from collections.abc import Callable
 
 
-class StoppedBeforeCheckpoint(Exception):
-    """A stop request (SIGINT / SIGTERM) arrived before the run's first checkpoint."""
+class StoppedDuringPreparation(Exception):
+    """A stop request (SIGINT / SIGTERM) arrived during a learner's preparation (a warm start)."""
 
     def __init__(self, during: str):
         super().__init__(during)
@@ -39,7 +39,7 @@ class Progress:
     def advance(self, steps: int = 1) -> None:
         self.done += steps
         if self.stop_requested is not None and self.stop_requested():
-            raise StoppedBeforeCheckpoint(self.what)
+            raise StoppedDuringPreparation(self.what)
         if self.say is not None and (self.done >= self._next or self.done >= self.total):
             self._next = (self.done // self._step + 1) * self._step
             elapsed = time.perf_counter() - self._started

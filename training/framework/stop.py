@@ -1,9 +1,10 @@
 """A clean stop on Ctrl-C (SIGINT) or SIGTERM: the learner finishes its update, the run saves.
 
-Every pipeline runs its learner inside :func:`stop_requested_by_signals`; the learner
-looks at :attr:`StopRequest.signum` between updates and returns when it is set, and
-the run framework then commits a checkpoint and exits with the shell's code for the
-signal (130, 143), printing the command that resumes.
+A training command enters :func:`stop_requested_by_signals` before it builds anything, so
+a signal counts from the command's first moment; the run framework's loop looks at
+:attr:`StopRequest.signum` between updates (a warm start between its own steps), then
+commits a checkpoint (at 0 units when the first update never came) and the command exits
+with the shell's code for the signal (130, 143), printing the command that resumes.
 """
 
 from __future__ import annotations
@@ -30,10 +31,9 @@ class StopRequest:
 class TrainingInterrupted(Exception):
     """Training stopped by SIGINT / SIGTERM after saving a checkpoint."""
 
-    def __init__(self, signum: int, done: int, complete: bool, saved: bool = True, during: str = ""):
+    def __init__(self, signum: int, done: int, complete: bool):
         super().__init__(signum, done, complete)
         self.signum, self.done, self.complete = signum, done, complete
-        self.saved, self.during = saved, during  #: whether a checkpoint holds the run; what it stopped (when not)
 
 
 @contextmanager

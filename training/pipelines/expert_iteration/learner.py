@@ -38,15 +38,16 @@ agent ``ppo`` (the policy alone) and ``ppo+search`` (the network in the search),
 PPO run can be the starting point (``init``). A checkpoint is ``model.zip``;
 ``metadata.json`` adds positions, games, CPU time and ``generation_log`` (per
 generation: positions, play and learn times, losses and the results against the pool).
-A run may be resumed with changed settings in its ``config.yaml``; a resumed run keeps
-the network but starts with an empty replay buffer, a fresh optimizer and no snapshots.
+A run may be resumed with changed settings in its ``config.yaml``. The framework's
+``training_state.pkl`` holds the generator, the optimizer, the replay buffer, the
+snapshots and the fixed bots' generators, so a resumed run plays and learns exactly as
+a run that never stopped.
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
-import json
 import time
 from collections import deque
 from pathlib import Path
@@ -57,10 +58,10 @@ import torch
 from agents.base import Agent
 from agents.network import PolicyValueNetwork
 from agents.registry import make_agent
-from agents.trained import load_model
+from agents.trained import PolicyAgent, load_model
 from envs.registry import get_entry, make_game
 from training.framework.checkpoint import Checkpoint
-from training.framework.run import Override, Pipeline, Session
+from training.framework.run import Override, Pipeline
 from training.framework.run_files import MODEL_FILE
 from training.pipelines.expert_iteration.config import ExpertIterationConfig
 from training.pipelines.expert_iteration.play import Learner, learner_targets, play_training_game
@@ -209,43 +210,75 @@ class ExpertIteration(Pipeline):
         return totals
 
     def add_snapshot(self, generation: int) -> None:
-        frozen = copy.deepcopy(self.policy).eval()
-        config = dataclasses.replace(self.config, explore_plies=0)
-        self.snapshots.append(
-            (f"snapshot-{generation}", Learner(PolicyValueNetwork(frozen), config, self.game.num_actions))
-        )
+        self.snapshots.append((f"snapshot-{generation}", self._frozen_learner(copy.deepcopy(self.policy).eval())))
         del self.snapshots[: -self.config.max_snapshots]
 
-    def learn(self, session: Session) -> str | None:
-        config = self.config
-        started, cpu_started = time.perf_counter(), time.process_time()
-        while self.done < config.generations and not session.stop_requested:
-            t0 = time.perf_counter()
-            data, results = self.play_generation()
-            t1 = time.perf_counter()
-            self.buffer.extend(data)
-            losses = self.update(len(data))
-            t2 = time.perf_counter()
-            self.add_snapshot(self.done)
-            entry = {
-                "generation": self.done,
-                "positions": len(data),
-                "play_s": round(t1 - t0, 1),
-                "learn_s": round(t2 - t1, 1),
-                **{k: round(v, 4) for k, v in losses.items()},
-                "score_vs": {name: round(float(np.mean(r)), 3) for name, r in sorted(results.items())},
-                "games_vs": {name: len(r) for name, r in sorted(results.items())},
-            }
-            self.log.append(entry)
-            self.positions += len(data)
-            self.cpu_s += time.process_time() - cpu_started
-            cpu_started = time.process_time()
-            if self.done < config.generations:
-                session.saved_if_due()
-            session.say(json.dumps(entry))
-            if config.max_minutes is not None and time.perf_counter() - started > config.max_minutes * 60:
-                return f"time limit ({config.max_minutes} minutes)"
+    def _frozen_learner(self, frozen_policy) -> Learner:
+        """A snapshot opponent: a frozen copy of the policy in the same search, never exploring."""
+        config = dataclasses.replace(self.config, explore_plies=0)
+        return Learner(PolicyValueNetwork(frozen_policy), config, self.game.num_actions)
+
+    def step(self) -> dict[str, float]:
+        """One generation: its games, the buffer, the updates, a snapshot; its log entry."""
+        t0 = time.perf_counter()
+        cpu_started = time.process_time()
+        data, results = self.play_generation()
+        t1 = time.perf_counter()
+        self.buffer.extend(data)
+        losses = self.update(len(data))
+        t2 = time.perf_counter()
+        self.add_snapshot(self.done)
+        entry = {
+            "generation": self.done,
+            "positions": len(data),
+            "play_s": round(t1 - t0, 1),
+            "learn_s": round(t2 - t1, 1),
+            **{k: round(v, 4) for k, v in losses.items()},
+            "score_vs": {name: round(float(np.mean(r)), 3) for name, r in sorted(results.items())},
+            "games_vs": {name: len(r) for name, r in sorted(results.items())},
+        }
+        self.log.append(entry)
+        self.positions += len(data)
+        self.cpu_s += time.process_time() - cpu_started
+        return {
+            "positions": len(data),
+            **losses,
+            **{f"score_vs/{name}": float(np.mean(r)) for name, r in sorted(results.items())},
+        }
+
+    def stop_reason(self, wall_s: float) -> str | None:
+        if self.config.max_minutes is not None and wall_s > self.config.max_minutes * 60:
+            return f"time limit ({self.config.max_minutes} minutes)"
         return None
+
+    def current_agent(self) -> PolicyAgent:
+        """The network's policy alone, played greedily (the curve measures the network, not its search)."""
+        return PolicyAgent(self.game, self.policy, deterministic=True)
+
+    def state_dict(self) -> dict:
+        """Generator, optimizer, replay buffer (one array per column), snapshots and the fixed bots'
+        generators: all a generation draws on, so a resumed run plays the same games."""
+        columns = [np.stack(column) for column in zip(*self.buffer)] if self.buffer else []
+        return {
+            "rng": self.rng.bit_generator.state,
+            "optimizer": self.optimizer.state_dict(),
+            "buffer": columns,
+            "snapshots": [(name, snapshot.search.network.policy.state_dict()) for name, snapshot in self.snapshots],
+            "bot_rngs": [bot.rng.bit_generator.state for bot in self.fixed],
+        }
+
+    def load_state_dict(self, state: dict) -> None:
+        self.rng.bit_generator.state = state["rng"]
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.buffer.clear()
+        self.buffer.extend(zip(*state["buffer"]))
+        self.snapshots = []
+        for name, weights in state["snapshots"]:
+            frozen = copy.deepcopy(self.policy).eval()
+            frozen.load_state_dict(weights)
+            self.snapshots.append((name, self._frozen_learner(frozen)))
+        for bot, bot_state in zip(self.fixed, state["bot_rngs"], strict=True):
+            bot.rng.bit_generator.state = bot_state
 
     def metadata(self) -> dict:
         return {

@@ -1,19 +1,26 @@
-"""What runs alongside ``model.learn``: checkpoints, self-play snapshots, the learning curve and a clean stop."""
+"""PPO's adapters to the run framework: SB3 runs the loop, the framework does the rest.
+
+:class:`RunCallback` hands every PPO update to :meth:`training.framework.run.Session.after_step`
+(metrics sink, learning curve, checkpoints) and feeds the self-play pool;
+:class:`SinkOutput` points SB3's logger at the run's one metrics sink.
+"""
 
 from __future__ import annotations
 
-from stable_baselines3.common.callbacks import BaseCallback
+from numbers import Real
 
-from agents.trained import PolicyAgent
-from training.framework.curve import LearningCurve
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.logger import KVWriter
+
+from training.framework.metrics import MetricsSink
 from training.framework.run import Session
 
 
 class RunCallback(BaseCallback):
-    """Checkpoints every ``checkpoint_every`` timesteps, feeds the self-play pool and honours a stop request.
+    """After every PPO update: the self-play pool's snapshot, then the framework's work; stops on a request.
 
-    Checkpoints and snapshots are taken at the start of a rollout, right after a PPO
-    update, when the model is exactly what the steps counted so far have trained.
+    The update's work is done at the start of the next rollout, right after the update,
+    when the model is exactly what the steps counted so far have trained.
     ``learned_timesteps`` is that count at all times (a stop mid-rollout discards the
     rollout's partial steps).
     """
@@ -31,35 +38,21 @@ class RunCallback(BaseCallback):
         self.learned_timesteps = self.num_timesteps
         if self.self_play is not None:
             self.self_play.on_rollout_start(self.model, self.num_timesteps, self.logger)
-        self.session.saved_if_due()
+        self.session.after_step({})  # SB3's logger sends the update's metrics to the sink itself
 
     def _on_step(self) -> bool:
         return not self.session.stop_requested
 
 
-class LearningCurveCallback(BaseCallback):
-    """The run's :class:`~training.framework.curve.LearningCurve` every ``every`` timesteps, the policy played greedily."""
+class SinkOutput(KVWriter):
+    """SB3's logger output that writes its numbers (``train/loss``, ``rollout/ep_rew_mean`` ...) to the run's sink."""
 
-    def __init__(self, curve: LearningCurve):
-        super().__init__()
-        self.curve = curve
+    def __init__(self, sink: MetricsSink):
+        self.sink = sink
 
-    def _on_training_start(self) -> None:
-        self.curve.record = self._record
-        self.curve.start(self.num_timesteps)
-        if self.num_timesteps == 0:
-            self._point()
+    def write(self, key_values: dict, key_excluded: dict, step: int = 0) -> None:
+        numbers = {key: value for key, value in key_values.items() if isinstance(value, Real)}
+        self.sink.write(numbers, step)
 
-    def _on_step(self) -> bool:
-        if self.curve.due(self.num_timesteps):
-            self._point()
-        return True
-
-    def _point(self) -> None:
-        self.curve.point(PolicyAgent(self.curve.game, self.model.policy, deterministic=True), self.num_timesteps)
-
-    def _record(self, row: dict, timesteps: int) -> None:
-        for key, value in row.items():
-            if key != "timesteps":
-                self.logger.record(f"curve/{key}", value)
-        self.logger.dump(timesteps)
+    def close(self) -> None:
+        """The sink belongs to the run, which closes it."""

@@ -11,22 +11,27 @@ checkpoints, resume, stop, curve, evaluation) is the run framework's.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import torch
-from stable_baselines3.common.callbacks import CallbackList
-from stable_baselines3.common.utils import configure_logger
+from stable_baselines3.common.logger import Logger
 
+from agents.trained import CheckpointError, PolicyAgent
 from envs.registry import make_game
 from training.framework.checkpoint import Checkpoint
 from training.framework.run import Override, Pipeline, Session
-from training.framework.run_files import MODEL_FILE, TENSORBOARD_DIR, TRAINING_STATE_FILE
+from training.framework.run_files import MODEL_FILE
 from training.pipelines.ppo import checkpoint as ppo_checkpoint
-from training.pipelines.ppo.callbacks import LearningCurveCallback, RunCallback
+from training.pipelines.ppo.callbacks import RunCallback, SinkOutput
 from training.pipelines.ppo.config import PPOConfig
 from training.pipelines.ppo.vector import make_training_env, policy_kwargs
 from training.pipelines.ppo.warm_start import TeacherGuidedPPO, resume_guide, warm_start
+
+
+def sink_logger(session: Session) -> Logger:
+    """SB3's logger, writing to the run's metrics sink (and nowhere else)."""
+    return Logger(folder=None, output_formats=[SinkOutput(session.metrics)])
 
 
 class PPO(Pipeline):
@@ -35,7 +40,7 @@ class PPO(Pipeline):
     unit = "timesteps"
     budget_key = "total_timesteps"
     default_config = "{env}"
-    checkpoint_required = (MODEL_FILE, TRAINING_STATE_FILE)
+    checkpoint_required = (MODEL_FILE,)
     overrides = (
         Override(
             "timesteps",
@@ -64,16 +69,10 @@ class PPO(Pipeline):
         settings.episodes = episodes
         return note
 
-    def __init__(
-        self,
-        config: PPOConfig,
-        run_dir: Path,
-        checkpoint: Checkpoint | None,
-        on_curve_point: Callable[[dict], None] | None = None,
-    ):
+    def __init__(self, config: PPOConfig, run_dir: Path, checkpoint: Checkpoint | None):
         super().__init__(config, run_dir, checkpoint)
         self.resumed = checkpoint is not None
-        self.on_curve_point = on_curve_point
+        self.warm_started = False
         self.warm_start_summary = None
         self.game = make_game(config.env, **config.env_kwargs)
         torch.set_num_threads(config.torch_threads)
@@ -82,9 +81,6 @@ class PPO(Pipeline):
             if config.normalize_reward:
                 self.venv = ppo_checkpoint.load_reward_normalizer(checkpoint, self.venv.venv)
             self.model = ppo_checkpoint.load_model(checkpoint, self.venv, TeacherGuidedPPO)
-            ppo_checkpoint.restore_training_state(ppo_checkpoint.training_state(checkpoint), self.model, self.self_play)
-            if config.warm_start.enabled and resume_guide(self.model, config.warm_start, run_dir, self.game):
-                print(f"Warm start: the teacher guide resumes at weight {self.model.current_guide_coef():.3f}")
         else:
             self.model = TeacherGuidedPPO(
                 "MlpPolicy",
@@ -92,7 +88,6 @@ class PPO(Pipeline):
                 seed=config.seed,
                 device="cpu",
                 verbose=0,
-                tensorboard_log=str(run_dir / TENSORBOARD_DIR),
                 policy_kwargs=policy_kwargs(config.policy_kwargs),
                 **config.ppo,
             )
@@ -101,55 +96,80 @@ class PPO(Pipeline):
     def done(self) -> int:
         return int(self.model.num_timesteps)
 
-    def learn(self, session: Session) -> None:
-        config, model = self.config, self.model
-        model.set_logger(
-            configure_logger(0, str(self.run_dir / TENSORBOARD_DIR), "ppo", reset_num_timesteps=not self.resumed)
+    def prepare(self, session: Session) -> None:
+        """The warm start, when the config has one."""
+        config = self.config
+        if not config.warm_start.enabled:
+            return
+        self.model.set_logger(sink_logger(session))  # the cloning logs its losses
+        labels = (
+            f", every decision valued by {config.warm_start.label_with or config.warm_start.teacher}"
+            if config.warm_start.temperature > 0
+            else ""
         )
-        if config.warm_start.enabled and not self.resumed:
-            labels = (
-                f", every decision valued by {config.warm_start.label_with or config.warm_start.teacher}"
-                if config.warm_start.temperature > 0
-                else ""
-            )
-            print(
-                f"Warm start: {config.warm_start.episodes} episodes of {config.warm_start.teacher}{labels}, then "
-                f"{config.warm_start.epochs} epochs of cloning",
-                flush=True,
-            )
-            self.warm_start_summary = warm_start(
-                model,
-                self.venv,
-                config.warm_start,
-                config.env,
-                self.game,
-                config.seed,
-                self.run_dir,
-                say=session.say,
-                stop_requested=lambda: session.stop_requested,
-            )
-            print(f"Warm start: {self.warm_start_summary}")
+        print(
+            f"Warm start: {config.warm_start.episodes} episodes of {config.warm_start.teacher}{labels}, then "
+            f"{config.warm_start.epochs} epochs of cloning",
+            flush=True,
+        )
+        self.warm_start_summary = warm_start(
+            self.model,
+            self.venv,
+            config.warm_start,
+            config.env,
+            self.game,
+            config.seed,
+            self.run_dir,
+            say=session.say,
+            stop_requested=lambda: session.stop_requested,
+        )
+        self.warm_started = True
+        print(f"Warm start: {self.warm_start_summary}")
+
+    def train(self, session: Session) -> None:
+        """SB3's ``learn`` runs the loop; its callback hands every update to ``session.after_step``
+        and its logger writes to the run's metrics sink."""
+        model = self.model
+        model.set_logger(sink_logger(session))
         run_callback = RunCallback(session, self.self_play)
-        callbacks = [run_callback]
-        curve = self.learning_curve(on_point=self.on_curve_point)
-        if curve is not None:
-            callbacks.append(LearningCurveCallback(curve))
         model.learn(
             total_timesteps=self.budget - model.num_timesteps,
-            callback=CallbackList(callbacks),
+            callback=run_callback,
             reset_num_timesteps=not self.resumed,
             progress_bar=session.progress,
-            tb_log_name="ppo",
         )
-        if (
-            model.num_timesteps < self.budget
-        ):  # stopped mid-rollout: the checkpoint holds what the model has learned from
+        if model.num_timesteps < self.budget:
+            # stopped mid-rollout: the checkpoint holds what the model has learned from
             model.num_timesteps = run_callback.learned_timesteps
+        else:  # the last update has no rollout after it to call the callback
+            session.after_step({})
+
+    def current_agent(self) -> PolicyAgent:
+        return PolicyAgent(self.game, self.model.policy, deterministic=True)
+
+    def state_dict(self) -> dict[str, Any]:
+        return {
+            "env_rngs": self.model.get_env().get_attr("np_random"),
+            "self_play": self.self_play.state() if self.self_play is not None else None,
+            "warm_started": self.warm_started,
+        }
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        venv = self.model.get_env()
+        if len(state["env_rngs"]) != venv.num_envs:
+            raise CheckpointError(
+                f"cannot resume: the checkpoint has {len(state['env_rngs'])} envs, the config {venv.num_envs}"
+            )
+        for index, generator in enumerate(state["env_rngs"]):
+            venv.set_attr("np_random", generator, indices=[index])
+        if self.self_play is not None:
+            self.self_play.restore(state["self_play"], self.model.policy)
+        self.warm_started = state["warm_started"]
+        if self.warm_started and resume_guide(self.model, self.config.warm_start, self.run_dir, self.game):
+            print(f"Warm start: the teacher guide resumes at weight {self.model.current_guide_coef():.3f}")
 
     def checkpoint_files(self):
-        return ppo_checkpoint.checkpoint_files(
-            self.model, self.venv if self.config.normalize_reward else None, self.self_play
-        )
+        return ppo_checkpoint.checkpoint_files(self.model, self.venv if self.config.normalize_reward else None)
 
     def timing(self, wall_s: float) -> str:
         if self.warm_start_summary is None:

@@ -95,7 +95,7 @@ def collect_demonstrations(
     training (they then scale PPO's first rollouts sensibly) and the returns-to-go are
     computed from the raw rewards scaled and clipped by the final statistics, as PPO
     will see them. ``say`` gets progress lines; ``stop_requested()`` true stops it with
-    :class:`~training.framework.progress.StoppedBeforeCheckpoint`.
+    :class:`~training.framework.progress.StoppedDuringPreparation`.
     """
     teachers = [make_agent(env_name, teacher, game, seed=seed * 1000 + i) for i in range(venv.num_envs)]
     labels = None

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from agents.rllib import CHECKPOINT_FILE, SHARED_POLICY
 from training.framework.checkpoint import Checkpoint
-from training.framework.run import Override, Pipeline, Session
+from training.framework.run import Override, Pipeline
 from training.framework.schema import ConfigError
 from training.pipelines.rllib.config import ACTIVATIONS, RLlibConfig
 
@@ -140,19 +140,16 @@ class RLlib(Pipeline):
     def done(self) -> int:
         return self.iterations
 
-    def learn(self, session: Session) -> None:
-        while self.iterations < self.budget and not session.stop_requested:
-            result = self.algo.train()
-            self.iterations += 1
-            runners = result["env_runners"]
-            sampled = runners["num_env_steps_sampled_lifetime"]
-            returns = runners.get("agent_episode_returns_mean", {})
-            shown = " ".join(f"{agent}={value:+.2f}" for agent, value in sorted(returns.items()))
-            session.say(
-                f"iter {self.iterations:>3}  env steps {sampled:>8}  {sampled / session.wall_s:7.0f} steps/s  returns {shown}"
-            )
-            if self.iterations < self.budget:
-                session.saved_if_due()
+    def step(self) -> dict[str, float]:
+        """One RLlib iteration (one train batch); the env steps sampled so far and each seat's mean return."""
+        result = self.algo.train()
+        self.iterations += 1
+        runners = result["env_runners"]
+        returns = runners.get("agent_episode_returns_mean", {})
+        return {
+            "env_steps": float(runners["num_env_steps_sampled_lifetime"]),
+            **{f"return/{agent}": float(value) for agent, value in sorted(returns.items())},
+        }
 
     def checkpoint_files(self):
         return {CHECKPOINT_FILE: self._write_checkpoint}

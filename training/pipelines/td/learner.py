@@ -22,8 +22,9 @@ between-turn score sheet. Training improves ``V`` from the agent's own games:
    and ``V`` takes ``updates_per_iteration`` Adam steps on minibatches of it.
 
 A checkpoint is ``value.pt`` (the network, loadable as the agent spec ``td:path=<run>``)
-and ``training_state.pt`` (network, optimizer, replay buffer, generator: what
-``--resume`` needs).
+and the framework's ``training_state.pkl`` (with the learner's network, optimizer, replay
+buffer and generator: what ``--resume`` needs to continue exactly as a run that never
+stopped).
 """
 
 from __future__ import annotations
@@ -38,12 +39,8 @@ from agents.turn_value import VALUE_FILE, TurnValueAgent, TurnValueNet, save_tur
 from envs.core import Game
 from envs.registry import make_game
 from training.framework.checkpoint import Checkpoint
-from training.framework.curve import summary
 from training.framework.run import Override, Pipeline, Session
-from training.framework.run_files import TENSORBOARD_DIR
 from training.pipelines.td.config import TDConfig, td_agent_class
-
-STATE_FILE = "training_state.pt"
 
 
 def play_turns(game: Game, agent, recorder: TurnValueAgent, rng: np.random.Generator, on_turn=None):
@@ -126,7 +123,7 @@ class TurnValueTD(Pipeline):
     unit = "games"
     budget_key = "games"
     default_config = "{env}_td"
-    checkpoint_required = (VALUE_FILE, STATE_FILE)
+    checkpoint_required = (VALUE_FILE,)
     overrides = (
         Override("games", "games", int, "self-play games after the warm start"),
         Override("td-lambda", "td_lambda", float, "td_lambda (e.g. for a sweep)", positive=False),
@@ -146,10 +143,8 @@ class TurnValueTD(Pipeline):
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.learning_rate)
         self.replay = Replay(config.replay_size, self.agent_class.num_features)
         self.rng = np.random.default_rng(config.seed)
-        self.games_done, self.warm_started = 0, False
+        self.games_done = 0
         self.agent = self.agent_class(self.game, net=self.net)
-        if checkpoint is not None:
-            self._restore(checkpoint)
 
     @property
     def done(self) -> int:
@@ -158,82 +153,51 @@ class TurnValueTD(Pipeline):
     def agent_spec(self) -> str:
         return f"td:path={self.run_dir}"
 
+    def current_agent(self) -> TurnValueAgent:
+        return self.agent
+
     def checkpoint_files(self):
         return {
             VALUE_FILE: lambda p: save_turn_value(p, self.net, self.config.env, self.agent_class.feature_version),
-            STATE_FILE: lambda p: torch.save(
-                {
-                    "net": self.net.state_dict(),
-                    "optimizer": self.optimizer.state_dict(),
-                    "replay_features": self.replay.features,
-                    "replay_targets": self.replay.targets,
-                    "replay_count": self.replay.count,
-                    "rng": self.rng.bit_generator.state,
-                    "games_done": self.games_done,
-                    "warm_started": self.warm_started,
-                },
-                p,
-            ),
         }
 
-    def _restore(self, checkpoint: Checkpoint) -> None:
-        """The state of the last checkpoint (network and optimizer from one file, so they always match)."""
-        try:
-            state = torch.load(
-                checkpoint.files[STATE_FILE], map_location="cpu", weights_only=False
-            )  # the run's own file
-            self.net.load_state_dict(state["net"])
-            self.optimizer.load_state_dict(state["optimizer"])
-        except Exception as error:  # a foreign file fails in torch.load or in the state dicts
-            raise checkpoint.unusable(STATE_FILE, error) from None
-        self.replay.features[:], self.replay.targets[:], self.replay.count = (
-            state["replay_features"],
-            state["replay_targets"],
-            state["replay_count"],
-        )
+    def state_dict(self) -> dict:
+        """The network and optimizer together (so they always match), the replay buffer and the generator."""
+        return {
+            "net": self.net.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "replay_features": self.replay.features,
+            "replay_targets": self.replay.targets,
+            "replay_count": self.replay.count,
+            "rng": self.rng.bit_generator.state,
+            "games_done": self.games_done,
+        }
+
+    def load_state_dict(self, state: dict) -> None:
+        self.net.load_state_dict(state["net"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.replay.features[:], self.replay.targets[:] = state["replay_features"], state["replay_targets"]
+        self.replay.count = state["replay_count"]
         self.rng.bit_generator.state = state["rng"]
-        self.games_done, self.warm_started = state["games_done"], state["warm_started"]
+        self.games_done = state["games_done"]
 
-    def learn(self, session: Session) -> None:
-        from torch.utils.tensorboard import SummaryWriter  # tensorboard takes a second to import
+    def prepare(self, session: Session) -> None:
+        """The warm start on the teacher's games, when the config has one."""
+        if self.config.warm_start.games:
+            self._warm_start()
 
+    def step(self) -> dict[str, float]:
+        """One iteration: ``games_per_iteration`` self-play games into the replay buffer, then the updates."""
         config = self.config
-        writer = SummaryWriter(str(self.run_dir / TENSORBOARD_DIR))
-        curve = self.learning_curve(
-            record=lambda row, games: [
-                writer.add_scalar(f"curve/{k}", v, games) for k, v in row.items() if k != "games"
-            ]
-        )
-        if curve is not None:
-            curve.start(self.games_done)
-        if not self.warm_started:
-            if config.warm_start.games:
-                self._warm_start()
-            self.warm_started = True
-            if curve is not None:
-                print(f"curve at 0 games: {summary(curve.point(self.agent, 0))}", flush=True)
-            session.save()
-        while self.games_done < config.games and not session.stop_requested:
-            batch = min(config.games_per_iteration, config.games - self.games_done)
-            scores = []
-            for _ in range(batch):
-                features, backups, points, score = play_turns(self.game, self.agent, self.agent, self.rng)
-                self.replay.add(features, lambda_targets(backups, points, config.td_lambda))
-                scores.append(score)
-            self.games_done += batch
-            loss = fit(self.net, self.optimizer, self.replay, config.updates_per_iteration, config.batch_size, self.rng)
-            writer.add_scalar("train/score_mean", float(np.mean(scores)), self.games_done)
-            writer.add_scalar("train/value_loss", loss, self.games_done)
-            session.say(
-                f"games {self.games_done}/{config.games}: score {np.mean(scores):.1f}, loss {loss:.4f}, {session.wall_s:.0f} s"
-            )
-            if curve is not None and curve.due(self.games_done):
-                print(
-                    f"curve at {self.games_done} games: {summary(curve.point(self.agent, self.games_done))}", flush=True
-                )
-            if self.games_done < config.games:
-                session.saved_if_due()
-        writer.close()
+        batch = min(config.games_per_iteration, config.games - self.games_done)
+        scores = []
+        for _ in range(batch):
+            features, backups, points, score = play_turns(self.game, self.agent, self.agent, self.rng)
+            self.replay.add(features, lambda_targets(backups, points, config.td_lambda))
+            scores.append(score)
+        self.games_done += batch
+        loss = fit(self.net, self.optimizer, self.replay, config.updates_per_iteration, config.batch_size, self.rng)
+        return {"score_mean": float(np.mean(scores)), "value_loss": loss}
 
     def _warm_start(self) -> None:
         settings, config = self.config.warm_start, self.config
