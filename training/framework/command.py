@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from envs.registry import ENVS, make_game
+from training.console import USER_ERRORS, fail, interrupted, invocation
 from training.evaluation.report import evaluate_run
-from training.framework.cli import USER_ERRORS, fail, interrupted, invocation
 from training.framework.config import RunConfig, build_agent, config_from_dict, load_config
 from training.framework.paths import checkpoint_root, config_path
 from training.framework.run import Pipeline, print_interrupted, run_training
@@ -37,10 +37,11 @@ from training.framework.stop import TrainingInterrupted
 EVALUATE_SCRIPT = "training/evaluate.py"
 
 
-def parse_args(pipeline: type[Pipeline], argv: list[str] | None, script: str, description: str) -> argparse.Namespace:
-    prog = invocation(script).removeprefix("python ")  # tabletop train, or training/train.py
+def parse_args(
+    pipeline: type[Pipeline], argv: list[str] | None, prog: str | None, script: str, description: str
+) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        prog=prog, description=description, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog=prog or script, description=description, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     default = pipeline.default_config.format(env="<env>") + ".yaml"
     parser.add_argument("--env", help=f"env name (configs/{default} is the default config)")
@@ -156,9 +157,14 @@ def build_evaluation_agents(config: RunConfig) -> None:
         build_agent(config.env, spec, game, seed=0)
 
 
-def main(pipeline: type[Pipeline], argv: list[str] | None, script: str, description: str) -> int:
-    """Parse, train (or resume), then evaluate: a training command's whole life."""
-    args = parse_args(pipeline, argv, script, description)
+def main(pipeline: type[Pipeline], argv: list[str] | None, prog: str | None, script: str, description: str) -> int:
+    """Parse, train (or resume), then evaluate: a training command's whole life.
+
+    ``prog`` is the command's name as :mod:`training.console` started it (``"tabletop train"``), or None
+    for the script ``script`` (``"training/train.py"``) run directly: its usage line and its hints name it so.
+    """
+    args = parse_args(pipeline, argv, prog, script, description)
+    command, evaluate_command = invocation(script, prog), invocation(EVALUATE_SCRIPT, prog)
     run_dir = None
     try:
         check_args(pipeline, args)
@@ -175,12 +181,12 @@ def main(pipeline: type[Pipeline], argv: list[str] | None, script: str, descript
     except USER_ERRORS as error:
         return fail(error)
     except TrainingInterrupted as stop:
-        print_interrupted(stop, invocation(script), run_dir, pipeline.unit, invocation(EVALUATE_SCRIPT))
+        print_interrupted(stop, command, run_dir, pipeline.unit, evaluate_command)
         return interrupted(stop.signum)
     except KeyboardInterrupt:
         saved = run_dir is not None and (run_dir / METADATA_FILE).is_file()
         hint = (
-            f"the last checkpoint is intact; resume with: {invocation(script)} --resume {run_dir}"
+            f"the last checkpoint is intact; resume with: {command} --resume {run_dir}"
             if saved
             else "nothing was saved"
         )
@@ -193,10 +199,10 @@ def main(pipeline: type[Pipeline], argv: list[str] | None, script: str, descript
     if not pipeline.evaluable:
         print(f"No closing evaluation: the evaluation has no agent that loads a {pipeline.name} run yet")
         return 0
-    return closing_evaluation(learner, run_dir, config)
+    return closing_evaluation(learner, run_dir, config, evaluate_command)
 
 
-def closing_evaluation(learner: Pipeline, run_dir: Path, config: RunConfig) -> int:
+def closing_evaluation(learner: Pipeline, run_dir: Path, config: RunConfig, evaluate_command: str) -> int:
     print(
         f"Closing evaluation, {config.evaluation.games} games per agent or pairing (--eval-games N shortens it, --no-eval skips it)"
     )
@@ -205,13 +211,13 @@ def closing_evaluation(learner: Pipeline, run_dir: Path, config: RunConfig) -> i
     except USER_ERRORS as error:
         fail(error)
         print(
-            f"The trained run is saved; evaluate it with: {invocation(EVALUATE_SCRIPT)} --checkpoint {run_dir}",
+            f"The trained run is saved; evaluate it with: {evaluate_command} --checkpoint {run_dir}",
             file=sys.stderr,
         )
         return 2
     except KeyboardInterrupt:
         print(
-            f"\nevaluation interrupted; the trained run is saved: {invocation(EVALUATE_SCRIPT)} --checkpoint {run_dir}",
+            f"\nevaluation interrupted; the trained run is saved: {evaluate_command} --checkpoint {run_dir}",
             file=sys.stderr,
         )
         return interrupted()
