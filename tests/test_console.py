@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from training import console
+from training import console, expert_iteration, train, train_rllib, train_td
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -105,6 +105,31 @@ def test_the_commands_a_training_run_tells_of_are_the_ones_the_user_runs():
     assert console.invocation("training/train_td.py", "tabletop train-td") == "tabletop train-td"
     assert console.invocation("training/train.py", None) == "python training/train.py"
     assert console.invocation("training/evaluate.py", None) == "python training/evaluate.py"
+
+
+TRAINING_COMMANDS = {
+    "train": train,
+    "train-td": train_td,
+    "expert-iteration": expert_iteration,
+    "train-rllib": train_rllib,
+}
+
+
+@pytest.mark.parametrize("name", sorted(TRAINING_COMMANDS))
+def test_a_training_commands_help_says_what_the_closing_evaluation_costs(name, capsys):
+    """A short run's closing evaluation can cost more than its training: ``--help`` says what it
+    plays, how to shorten or skip it, and how to evaluate later, naming the commands as the user runs them."""
+    for run, evaluate_command in (
+        (lambda: console.main([name, "--help"]), "tabletop evaluate"),
+        (lambda: TRAINING_COMMANDS[name].main(["--help"]), "python training/evaluate.py"),
+    ):
+        with pytest.raises(SystemExit):
+            run()
+        epilog = " ".join(capsys.readouterr().out.partition("What a run costs in all")[2].split())
+        assert "closing evaluation" in epilog and "games for every pairing" in epilog, name
+        assert "the opponents' own pairings included" in epilog
+        assert "--eval-games N plays N games per pairing instead and --no-eval skips it" in epilog
+        assert epilog.endswith(f"{evaluate_command} --checkpoint RUN_DIR")
 
 
 def test_no_module_but_the_console_reads_or_writes_sys_argv():

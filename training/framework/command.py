@@ -40,10 +40,13 @@ EVALUATE_SCRIPT = "training/evaluate.py"
 def parse_args(
     pipeline: type[Pipeline], argv: list[str] | None, prog: str | None, script: str, description: str
 ) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        prog=prog or script, description=description, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
     default = pipeline.default_config.format(env="<env>") + ".yaml"
+    parser = argparse.ArgumentParser(
+        prog=prog or script,
+        description=description,
+        epilog=closing_evaluation_cost(default, invocation(EVALUATE_SCRIPT, prog)) if pipeline.evaluable else None,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--env", help=f"env name (configs/{default} is the default config)")
     parser.add_argument("--config", help=f"config file (default: configs/{default})")
     parser.add_argument(
@@ -60,10 +63,30 @@ def parse_args(
             dest=option.key,
             help=f"{option.help} (overrides the config's {option.key})",
         )
-    parser.add_argument("--eval-games", type=int, help="games of the closing evaluation (overrides the config)")
+    parser.add_argument(
+        "--eval-games",
+        type=int,
+        metavar="N",
+        help="games per pairing (per agent in a one-player game) of the closing evaluation "
+        "(overrides the config's evaluation.games)",
+    )
     parser.add_argument("--no-eval", action="store_true", help="skip the closing evaluation")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar or lines")
     return parser.parse_args(argv)
+
+
+def closing_evaluation_cost(default_config: str, evaluate_command: str) -> str:
+    """What ``--help`` says after the options: the closing evaluation, which a short run's user
+    does not expect to cost more than the training it follows, and how to shorten or skip it."""
+    return f"""\
+What a run costs in all: its training, then the closing evaluation, which can take longer
+than a short training. The evaluation plays the trained agent and the config's
+evaluation.opponents against each other, evaluation.games games for every pairing among
+them, the opponents' own pairings included (k opponents: (k + 1) k / 2 pairings; a
+one-player game: evaluation.games games per agent), and a search bot's games cost the most
+(configs/{default_config} sets the opponents and the games). Its progress lines say how long
+it has left. --eval-games N plays N games per pairing instead and --no-eval skips it; either
+way the saved run can be evaluated later: {evaluate_command} --checkpoint RUN_DIR"""
 
 
 def check_args(pipeline: type[Pipeline], args: argparse.Namespace) -> None:
