@@ -35,8 +35,8 @@ import sys
 import time
 from pathlib import Path
 
+from training.console import USER_ERRORS, fail
 from training.evaluation.machine import MachineRecord, measurement_page
-from training.framework.cli import USER_ERRORS, fail
 from training.framework.config import load_config
 from training.framework.paths import config_path
 from training.framework.schema import ConfigError

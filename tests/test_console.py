@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import ast
 import sys
 import tomllib
 from pathlib import Path
 
 import pytest
 
-from training import console
+from training import console, expert_iteration, train, train_rllib, train_td
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -51,7 +52,8 @@ def test_an_unknown_command_is_one_error_line_and_exit_2(capsys):
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err.splitlines() == [
-        "tabletop: error: unknown command 'trian' (choose from train, train-td, expert-iteration, train-rllib, tune, evaluate, ladder, benchmark, play, record, serve, solve; see tabletop --help)"
+        "tabletop: error: unknown command 'trian' (choose from train, train-td, expert-iteration, train-rllib, tune, "
+        "evaluate, ladder, benchmark, play, record, serve, solve; see tabletop --help)"
     ]
 
 
@@ -72,25 +74,77 @@ def test_a_commands_help_is_its_own_under_the_tabletop_name(capsys):
 
 @pytest.mark.parametrize("name", sorted(console.COMMANDS))
 def test_every_commands_usage_line_names_it_as_the_user_typed_it(name, capsys):
-    """``tabletop train --help`` says ``usage: tabletop train``, not ``training/train.py`` (which an installed package lacks)."""
+    """``tabletop train --help`` says ``usage: tabletop train``, not ``training/train.py`` (which an installed
+    package lacks)."""
     with pytest.raises(SystemExit) as exit_info:
         console.main([name, "--help"])
     assert exit_info.value.code == 0
     assert capsys.readouterr().out.startswith(f"usage: tabletop {name} ")
 
 
-def test_the_commands_a_training_run_tells_of_are_the_ones_the_user_runs(monkeypatch):
+def test_a_command_is_told_its_name_and_sys_argv_is_left_alone(monkeypatch):
+    """The entry point passes ``prog`` to the command it runs: nothing rewrites ``sys.argv`` for it."""
+    called = []
+
+    def command(argv, prog):
+        called.append((argv, prog))
+        return 0
+
+    monkeypatch.setattr(console, "command_function", lambda name: command)
+    argv = sys.argv[:]
+    assert console.main(["evaluate", "--games", "3"]) == 0
+    assert called == [(["--games", "3"], "tabletop evaluate")]
+    assert sys.argv == argv
+
+
+def test_the_commands_a_training_run_tells_of_are_the_ones_the_user_runs():
     """After Ctrl-C or a failed closing evaluation a run prints how to resume or evaluate it:
     ``tabletop train --resume ...`` when it was started as ``tabletop train``, the script otherwise."""
-    from training.framework.cli import invocation
+    assert console.invocation("training/train.py", "tabletop train") == "tabletop train"
+    assert console.invocation("training/evaluate.py", "tabletop train") == "tabletop evaluate"
+    assert console.invocation("training/train_td.py", "tabletop train-td") == "tabletop train-td"
+    assert console.invocation("training/train.py", None) == "python training/train.py"
+    assert console.invocation("training/evaluate.py", None) == "python training/evaluate.py"
 
-    monkeypatch.setattr(sys, "argv", ["tabletop train", "--env", "invers"])  # as console.main sets it
-    assert invocation("training/train.py") == "tabletop train"
-    assert invocation("training/evaluate.py") == "tabletop evaluate"
-    assert invocation("training/train_td.py") == "tabletop train-td"
-    monkeypatch.setattr(sys, "argv", ["training/train.py", "--env", "invers"])
-    assert invocation("training/train.py") == "python training/train.py"
-    assert invocation("training/evaluate.py") == "python training/evaluate.py"
+
+TRAINING_COMMANDS = {
+    "train": train,
+    "train-td": train_td,
+    "expert-iteration": expert_iteration,
+    "train-rllib": train_rllib,
+}
+
+
+@pytest.mark.parametrize("name", sorted(TRAINING_COMMANDS))
+def test_a_training_commands_help_says_what_the_closing_evaluation_costs(name, capsys):
+    """A short run's closing evaluation can cost more than its training: ``--help`` says what it
+    plays, how to shorten or skip it, and how to evaluate later, naming the commands as the user runs them."""
+    for run, evaluate_command in (
+        (lambda: console.main([name, "--help"]), "tabletop evaluate"),
+        (lambda: TRAINING_COMMANDS[name].main(["--help"]), "python training/evaluate.py"),
+    ):
+        with pytest.raises(SystemExit):
+            run()
+        epilog = " ".join(capsys.readouterr().out.partition("What a run costs in all")[2].split())
+        assert "closing evaluation" in epilog and "games for every pairing" in epilog, name
+        assert "the opponents' own pairings included" in epilog
+        assert "--eval-games N plays N games per pairing instead and --no-eval skips it" in epilog
+        assert epilog.endswith(f"{evaluate_command} --checkpoint RUN_DIR")
+
+
+def test_no_module_but_the_console_reads_or_writes_sys_argv():
+    """How a command was started is passed to it (``prog``), never read back from ``sys.argv``."""
+    readers = []
+    for path in sorted(p for top in ("envs", "agents", "training") for p in (ROOT / top).rglob("*.py")):
+        tree = ast.parse(path.read_text(), str(path))
+        for node in ast.walk(tree):
+            attribute = isinstance(node, ast.Attribute) and node.attr == "argv"
+            attribute = attribute and isinstance(node.value, ast.Name) and node.value.id == "sys"
+            imported = isinstance(node, ast.ImportFrom) and node.module == "sys"
+            imported = imported and any(alias.name == "argv" for alias in node.names)
+            if attribute or imported:
+                readers.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert readers and all(reader.startswith("training/console.py:") for reader in readers), readers
 
 
 def test_a_command_runs_with_the_rest_of_the_line(tmp_path, capsys):
@@ -102,3 +156,8 @@ def test_a_command_runs_with_the_rest_of_the_line(tmp_path, capsys):
     assert (out / "report.md").is_file()
     assert "random" in capsys.readouterr().out
     assert console.main(["evaluate", "--env", "no_such_game", "--agents", "random"]) == 2
+
+
+def test_a_runs_recorded_command_reads_back_as_the_shell_read_it(monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["training/evaluate.py", "--env-kwargs", "{num_players: 2}"])
+    assert console.command_line() == "training/evaluate.py --env-kwargs '{num_players: 2}'"

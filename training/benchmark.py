@@ -30,11 +30,11 @@ import sys
 from pathlib import Path
 
 from envs.registry import ENVS
+from training.console import guarded
 from training.evaluation.benchmark import measure_anchors
 from training.evaluation.benchmark_report import benchmark, write_leaderboard
 from training.evaluation.report import output_dir
 from training.evaluation.suite import TASKS, write_anchors
-from training.framework.cli import guarded
 from training.framework.schema import ConfigError
 
 #: ``NAME=SPEC``: a spec for one env's or one task's tasks (a spec's own options come after a ':').
@@ -65,8 +65,10 @@ def agent_mapping(values: list[str]) -> str | dict[str, str]:
     return {task.name: overrides.get(task.name, overrides.get(task.env, default)) for task in TASKS}
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument(
         "--agent",
         action="append",

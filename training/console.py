@@ -1,21 +1,44 @@
-"""``tabletop``: the project's command-line tools under one command, installed with the package.
+"""The command line: the ``tabletop`` command, and what every command of the project shares.
 
     tabletop train --env inverted_dice                 # = python training/train.py --env inverted_dice
     tabletop evaluate --env invers --agents ppo random
     tabletop <command> --help                          # that command's own options
 
-Each command is the ``main(argv)`` of one module, called with the rest of the command
+Each command is the ``main(argv, prog)`` of one module, called with the rest of the command
 line, so ``tabletop train ...`` and ``python training/train.py ...`` are the same program.
 :data:`COMMANDS` is the table: a command whose module moves is one line to change.
+
+This is the one module that reads ``sys.argv``; it never rewrites it. How the user started
+a command is passed down explicitly: :func:`main` calls a command with ``prog="tabletop
+<command>"``, its usage line shows that name and :func:`invocation` names the commands of
+its hints (resume, evaluate) the same way; a script run directly gets ``prog=None`` and
+names them ``python training/<script>.py``.
+
+The conventions every command keeps: bad input a user can cause (a config value, a
+command-line option, an unusable checkpoint or solver cache) is one of
+:data:`USER_ERRORS` with a message that names the problem, printed as one line
+``error: <message>`` on stderr with exit code 2, the code ``argparse`` uses for bad
+arguments (:func:`fail`, :func:`guarded`); Ctrl-C exits with 130 (:func:`interrupted`).
+Anything else is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
 
 import importlib
+import shlex
+import signal
 import sys
 from collections.abc import Callable
+from typing import Any
 
-#: command -> ("module:function", one line of help). The function takes ``argv`` and returns the exit code.
+import yaml
+
+from agents.solution_cache import CacheError
+from agents.trained import CheckpointError
+from training.framework.schema import ConfigError, yaml_error_line
+
+#: command -> ("module:function", one line of help). The function takes ``argv`` and ``prog`` (the name its
+#: usage line and hints give the command) and returns the exit code.
 COMMANDS: dict[str, tuple[str, str]] = {
     "train": (
         "training.train:main",
@@ -57,6 +80,73 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 PROG = "tabletop"
 
+USER_ERRORS = (ConfigError, CheckpointError, CacheError)
+BAD_INPUT = 2
+
+
+# -- how a command names itself and the others ----------------------------------------------
+
+
+def invocation(script: str, prog: str | None) -> str:
+    """How to run ``script`` (``"training/evaluate.py"``) the way the user started the command whose
+    ``prog`` this is: ``tabletop evaluate`` when :func:`main` ran it (``prog`` is ``"tabletop <command>"``;
+    an installed package has no ``training/`` folder to run), else ``python training/evaluate.py``."""
+    if prog is not None and prog.startswith(f"{PROG} "):
+        module = script.removesuffix(".py").replace("/", ".")
+        for name, (target, _) in COMMANDS.items():
+            if target.partition(":")[0] == module:
+                return f"{PROG} {name}"
+    return f"python {script}"
+
+
+def command_line() -> str:
+    """The command line this process was started with, as a shell would read it back (a run's
+    ``metadata.json`` records it)."""
+    return shlex.join(sys.argv)
+
+
+# -- bad input and interruptions --------------------------------------------------------------
+
+
+def fail(error: Exception) -> int:
+    """Print ``error`` as one line on stderr; the exit code for bad input."""
+    message = str(error.args[0]) if error.args else str(error)
+    print(f"error: {' '.join(message.split())}", file=sys.stderr)
+    return BAD_INPUT
+
+
+def guarded(command: Callable[[], int], on_interrupt: str) -> int:
+    """Run a command's body: bad input (:data:`USER_ERRORS`) is one line and exit 2, Ctrl-C
+    prints ``on_interrupt`` and exits 130, anything else keeps its traceback."""
+    try:
+        return command()
+    except USER_ERRORS as error:
+        return fail(error)
+    except KeyboardInterrupt:
+        print(f"\n{on_interrupt}", file=sys.stderr)
+        return interrupted()
+
+
+def interrupted(signum: int = signal.SIGINT) -> int:
+    """The shell's exit code for a process stopped by ``signum`` (130 for Ctrl-C)."""
+    return 128 + signum
+
+
+def yaml_mapping(text: str, option: str) -> dict[str, Any]:
+    """A command-line option given as a YAML mapping, e.g. ``--env-kwargs "{num_players: 2}"``."""
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise ConfigError(
+            f'{option} is not valid YAML: {yaml_error_line(error)}; expected a mapping such as "{{num_players: 2}}"'
+        ) from None
+    if not isinstance(value, dict):
+        raise ConfigError(f'{option} must be a mapping such as "{{num_players: 2}}", got {text!r}')
+    return value
+
+
+# -- the tabletop command ----------------------------------------------------------------------
+
 
 def usage() -> str:
     width = max(map(len, COMMANDS))
@@ -72,13 +162,14 @@ def usage() -> str:
     return "\n".join(lines)
 
 
-def command_function(name: str) -> Callable[[list[str]], int | None]:
+def command_function(name: str) -> Callable[..., int | None]:
     """The ``main`` function behind command ``name`` (imported only when that command runs)."""
     module, _, function = COMMANDS[name][0].partition(":")
     return getattr(importlib.import_module(module), function)
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The ``tabletop`` entry point: run the command named first with the rest of the line."""
     args = sys.argv[1:] if argv is None else list(argv)
     if not args:
         print(usage(), file=sys.stderr)
@@ -93,12 +184,7 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    saved = sys.argv
-    sys.argv = [f"{PROG} {name}", *rest]  # the command's usage line and its recorded command read "tabletop <name> ..."
-    try:
-        code = command_function(name)(rest)
-    finally:
-        sys.argv = saved
+    code = command_function(name)(rest, prog=f"{PROG} {name}")
     return 0 if code is None else code
 
 

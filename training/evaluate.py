@@ -47,6 +47,7 @@ from pathlib import Path
 from agents.registry import bot_names
 from agents.trained import CheckpointError
 from envs.registry import get_entry
+from training.console import guarded, yaml_mapping
 from training.evaluation.report import (
     Setup,
     check_run_metadata,
@@ -56,7 +57,6 @@ from training.evaluation.report import (
     run_config,
     trained_runs,
 )
-from training.framework.cli import guarded, yaml_mapping
 from training.framework.config import make_checked_game
 from training.framework.paths import checkpoint_root
 from training.framework.run_files import CONFIG_FILE
@@ -93,8 +93,10 @@ def setting(given: int | None, option: str, evaluation: dict, key: str, default:
     return default, "default"
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--env", help="env name (default: the checkpoint's)")
     parser.add_argument(
         "--checkpoint",

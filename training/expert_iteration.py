@@ -20,8 +20,8 @@ from training.framework import command
 from training.pipelines.expert_iteration.learner import ExpertIteration
 
 
-def main(argv: list[str] | None = None) -> int:
-    return command.main(ExpertIteration, argv, "training/expert_iteration.py", __doc__)
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    return command.main(ExpertIteration, argv, prog, "training/expert_iteration.py", __doc__)
 
 
 if __name__ == "__main__":

@@ -28,9 +28,9 @@ from pathlib import Path
 import yaml
 
 from envs.registry import get_entry
+from training.console import guarded
 from training.evaluation.ladder import check_distinct, run_ladder
 from training.framework import paths
-from training.framework.cli import guarded
 from training.framework.config import check_agent_spec
 from training.framework.schema import ConfigError
 
@@ -63,8 +63,10 @@ def checked_arguments(args: argparse.Namespace) -> tuple[int, Path]:
     return plies, out
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--env", required=True, help="env name")
     parser.add_argument("--agents", nargs="+", required=True, help="agent specs; the first is the rating anchor (0)")
     parser.add_argument("--games", type=int, default=40, help="games per pairing (default 40)")

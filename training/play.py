@@ -31,7 +31,7 @@ import numpy as np
 from agents.base import Agent
 from envs.core import Game, GameState
 from envs.registry import ENVS, make_game
-from training.framework.cli import USER_ERRORS, fail
+from training.console import USER_ERRORS, fail
 from training.framework.config import ConfigError, build_agent, check_agent_spec
 
 
@@ -142,7 +142,7 @@ def game_and_opponent(env: str, opponent: str, seat: int, seed: int) -> tuple[Ga
 
     Bad input (an unknown env, an unknown agent or option, a seat the game does not have,
     a missing or unusable network or solver cache) raises one of
-    :data:`training.framework.cli.USER_ERRORS`, with a message that names the option.
+    :data:`training.console.USER_ERRORS`, with a message that names the option.
     """
     if env not in ENVS:
         raise ConfigError(f"--env: unknown env {env!r}; known envs: {', '.join(sorted(ENVS))}")
@@ -153,8 +153,15 @@ def game_and_opponent(env: str, opponent: str, seat: int, seed: int) -> tuple[Ga
     return game, build_agent(env, opponent, game, seed=seed)
 
 
-def main(argv: list[str] | None = None, ask: Callable[[str], str] = input, say: Callable[[str], None] = print) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(
+    argv: list[str] | None = None,
+    prog: str | None = None,
+    ask: Callable[[str], str] = input,
+    say: Callable[[str], None] = print,
+) -> int:
+    parser = argparse.ArgumentParser(
+        prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--env", required=True, help=f"env name: {', '.join(sorted(ENVS))}")
     parser.add_argument("--opponent", default="random", help="agent spec of the opponent (default random)")
     parser.add_argument("--seat", type=int, default=0, help="your seat (default 0: you move first)")

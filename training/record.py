@@ -23,7 +23,7 @@ from PIL import Image
 from agents.match import play_game
 from envs.core import GameState
 from envs.registry import ENVS, get_entry, make_game
-from training.framework.cli import USER_ERRORS, fail
+from training.console import USER_ERRORS, fail
 from training.framework.config import ConfigError, build_agent, check_agent_spec
 from training.game_record import SUFFIX, GameRecord, record_of
 
@@ -66,8 +66,8 @@ def save_gif(frames: list[np.ndarray], path: str | Path, frame_ms: int = 250, la
     images[0].save(path, save_all=True, append_images=images[1:], duration=durations, loop=0, optimize=True)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
     parser.add_argument("--env", required=True, choices=sorted(ENVS))
     parser.add_argument("--agent", default="random", help="agent spec, e.g. heuristic or search:depth=2")
     parser.add_argument("--seed", type=int, default=0)

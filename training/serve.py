@@ -16,13 +16,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from training.framework.cli import fail
+from training.console import fail
 from training.framework.paths import checkpoint_root
 from training.framework.schema import ConfigError
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)"
     )

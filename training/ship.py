@@ -20,7 +20,7 @@ from pathlib import Path
 import torch
 
 from agents.trained import CheckpointError
-from training.framework.cli import USER_ERRORS, fail
+from training.console import USER_ERRORS, fail
 from training.framework.run_files import CONFIG_FILE, METADATA_FILE, MODEL_FILE
 
 COPIED = (CONFIG_FILE, METADATA_FILE, "learning_curve.csv")

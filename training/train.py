@@ -37,8 +37,8 @@ from training.framework import command
 from training.pipelines.ppo.learner import PPO
 
 
-def main(argv: list[str] | None = None) -> int:
-    return command.main(PPO, argv, "training/train.py", __doc__)
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    return command.main(PPO, argv, prog, "training/train.py", __doc__)
 
 
 if __name__ == "__main__":

@@ -23,8 +23,8 @@ from training.framework import command
 from training.pipelines.rllib.learner import RLlib
 
 
-def main(argv: list[str] | None = None) -> int:
-    return command.main(RLlib, argv, "training/train_rllib.py", __doc__)
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    return command.main(RLlib, argv, prog, "training/train_rllib.py", __doc__)
 
 
 if __name__ == "__main__":

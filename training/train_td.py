@@ -25,8 +25,8 @@ from training.framework import command
 from training.pipelines.td.learner import TurnValueTD
 
 
-def main(argv: list[str] | None = None) -> int:
-    return command.main(TurnValueTD, argv, "training/train_td.py", __doc__)
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    return command.main(TurnValueTD, argv, prog, "training/train_td.py", __doc__)
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import yaml
 
-from training.framework.cli import USER_ERRORS, fail
+from training.console import USER_ERRORS, fail
 from training.framework.config import config_from_dict, load_config
 from training.framework.paths import results_root
 from training.framework.run import run_training
@@ -96,8 +96,10 @@ def run_trial(base: dict, values: dict, timesteps: int, evaluations: int, report
     return scores[-1]
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--config", required=True, help="the config to tune")
     parser.add_argument("--trials", type=int, default=20, help="trials of the search (default 20)")
     parser.add_argument("--grid", nargs="+", metavar="KEY=V1,V2", help="sweep these values instead of searching")

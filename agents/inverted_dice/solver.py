@@ -267,10 +267,10 @@ def cached_solution(
 # -- command line --------------------------------------------------------------------------
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     parser = argparse.ArgumentParser(
-        # "tabletop solve" when the tabletop command runs it (it sets sys.argv[0] so), else the module's own command
-        prog=sys.argv[0] if sys.argv[0].startswith("tabletop ") else "python -m agents.inverted_dice.solver",
+        # "tabletop solve" when the tabletop command runs it (training/console.py passes that), else the module's own
+        prog=prog or "python -m agents.inverted_dice.solver",
         description="Solve solitaire Inverted Dice exactly (or load the cached solution) and print "
         "the optimal expected score and its standard deviation.",
     )

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from agents.base import Agent
-from agents.match import pairing_games, play_game
+from agents.match import pairing_game, play_game
 from envs.core import Game
 
 Z95 = 1.959963984540054
@@ -90,22 +90,28 @@ def evaluate_solitaire(
 ) -> list[SolitaireResult]:
     """Every agent plays one-player games on the same seeds.
 
+    The games are played seed by seed (every agent's game of a seed, then the next seed), so
+    that at any moment every agent's cost is in the time spent so far and ``progress``'s
+    estimate of the time left holds from the first games on; the results do not depend on
+    the order, every agent being reset for each game from its seed (:func:`agents.match.play_game`).
     ``on_game(seat_labels, seed, history, state)``, if given, sees every game played (to record it).
     """
-    results = []
-    for label, agent in agents.items():
-        scores, stats = [], {}
-        for seed in seeds:
+    scores: dict[str, list[float]] = {label: [] for label in agents}
+    stats: dict[str, dict[str, list]] = {label: {} for label in agents}
+    for seed in seeds:
+        for label, agent in agents.items():
             state, history = play_game(game, [agent], seed)
             if on_game is not None:
                 on_game([label], seed, history, state)
-            scores.append(state.scores()[0])
+            scores[label].append(state.scores()[0])
             for key, value in state.stats(0).items():
-                stats.setdefault(key, []).append(value)
+                stats[label].setdefault(key, []).append(value)
             if progress is not None:
                 progress()
-        results.append(SolitaireResult(label, np.array(scores), {k: np.array(v) for k, v in stats.items()}))
-    return results
+    return [
+        SolitaireResult(label, np.array(scores[label]), {k: np.array(v) for k, v in stats[label].items()})
+        for label in agents
+    ]
 
 
 @dataclass
@@ -146,20 +152,49 @@ def evaluate_pairing(
 
     ``on_game(seat_labels, seed, history, state)``, if given, sees every game played (to record it).
     """
-    outcomes, seats, histories = [], [], set()
-    for g, (seat, state, history) in enumerate(
-        pairing_games(game, candidate[1], opponent[1], range(games), base_seed, random_opening_plies)
-    ):
-        if on_game is not None:
-            on_game(
-                [candidate[0] if p == seat else opponent[0] for p in range(game.num_players)],
-                base_seed + g,
-                history,
-                state,
-            )
-        outcomes.append(state.returns()[seat])
-        seats.append(seat)
-        histories.add(history)
-        if progress is not None:
-            progress()
-    return PairingResult(candidate[0], opponent[0], np.array(outcomes), np.array(seats), len(histories))
+    [result] = evaluate_pairings(
+        game, [(candidate, opponent)], games, base_seed, random_opening_plies, progress, on_game
+    )
+    return result
+
+
+def evaluate_pairings(
+    game: Game,
+    pairings: Sequence[tuple[tuple[str, Agent], tuple[str, Agent]]],
+    games: int,
+    base_seed: int,
+    random_opening_plies: int = 0,
+    progress=None,
+    on_game=None,
+) -> list[PairingResult]:
+    """Every ``(candidate, opponent)`` pairing, as :func:`evaluate_pairing` plays one.
+
+    The games are played in rounds, game ``g`` of every pairing before game ``g + 1`` of any,
+    so that at any moment every pairing's cost is in the time spent so far: the pairings of
+    a search bot cost many times the others, and ``progress``'s estimate of the time left,
+    from the games played so far, would be far too short after the cheap pairings alone. A
+    game depends only on its number (:func:`agents.match.pairing_games`), so the results are
+    those of each pairing played on its own.
+    """
+    outcomes: list[list[int]] = [[] for _ in pairings]
+    seats: list[list[int]] = [[] for _ in pairings]
+    histories: list[set[tuple]] = [set() for _ in pairings]
+    for g in range(games):
+        for k, (candidate, opponent) in enumerate(pairings):
+            seat, state, history = pairing_game(game, candidate[1], opponent[1], g, base_seed, random_opening_plies)
+            if on_game is not None:
+                on_game(
+                    [candidate[0] if p == seat else opponent[0] for p in range(game.num_players)],
+                    base_seed + g,
+                    history,
+                    state,
+                )
+            outcomes[k].append(state.returns()[seat])
+            seats[k].append(seat)
+            histories[k].add(history)
+            if progress is not None:
+                progress()
+    return [
+        PairingResult(candidate[0], opponent[0], np.array(outcomes[k]), np.array(seats[k]), len(histories[k]))
+        for k, (candidate, opponent) in enumerate(pairings)
+    ]

@@ -29,6 +29,7 @@ import numpy as np
 import yaml
 from tqdm import tqdm
 
+from agents.base import Agent
 from agents.registry import NETWORK_AGENTS, TURN_VALUE_AGENTS, parse_spec
 from agents.shipped import shipped_network
 from agents.trained import RUN_FILES, CheckpointError
@@ -37,7 +38,7 @@ from training.evaluation.harness import (
     PairingResult,
     SolitaireResult,
     clipped_mean_ci,
-    evaluate_pairing,
+    evaluate_pairings,
     evaluate_solitaire,
     mean_ci,
     share_interval,
@@ -252,37 +253,24 @@ def pairing_report(
 
 
 def reference_pairings(
-    env: str,
-    game: Game,
-    specs: dict[str, str],
-    opponents: list[str],
-    games: int,
-    seed: int,
-    random_opening_plies: int,
-    progress=None,
-    on_game=None,
-) -> dict[str, PairingResult]:
-    """Each opponent's own score at the table: a fresh copy of it in the candidate's seat
-    against it in the other seats, on the same games (seeds, seats, openings) as every pairing.
+    env: str, game: Game, specs: dict[str, str], opponents: list[str], seed: int
+) -> list[tuple[tuple[str, Agent], tuple[str, Agent]]]:
+    """The pairings that measure each opponent's own score at the table: a fresh copy of it in
+    the candidate's seat against it in the other seats, played on the same games (seeds, seats,
+    openings) as every pairing.
 
     At two players that score is ½ by construction (the two seats' scores sum to 1), but
     with three or more a shared win counts for each winner, so an equal share is not
     1 / players: it is measured here, and an agent is above its opponent's level when its
     score is above this one.
     """
-    return {
-        label: evaluate_pairing(
-            game,
+    return [
+        (
             (label, build_agent(env, specs[label], game, seed=seed)),
             (label, build_agent(env, specs[label], game, seed=seed)),
-            games,
-            seed,
-            random_opening_plies,
-            progress,
-            on_game,
         )
         for label in opponents
-    }
+    ]
 
 
 def paired_report(results: list[PairingResult]) -> tuple[str, list[dict]]:
@@ -386,19 +374,25 @@ def _score_histogram(path: Path, results: list[SolitaireResult]) -> None:
 
 
 @contextmanager
-def progress(total: int) -> Iterator[Callable[[], None]]:
-    """Games done / total and the time left, on stderr: a bar on a terminal, else a line per 10%."""
+def progress(total: int, clock: Callable[[], float] = time.perf_counter) -> Iterator[Callable[[], None]]:
+    """Games done / total and the time left, on stderr: a bar on a terminal, else a line per 10%.
+
+    The time left is the time so far per game times the games left, which holds because the
+    harness mixes the games of every agent and pairing from the start (some cost many times
+    others); the bar estimates it the same way (no smoothing towards the latest games). ``clock``
+    gives the time in seconds (a test's fake clock).
+    """
     if sys.stderr.isatty():
-        with tqdm(total=total, desc="games", unit="game", file=sys.stderr) as bar:
+        with tqdm(total=total, desc="games", unit="game", file=sys.stderr, smoothing=0) as bar:
             yield bar.update
         return
-    started, done, step = time.perf_counter(), 0, max(1, total // 10)
+    started, done, step = clock(), 0, max(1, total // 10)
 
     def update() -> None:
         nonlocal done
         done += 1
         if done % step == 0 or done == total:
-            elapsed = time.perf_counter() - started
+            elapsed = clock() - started
             left = elapsed / done * (total - done)
             print(
                 f"games {done}/{total}, {elapsed:.0f} s elapsed, about {left:.0f} s left", file=sys.stderr, flush=True
@@ -467,13 +461,10 @@ def evaluate(
             + (f" ({len(opponents)} of them an opponent against itself)" if opponents else ""),
             flush=True,
         )
-        with progress(games * (len(pairs) + len(opponents))) as update:
-            pairings = [
-                evaluate_pairing(game, a, b, games, seed, random_opening_plies, update, on_game) for a, b in pairs
-            ]
-            references = reference_pairings(
-                env, game, specs, opponents, games, seed, random_opening_plies, update, on_game
-            )
+        played = pairs + reference_pairings(env, game, specs, opponents, seed)
+        with progress(games * len(played)) as update:
+            results = evaluate_pairings(game, played, games, seed, random_opening_plies, update, on_game)
+        pairings, references = results[: len(pairs)], {r.opponent: r for r in results[len(pairs) :]}
         table, rows = pairing_report(pairings, references)
         paired, paired_rows = paired_report(pairings)
         note = (

@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from envs.registry import ENVS, make_game
+from training.console import USER_ERRORS, fail, interrupted, invocation
 from training.evaluation.report import evaluate_run
-from training.framework.cli import USER_ERRORS, fail, interrupted, invocation
 from training.framework.config import RunConfig, build_agent, config_from_dict, load_config
 from training.framework.paths import checkpoint_root, config_path
 from training.framework.run import Pipeline, print_interrupted, run_training
@@ -37,12 +37,16 @@ from training.framework.stop import TrainingInterrupted, stop_requested_by_signa
 EVALUATE_SCRIPT = "training/evaluate.py"
 
 
-def parse_args(pipeline: type[Pipeline], argv: list[str] | None, script: str, description: str) -> argparse.Namespace:
-    prog = invocation(script).removeprefix("python ")  # tabletop train, or training/train.py
-    parser = argparse.ArgumentParser(
-        prog=prog, description=description, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+def parse_args(
+    pipeline: type[Pipeline], argv: list[str] | None, prog: str | None, script: str, description: str
+) -> argparse.Namespace:
     default = pipeline.default_config.format(env="<env>") + ".yaml"
+    parser = argparse.ArgumentParser(
+        prog=prog or script,
+        description=description,
+        epilog=closing_evaluation_cost(default, invocation(EVALUATE_SCRIPT, prog)),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--env", help=f"env name (configs/{default} is the default config)")
     parser.add_argument("--config", help=f"config file (default: configs/{default})")
     parser.add_argument(
@@ -59,7 +63,13 @@ def parse_args(pipeline: type[Pipeline], argv: list[str] | None, script: str, de
             dest=option.key,
             help=f"{option.help} (overrides the config's {option.key})",
         )
-    parser.add_argument("--eval-games", type=int, help="games of the closing evaluation (overrides the config)")
+    parser.add_argument(
+        "--eval-games",
+        type=int,
+        metavar="N",
+        help="games per pairing (per agent in a one-player game) of the closing evaluation "
+        "(overrides the config's evaluation.games)",
+    )
     parser.add_argument(
         "--no-eval",
         action="store_true",
@@ -68,6 +78,20 @@ def parse_args(pipeline: type[Pipeline], argv: list[str] | None, script: str, de
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar or lines")
     return parser.parse_args(argv)
+
+
+def closing_evaluation_cost(default_config: str, evaluate_command: str) -> str:
+    """What ``--help`` says after the options: the closing evaluation, which a short run's user
+    does not expect to cost more than the training it follows, and how to shorten or skip it."""
+    return f"""\
+What a run costs in all: its training, then the closing evaluation, which can take longer
+than a short training. The evaluation plays the trained agent and the config's
+evaluation.opponents against each other, evaluation.games games for every pairing among
+them, the opponents' own pairings included (k opponents: (k + 1) k / 2 pairings; a
+one-player game: evaluation.games games per agent), and a search bot's games cost the most
+(configs/{default_config} sets the opponents and the games). Its progress lines say how long
+it has left. --eval-games N plays N games per pairing instead and --no-eval skips it; either
+way the saved run can be evaluated later: {evaluate_command} --checkpoint RUN_DIR"""
 
 
 def check_args(pipeline: type[Pipeline], args: argparse.Namespace) -> None:
@@ -165,13 +189,16 @@ def build_evaluation_agents(config: RunConfig) -> None:
         build_agent(config.env, spec, game, seed=0)
 
 
-def main(pipeline: type[Pipeline], argv: list[str] | None, script: str, description: str) -> int:
+def main(pipeline: type[Pipeline], argv: list[str] | None, prog: str | None, script: str, description: str) -> int:
     """Parse, train (or resume), then evaluate: a training command's whole life.
 
+    ``prog`` is the command's name as :mod:`training.console` started it (``"tabletop train"``), or None
+    for the script ``script`` (``"training/train.py"``) run directly: its usage line and its hints name it so.
     SIGINT / SIGTERM are caught from the start: a signal that comes while the config is
     read or the learner is built stops the run at its first chance, with a checkpoint.
     """
-    args = parse_args(pipeline, argv, script, description)
+    args = parse_args(pipeline, argv, prog, script, description)
+    command, evaluate_command = invocation(script, prog), invocation(EVALUATE_SCRIPT, prog)
     run_dir = None
     with stop_requested_by_signals() as stop:
         try:
@@ -189,12 +216,12 @@ def main(pipeline: type[Pipeline], argv: list[str] | None, script: str, descript
         except USER_ERRORS as error:
             return fail(error)
         except TrainingInterrupted as stopped:
-            print_interrupted(stopped, invocation(script), run_dir, pipeline.unit, invocation(EVALUATE_SCRIPT))
+            print_interrupted(stopped, command, run_dir, pipeline.unit, evaluate_command)
             return interrupted(stopped.signum)
         except KeyboardInterrupt:
             saved = run_dir is not None and (run_dir / METADATA_FILE).is_file()
             hint = (
-                f"the last checkpoint is intact; resume with: {invocation(script)} --resume {run_dir}"
+                f"the last checkpoint is intact; resume with: {command} --resume {run_dir}"
                 if saved
                 else "nothing was saved"
             )
@@ -205,13 +232,13 @@ def main(pipeline: type[Pipeline], argv: list[str] | None, script: str, descript
     if not config.evaluation.enabled:
         print(
             f"No closing evaluation (the run's evaluation.enabled is false); evaluate with: "
-            f"{invocation(EVALUATE_SCRIPT)} --checkpoint {run_dir}"
+            f"{evaluate_command} --checkpoint {run_dir}"
         )
         return 0
-    return closing_evaluation(learner, run_dir, config)
+    return closing_evaluation(learner, run_dir, config, evaluate_command)
 
 
-def closing_evaluation(learner: Pipeline, run_dir: Path, config: RunConfig) -> int:
+def closing_evaluation(learner: Pipeline, run_dir: Path, config: RunConfig, evaluate_command: str) -> int:
     print(
         f"Closing evaluation, {config.evaluation.games} games per agent or pairing (--eval-games N shortens it, --no-eval skips it)"
     )
@@ -220,13 +247,13 @@ def closing_evaluation(learner: Pipeline, run_dir: Path, config: RunConfig) -> i
     except USER_ERRORS as error:
         fail(error)
         print(
-            f"The trained run is saved; evaluate it with: {invocation(EVALUATE_SCRIPT)} --checkpoint {run_dir}",
+            f"The trained run is saved; evaluate it with: {evaluate_command} --checkpoint {run_dir}",
             file=sys.stderr,
         )
         return 2
     except KeyboardInterrupt:
         print(
-            f"\nevaluation interrupted; the trained run is saved: {invocation(EVALUATE_SCRIPT)} --checkpoint {run_dir}",
+            f"\nevaluation interrupted; the trained run is saved: {evaluate_command} --checkpoint {run_dir}",
             file=sys.stderr,
         )
         return interrupted()

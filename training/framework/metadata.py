@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 import platform
 import subprocess
-import sys
 from datetime import datetime, timezone
 from importlib import metadata as package_metadata
 
+from training.console import command_line
 from training.framework.paths import source_root
 
 PACKAGES = ("numpy", "torch", "gymnasium", "pettingzoo", "stable-baselines3", "sb3-contrib", "tabletop-dice-rl")
@@ -46,5 +46,5 @@ def environment() -> dict:
         "packages": package_versions(),
         "git_commit": git_commit(),
         "cpu_count": os.cpu_count(),
-        "command": " ".join(sys.argv),
+        "command": command_line(),
     }

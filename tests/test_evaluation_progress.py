@@ -1,0 +1,107 @@
+"""The evaluation's estimate of the time it has left holds from its first progress line.
+
+A pairing of a search bot costs many times a pairing of quick bots; played one pairing
+after the other, the first lines extrapolated from the quick pairings alone (the closing
+evaluation of a short Invers run said 33 s and took 189 s). The harness now plays the games
+of every pairing (every agent, in a one-player game) in rounds: these tests check that the
+results are those of each pairing played alone, and the estimate on a fake clock, with
+agents whose every game costs a fixed time on it.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from agents.base import RandomAgent
+from agents.registry import make_agent
+from envs.core import Game
+from envs.registry import make_game
+from training.evaluation import report
+from training.evaluation.harness import evaluate_pairing, evaluate_pairings, evaluate_solitaire
+
+LINE = re.compile(r"games (\d+)/(\d+), (\d+) s elapsed, about (\d+) s left")
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class TimedAgent(RandomAgent):
+    """A random agent whose every game (it is reset once per game and seat) costs ``cost`` seconds on ``clock``."""
+
+    def __init__(self, game: Game, clock: FakeClock, cost: float):
+        self.clock, self.cost = clock, cost
+        super().__init__(game, seed=0)
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.clock.now += self.cost
+
+
+def estimates(err: str) -> list[tuple[float, float]]:
+    """(elapsed, elapsed + time left) of every progress line."""
+    return [(float(e), float(e) + float(left)) for _, _, e, left in LINE.findall(err)]
+
+
+def test_rounds_of_pairings_play_the_games_each_pairing_plays_alone():
+    game = make_game("invers")
+    labels = ("random", "greedy", "search:depth=1")
+    agents = {label: (label, make_agent("invers", label, game, seed=3)) for label in labels}
+    pairs = [(agents["random"], agents["greedy"]), (agents["greedy"], agents["search:depth=1"])]
+    together = evaluate_pairings(game, pairs, games=6, base_seed=40, random_opening_plies=2)
+    for result, (a, b) in zip(together, pairs):
+        alone = evaluate_pairing(game, a, b, games=6, base_seed=40, random_opening_plies=2)
+        assert (result.candidate, result.opponent) == (alone.candidate, alone.opponent)
+        np.testing.assert_array_equal(result.outcomes, alone.outcomes)
+        np.testing.assert_array_equal(result.seats, alone.seats)
+        assert result.distinct_games == alone.distinct_games
+
+
+def test_one_player_agents_playing_seed_by_seed_score_as_each_alone():
+    game = make_game("inverted_dice")
+    agents = {label: make_agent("inverted_dice", label, game, seed=1) for label in ("random", "heuristic")}
+    together = evaluate_solitaire(game, agents, range(5, 12))
+    for result, (label, agent) in zip(together, agents.items()):
+        [alone] = evaluate_solitaire(game, {label: agent}, range(5, 12))
+        assert result.agent == label
+        np.testing.assert_array_equal(result.scores, alone.scores)
+        assert result.stats.keys() == alone.stats.keys()
+        for key in alone.stats:
+            np.testing.assert_array_equal(result.stats[key], alone.stats[key])
+
+
+def test_the_time_left_of_cheap_and_costly_pairings_holds_from_the_first_line(capsys):
+    clock = FakeClock()
+    game = make_game("invers")
+    cheap, costly = (("cheap", TimedAgent(game, clock, 0.1)), ("costly", TimedAgent(game, clock, 10.0)))
+    other = ("other", TimedAgent(game, clock, 0.1))
+    pairs = [(cheap, other), (other, cheap), (cheap, costly)]  # the costly pairing last, as the search bots come
+    started = clock.now
+    with report.progress(20 * len(pairs), clock=clock) as update:
+        evaluate_pairings(game, pairs, games=20, base_seed=0, progress=update)
+    took = clock.now - started
+    lines = estimates(capsys.readouterr().err)
+    assert len(lines) == 10
+    for elapsed, whole in lines:
+        assert whole == pytest.approx(took, abs=1.0), f"after {elapsed} s the estimate was {whole} s of {took} s"
+
+
+def test_the_time_left_of_a_costly_one_player_agent_holds_from_the_first_line(capsys):
+    clock = FakeClock()
+    game = make_game("inverted_dice")
+    agents = {"quick": TimedAgent(game, clock, 0.1), "slow": TimedAgent(game, clock, 5.0)}
+    started = clock.now
+    with report.progress(10 * len(agents), clock=clock) as update:
+        evaluate_solitaire(game, agents, range(10), progress=update)
+    took = clock.now - started
+    lines = estimates(capsys.readouterr().err)
+    assert len(lines) == 10
+    for elapsed, whole in lines:
+        assert whole == pytest.approx(took, abs=1.0), f"after {elapsed} s the estimate was {whole} s of {took} s"
