@@ -29,7 +29,8 @@ On **every step** (the cheap checks):
 
 On **a seeded sample of steps** (``--deep``, default 1 in 32; the costly checks):
 
-* every player's observation, and the adapter's equals the core's;
+* every player's observation, and the adapter's equals the core's and lies in the space the
+  adapter declares (``observation_space``, with the mask in PettingZoo's forms);
 * refusal: a random unmasked action of the acting player (the first id outside the space
   when all are legal) and, with several players, a legal action from a seat not to act
   raise ``IllegalActionError`` on a clone and leave it as it was; in the Parallel form
@@ -294,6 +295,12 @@ class GameChecker:
             )
         self.checks["observation"] += 1
 
+    def check_in_space(self, space, observation, what: str) -> None:
+        """The observation an adapter shows lies in the space it declares (``space.contains``)."""
+        if not space.contains(observation):
+            raise InvariantViolation(f"{what} shows an observation outside its declared observation space {space}")
+        self.checks["observation in space"] += 1
+
     def check_snapshot(self, snap: Snapshot) -> None:
         """Every player's observation (the deep steps and the end)."""
         for p, obs in enumerate(snap.observations):
@@ -478,6 +485,7 @@ def play_aec(g: Trial, record: bool) -> GameResult:
                 f"the AEC shows {agent} an observation other than the core's",
             )
             checks["aec observation"] += 1
+            checker.check_in_space(env.observation_space(agent), obs, f"the AEC env ({agent})")
             clone = checker.probe(state, before, [(seat, action)], probe_rng)
             checker.check_sample(env.action_space(agent).sample(), mask, f"action_space({agent!r})")
         try:
@@ -569,6 +577,7 @@ def play_gymnasium(g: Trial, record: bool) -> GameResult:
                 "the Gymnasium env's action_masks() is not the core's mask",
             )
             checks["gymnasium observation"] += 1
+            checker.check_in_space(env.observation_space, observation, "the Gymnasium env")
             checker.probe(state, before, [(learner, action)], probe_rng)
             # Copies of the env, the costliest checks, in the sampled games only.
             probes = ("illegal", "copy") if g.sampled else ()
@@ -711,6 +720,7 @@ def play_batched(g: Trial, record: bool) -> GameResult:
             check(np.array_equal(env.action_masks()[0], mask != 0), "the batched env's action_masks() is not its mask")
             checker.check_snapshot(Snapshot.of(state))
             checks["batched observation"] += 1
+            checker.check_in_space(env.single_observation_space, observation, "the batched env")
             checker.check_sample(env.action_space.sample()[0], mask, "action_space")
         action = choose(mask, action_rng)
         try:
@@ -799,6 +809,7 @@ def play_parallel(g: Trial, record: bool) -> GameResult:
                     np.array_equal(observations[agent]["observation"], before.observations[seat_of[agent]]),
                     f"the Parallel env shows {agent} an observation other than the core's",
                 )
+                checker.check_in_space(env.observation_space(agent), observations[agent], f"the Parallel env ({agent})")
             checks["parallel observation"] += len(agents)
             clone = checker.probe(state, before, moves, probe_rng)
             probe_parallel_refusals(env, checker, before, actions, probe_rng)
