@@ -79,6 +79,7 @@ from functools import cached_property
 from types import ModuleType
 
 import numpy as np
+from gymnasium.vector import AutoresetMode
 
 from envs.aec import reward_basis
 from envs.core import GameState, IllegalActionError
@@ -402,9 +403,7 @@ class Trial:
 
     def _make(self, factory: str):
         if factory == "batched":
-            from gymnasium.vector import AutoresetMode
-
-            from envs.batched.vector_env import BatchedVectorEnv  # Numba: loaded for the batched form only
+            from envs.batched.vector_env import BatchedVectorEnv  # noqa: PLC0415 (Numba: loaded for the batched form only)
 
             return BatchedVectorEnv(self.module.GAME.name, 1, autoreset_mode=AutoresetMode.DISABLED, **self.kwargs)
         return getattr(self.module, factory)(**self.kwargs)
@@ -664,7 +663,8 @@ def expect_illegal_ends_episode(env, before: Snapshot, action: int, illegal_rewa
         (reward, terminated, truncated) == (illegal_reward, True, False)
         and "illegal_action" in info
         and not info["action_mask"].any(),
-        f"illegal action {action} gave reward {reward}, terminated={terminated}, truncated={truncated}, info keys {sorted(info)}",
+        f"illegal action {action} gave reward {reward}, terminated={terminated}, truncated={truncated}, "
+        f"info keys {sorted(info)}",
     )
     expect_same(before, env.game_state, f"illegal action {action} was played")
     expect_refused(lambda: env.step(0), f"a step after illegal action {action} ended the episode")
@@ -838,7 +838,8 @@ def play_parallel(g: Trial, record: bool) -> GameResult:
         for agent in agents:
             if (terminations[agent], truncations[agent]) != (over and not truncated, over and truncated):
                 raise InvariantViolation(
-                    f"{agent}: terminated={terminations[agent]}, truncated={truncations[agent]}, core says over={over}, truncated={truncated}"
+                    f"{agent}: terminated={terminations[agent]}, truncated={truncations[agent]}, "
+                    f"core says over={over}, truncated={truncated}"
                 )
         acting, masks = checker.check_state(state)
         if deep:
@@ -1134,14 +1135,16 @@ def main(argv: list[str] | None = None) -> int:
         type=share,
         default=Sampling.steps,
         metavar="P",
-        help=f"share of steps with the costly checks: clones, refusal probes, every observation, sample() (default {Sampling.steps})",
+        help="share of steps with the costly checks: clones, refusal probes, every observation, sample() "
+        f"(default {Sampling.steps})",
     )
     parser.add_argument(
         "--deep-games",
         type=share,
         default=Sampling.games,
         metavar="Q",
-        help=f"share of games with the per-game ones: a deep first step, copies of the Gymnasium env on deep steps, a replay (default {Sampling.games})",
+        help="share of games with the per-game ones: a deep first step, copies of the Gymnasium env on deep steps, "
+        f"a replay (default {Sampling.games})",
     )
     parser.add_argument(
         "--full", action="store_true", help="the costly checks on every step and every game (--deep 1 --deep-games 1)"

@@ -20,7 +20,7 @@ from pettingzoo.utils.wrappers import TerminateIllegalWrapper
 
 import envs
 from envs import ENVS, IllegalActionError, keldice_v0, lost_dice_v0
-from envs.registry import LEGACY_ENVS
+from envs.registry import LEGACY_ENVS, make_game
 
 
 def player_counts(entry) -> list[int]:
@@ -234,8 +234,6 @@ def test_render_modes_are_checked():
 def test_a_seats_picture_is_the_whole_table_unless_the_game_hides_something(name):
     """``render_for(player)`` (what a person in that seat is shown) is ``render()`` in the games of
     open information; Roll Five, whose cards and rolls are hidden, draws less until the reveal."""
-    from envs.registry import make_game
-
     state = make_game(name).new_initial_state(np.random.default_rng(0))
     pictures = [state.render_for(p) for p in range(state.game.num_players)]
     if name == "roll_five":
