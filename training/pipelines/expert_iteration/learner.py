@@ -58,11 +58,11 @@ import torch
 from agents.base import Agent
 from agents.network import PolicyValueNetwork
 from agents.registry import make_agent
+from agents.run_folder import MODEL_FILE
 from agents.trained import PolicyAgent, load_model
 from envs.registry import get_entry, make_game
 from training.framework.checkpoint import Checkpoint
 from training.framework.run import Override, Pipeline
-from training.framework.run_files import MODEL_FILE
 from training.pipelines.expert_iteration.config import ExpertIterationConfig
 from training.pipelines.expert_iteration.play import Learner, learner_targets, play_training_game
 from training.pipelines.ppo.vector import policy_kwargs

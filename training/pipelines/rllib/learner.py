@@ -17,7 +17,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from agents.rllib import CHECKPOINT_FILE, SHARED_POLICY
+from agents.rllib import SHARED_POLICY
+from agents.run_folder import RLLIB_CHECKPOINT_FILE
 from training.framework.checkpoint import Checkpoint
 from training.framework.run import Override, Pipeline
 from training.framework.schema import ConfigError
@@ -93,7 +94,7 @@ class RLlib(Pipeline):
     unit = "iterations"
     budget_key = "iterations"
     default_config = "{env}"
-    checkpoint_required = (CHECKPOINT_FILE,)
+    checkpoint_required = (RLLIB_CHECKPOINT_FILE,)
     overrides = (
         Override("iterations", "iterations", int, "PPO iterations (one train batch each)"),
         Override("workers", "workers", int, "env runners, one CPU each", positive=False),
@@ -124,12 +125,12 @@ class RLlib(Pipeline):
         self.iterations = 0
         if checkpoint is not None:
             with tempfile.TemporaryDirectory() as folder:
-                with zipfile.ZipFile(checkpoint.files[CHECKPOINT_FILE]) as archive:
+                with zipfile.ZipFile(checkpoint.files[RLLIB_CHECKPOINT_FILE]) as archive:
                     archive.extractall(folder)
                 try:
                     self.algo.restore_from_path(folder)
                 except Exception as error:  # Ray raises many types for a foreign or damaged checkpoint
-                    raise checkpoint.unusable(CHECKPOINT_FILE, error) from None
+                    raise checkpoint.unusable(RLLIB_CHECKPOINT_FILE, error) from None
             self.iterations = checkpoint.done
 
     @property
@@ -152,7 +153,7 @@ class RLlib(Pipeline):
         }
 
     def checkpoint_files(self):
-        return {CHECKPOINT_FILE: self._write_checkpoint}
+        return {RLLIB_CHECKPOINT_FILE: self._write_checkpoint}
 
     def _write_checkpoint(self, filename: str) -> None:
         with tempfile.TemporaryDirectory() as folder:
