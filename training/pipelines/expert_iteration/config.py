@@ -23,7 +23,7 @@ from training.framework.schema import (
     setting,
     table,
 )
-from training.pipelines.ppo.config import POLICY_SETTINGS
+from training.pipelines.network import POLICY_SETTINGS
 
 
 @dataclass

@@ -1,9 +1,10 @@
 """The PPO pipeline's config schema: ``configs/<env>.yaml``, the single source of its hyperparameters.
 
 Every key is a declared field with its check (:mod:`training.framework.schema`); ``ppo``
-and ``policy_kwargs`` have a table of the keys they accept (MaskablePPO's arguments and
-the policy network's settings), and :meth:`PPOConfig.check` holds the rules that tie
-keys together (players and opponents, self-play, full minibatches).
+and ``policy_kwargs`` have a table of the keys they accept (MaskablePPO's arguments, and
+the policy network's settings: :mod:`training.pipelines.network`), and
+:meth:`PPOConfig.check` holds the rules that tie keys together (players and opponents,
+self-play, full minibatches).
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from training.framework.config import EvaluationConfig, LearningCurveConfig, Run
 from training.framework.schema import (
     AGENT_SPECS,
     BOOL,
-    NET_ARCH,
     OPTIONAL_TEXT,
     TEXT,
     Check,
@@ -30,9 +30,7 @@ from training.framework.schema import (
     setting,
     table,
 )
-
-#: ``policy_kwargs.activation_fn`` names accepted in configs.
-ACTIVATIONS = ("tanh", "relu", "elu", "gelu")
+from training.pipelines.network import POLICY_SETTINGS
 
 #: MaskablePPO arguments a config may set, and what each must be.
 PPO_SETTINGS: dict[str, Check] = {
@@ -50,14 +48,6 @@ PPO_SETTINGS: dict[str, Check] = {
     "max_grad_norm": number(above=0),
     "target_kl": optional(number(above=0)),
     "stats_window_size": integer(1),
-}
-
-#: Policy network settings a config may set (``activation_fn`` by name, see ``training/pipelines/ppo/vector.py``).
-POLICY_SETTINGS: dict[str, Check] = {
-    "net_arch": NET_ARCH,
-    "activation_fn": one_of(*ACTIVATIONS),
-    "ortho_init": BOOL,
-    "share_features_extractor": BOOL,
 }
 
 

@@ -22,10 +22,11 @@ from agents.trained import PolicyAgent
 from envs.registry import make_game
 from training.framework.checkpoint import Checkpoint
 from training.framework.run import Override, Pipeline, Session
+from training.pipelines.network import policy_kwargs
 from training.pipelines.ppo import checkpoint as ppo_checkpoint
 from training.pipelines.ppo.callbacks import RunCallback, SinkOutput
 from training.pipelines.ppo.config import PPOConfig
-from training.pipelines.ppo.vector import make_training_env, policy_kwargs
+from training.pipelines.ppo.vector import make_training_env
 from training.pipelines.ppo.warm_start import TeacherGuidedPPO, resume_guide, warm_start
 
 
