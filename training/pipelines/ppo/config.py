@@ -59,9 +59,8 @@ class SelfPlayConfig:
     pool: list[str] = setting(["random"], AGENT_SPECS)  #: fixed members (agent specs)
     snapshot_every: int = setting(50_000, integer(1))  #: learner steps between frozen snapshots added to the pool
     max_snapshots: int = setting(5, integer(1))  #: the oldest snapshot leaves the pool beyond this many
-    snapshot_weight: float = setting(
-        0.5, number(0, 1)
-    )  #: probability that an episode's opponent is a snapshot (when any exist)
+    #: probability that an episode's opponent is a snapshot (when any exist)
+    snapshot_weight: float = setting(0.5, number(0, 1))
 
 
 @dataclass
@@ -75,16 +74,14 @@ class WarmStartConfig:
     batch_size: int = setting(512, integer(1))
     learning_rate: float = setting(0.001, number(above=0))  #: of behaviour cloning (PPO keeps its own)
     value_coef: float = setting(0.5, number(minimum=0))  #: weight of the critic's loss on the teacher's returns
-    guide_coef: float = setting(
-        1.0, number(minimum=0)
-    )  #: initial weight of the cross-entropy towards the teacher during PPO
+    #: initial weight of the cross-entropy towards the teacher during PPO
+    guide_coef: float = setting(1.0, number(minimum=0))
     guide_decay_steps: int = setting(1_000_000, integer(1))  #: PPO steps over which that weight falls linearly to 0
     #: above 0: the teacher values every move (a search) and is imitated through the softmax
     #: of its values at this temperature; 0: through the move it plays
     temperature: float = setting(0.0, number(minimum=0))
-    label_with: str | None = setting(
-        None, OPTIONAL_TEXT
-    )  #: with temperature > 0: the search whose move values label the decisions (null: the teacher)
+    #: with temperature > 0: the search whose move values label the decisions (null: the teacher)
+    label_with: str | None = setting(None, OPTIONAL_TEXT)
     workers: int = setting(1, integer(1))  #: processes labelling the decisions (temperature > 0)
 
 
@@ -97,12 +94,10 @@ class PPOConfig(RunConfig):
     #: stepped one by one without wrappers (training/pipelines/ppo/game_vec_env.py);
     #: "dummy": SB3's DummyVecEnv over gymnasium.make and Monitor; "subproc": one process per env
     vec_env: str = setting("game", one_of("batched", "game", "dummy", "subproc"))
-    torch_threads: int = setting(
-        1, integer(1)
-    )  #: intra-op threads; one is fastest for small MLPs and on a shared machine
-    normalize_reward: bool = setting(
-        True, BOOL
-    )  #: running reward scaling (VecNormalize); observations are already in [0, 1]
+    #: intra-op threads; one is fastest for small MLPs and on a shared machine
+    torch_threads: int = setting(1, integer(1))
+    #: running reward scaling (VecNormalize); observations are already in [0, 1]
+    normalize_reward: bool = setting(True, BOOL)
     #: the learner's reward: "score" (points as they are gained), "margin" (the change of its
     #: lead over the best other player) or "win" (+1/-1/0 at the end);
     #: empty: the env's default for the player count (evaluation always counts wins)
@@ -110,9 +105,8 @@ class PPOConfig(RunConfig):
     opponents: list[str] = setting(["random"], AGENT_SPECS)  #: other seats, when self-play is off
     policy_kwargs: dict[str, Any] = setting({}, table(POLICY_SETTINGS, "policy_kwargs"))
     ppo: dict[str, Any] = setting({}, table(PPO_SETTINGS, "ppo"))
-    checkpoint_every: int = setting(
-        100_000, integer(1)
-    )  #: timesteps between checkpoints (see training/framework/checkpoint.py)
+    #: timesteps between checkpoints (see training/framework/checkpoint.py)
+    checkpoint_every: int = setting(100_000, integer(1))
     evaluation: EvaluationConfig = section(EvaluationConfig)
     self_play: SelfPlayConfig = section(SelfPlayConfig)
     warm_start: WarmStartConfig = section(WarmStartConfig)
