@@ -3,7 +3,7 @@
     python training/train.py --env invers                      # PPO (configs/invers.yaml)
     python training/train_td.py --env inverted_dice            # turn-value TD (configs/inverted_dice_td.yaml)
     python training/expert_iteration.py --config configs/invers_distill.yaml
-    python training/train_rllib.py --env invers                # Ray RLlib (configs/invers.yaml)
+    python training/train_rllib.py --env invers                # Ray RLlib (configs/invers_rllib.yaml)
 
 Every one of them takes ``--env``, ``--config``, ``--resume RUN_DIR``, ``--seed``,
 ``--run-dir``, ``--eval-games``, ``--no-eval``, ``--no-progress`` and the overrides its

@@ -13,6 +13,7 @@ import inspect
 from dataclasses import dataclass
 from typing import Any
 
+from envs.aec import REWARD_MODES
 from envs.core import Game
 from training.framework.config import EvaluationConfig, LearningCurveConfig, RunConfig
 from training.framework.schema import (
@@ -101,7 +102,7 @@ class PPOConfig(RunConfig):
     #: the learner's reward: "score" (points as they are gained), "margin" (the change of its
     #: lead over the best other player) or "win" (+1/-1/0 at the end);
     #: empty: the env's default for the player count (evaluation always counts wins)
-    reward_mode: str = setting("", one_of("", "score", "margin", "win"))
+    reward_mode: str = setting("", one_of("", *REWARD_MODES))
     opponents: list[str] = setting(["random"], AGENT_SPECS)  #: other seats, when self-play is off
     policy_kwargs: dict[str, Any] = setting({}, table(POLICY_SETTINGS, "policy_kwargs"))
     ppo: dict[str, Any] = setting({}, table(PPO_SETTINGS, "ppo"))

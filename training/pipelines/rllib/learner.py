@@ -47,7 +47,7 @@ def build_config(config: RLlibConfig):
     ppo = config.ppo
     hidden = list(config.policy_kwargs.get("net_arch", [64, 64]))
     activation = ACTIVATIONS[config.policy_kwargs.get("activation_fn", "tanh")]  # sb3's default activation is tanh
-    batch = config.rollout_steps or ppo.get("n_steps", 2048) * config.n_envs
+    batch = config.rollout_steps
     env_config = {**config.env_kwargs, **({"reward_mode": config.reward_mode} if config.reward_mode else {})}
     return (
         PPOConfig()
@@ -93,7 +93,7 @@ class RLlib(Pipeline):
     schema = RLlibConfig
     unit = "iterations"
     budget_key = "iterations"
-    default_config = "{env}"
+    default_config = "{env}_rllib"
     checkpoint_required = (RLLIB_CHECKPOINT_FILE,)
     overrides = (
         Override("iterations", "iterations", int, "PPO iterations (one train batch each)"),
@@ -114,9 +114,6 @@ class RLlib(Pipeline):
         import ray  # Ray is an optional extra: pip install -e ".[rllib]"
 
         super().__init__(config, run_dir, checkpoint)
-        unused = config.unused_keys()
-        if unused:
-            print(f"RLlib: the sb3 pipeline's {', '.join(unused)} are not used here (every seat is the shared policy)")
         if config.address:
             ray.init(address=config.address)
         else:
@@ -132,10 +129,6 @@ class RLlib(Pipeline):
                 except Exception as error:  # Ray raises many types for a foreign or damaged checkpoint
                     raise checkpoint.unusable(RLLIB_CHECKPOINT_FILE, error) from None
             self.iterations = checkpoint.done
-
-    @property
-    def checkpoint_every(self) -> int:
-        return self.config.checkpoint_iterations
 
     @property
     def done(self) -> int:
