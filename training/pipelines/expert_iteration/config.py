@@ -1,6 +1,7 @@
-"""The expert-iteration pipeline's config schema (``configs/<env>_expert_iteration.yaml``, ``configs/invers_distill.yaml``).
+"""The expert-iteration pipeline's config schema.
 
-Every key is documented beside its field; :mod:`training.pipelines.expert_iteration.learner`
+Its configs are ``configs/<env>_expert_iteration.yaml`` and ``configs/invers_distill.yaml``;
+every key is documented beside its field; :mod:`training.pipelines.expert_iteration.learner`
 describes the method.
 """
 
@@ -84,5 +85,6 @@ class ExpertIterationConfig(RunConfig):
             )
         if self.self_play_weight + self.snapshot_weight > 1.0:
             raise ConfigError(
-                f"self_play_weight + snapshot_weight must be at most 1, got {self.self_play_weight + self.snapshot_weight}"
+                "self_play_weight + snapshot_weight must be at most 1, "
+                f"got {self.self_play_weight + self.snapshot_weight}"
             )

@@ -139,7 +139,7 @@ class PPOConfig(RunConfig):
 
     def _check_rollout(self) -> None:
         """Every PPO mini-batch full: ``batch_size`` divides a rollout of ``n_steps x n_envs`` steps."""
-        from sb3_contrib import MaskablePPO  # only for its defaults; sb3 takes seconds to import
+        from sb3_contrib import MaskablePPO  # noqa: PLC0415 (only for its defaults; sb3 takes seconds to import)
 
         defaults = inspect.signature(MaskablePPO.__init__).parameters
         n_steps = self.ppo.get("n_steps", defaults["n_steps"].default)
@@ -147,6 +147,6 @@ class PPOConfig(RunConfig):
         rollout = n_steps * self.n_envs
         if rollout % batch_size:
             raise ConfigError(
-                f"ppo.batch_size ({batch_size}) must divide the rollout of ppo.n_steps x n_envs = {n_steps} x {self.n_envs} = "
-                f"{rollout} steps, so that every mini-batch is full"
+                f"ppo.batch_size ({batch_size}) must divide the rollout of ppo.n_steps x n_envs = "
+                f"{n_steps} x {self.n_envs} = {rollout} steps, so that every mini-batch is full"
             )

@@ -36,12 +36,12 @@ def shared_policy(agent_id, episode, **kwargs) -> str:
 
 def build_config(config: RLlibConfig):
     """RLlib's ``PPOConfig``: the env's game options, network and PPO hyperparameters in RLlib's names, masked self-play."""
-    from ray.rllib.algorithms.ppo import PPOConfig
-    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
-    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+    from ray.rllib.algorithms.ppo import PPOConfig  # noqa: PLC0415 (Ray: an optional extra, slow to import; only a run needs it)
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec  # noqa: PLC0415 (Ray: an optional extra, slow to import; only a run needs it)
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec  # noqa: PLC0415 (Ray: an optional extra, slow to import; only a run needs it)
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule  # noqa: PLC0415 (Ray: an optional extra, slow to import; only a run needs it)
 
-    from envs.integrations.rllib import register_envs, rllib_env_name  # imports Ray, an optional extra
+    from envs.integrations.rllib import register_envs, rllib_env_name  # noqa: PLC0415 (imports Ray, as above)
 
     register_envs()
     ppo = config.ppo
@@ -111,7 +111,7 @@ class RLlib(Pipeline):
             )
 
     def __init__(self, config: RLlibConfig, run_dir: Path, checkpoint: Checkpoint | None):
-        import ray  # Ray is an optional extra: pip install -e ".[rllib]"
+        import ray  # noqa: PLC0415 (Ray is an optional extra: pip install -e ".[rllib]")
 
         super().__init__(config, run_dir, checkpoint)
         if config.address:
@@ -155,7 +155,7 @@ class RLlib(Pipeline):
             shutil.move(archive, filename)
 
     def close(self) -> None:
-        import ray
+        import ray  # noqa: PLC0415 (Ray is an optional extra, loaded by __init__ already)
 
         self.algo.stop()
         ray.shutdown()
