@@ -13,10 +13,9 @@ from __future__ import annotations
 import torch
 import yaml
 
-from agents.turn_value import VALUE_FILE
+from agents.run_folder import MODEL_FILE, VALUE_FILE
 from tests.test_turn_value import _tiny_config
 from training import expert_iteration, train_td
-from training.framework.run_files import MODEL_FILE
 
 QUIET = ["--no-eval", "--no-progress"]
 

@@ -3,7 +3,7 @@
     python training/train.py --env invers                      # PPO (configs/invers.yaml)
     python training/train_td.py --env inverted_dice            # turn-value TD (configs/inverted_dice_td.yaml)
     python training/expert_iteration.py --config configs/invers_distill.yaml
-    python training/train_rllib.py --env invers                # Ray RLlib (configs/invers.yaml)
+    python training/train_rllib.py --env invers                # Ray RLlib (configs/invers_rllib.yaml)
 
 Every one of them takes ``--env``, ``--config``, ``--resume RUN_DIR``, ``--seed``,
 ``--run-dir``, ``--eval-games``, ``--no-eval``, ``--no-progress`` and the overrides its
@@ -24,13 +24,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from agents.run_folder import CONFIG_FILE, METADATA_FILE
 from envs.registry import ENVS, make_game
 from training.console import USER_ERRORS, fail, interrupted, invocation
 from training.evaluation.report import evaluate_run
 from training.framework.config import RunConfig, build_agent, config_from_dict, load_config
 from training.framework.paths import checkpoint_root, config_path
 from training.framework.run import Pipeline, print_interrupted, run_training
-from training.framework.run_files import CONFIG_FILE, METADATA_FILE
 from training.framework.schema import ConfigError
 from training.framework.stop import TrainingInterrupted, stop_requested_by_signals
 
@@ -100,7 +100,7 @@ def check_args(pipeline: type[Pipeline], args: argparse.Namespace) -> None:
     if not (args.env or args.config or args.resume):
         raise ConfigError("give --env NAME, --config FILE or --resume RUN_DIR")
     if args.resume and args.config:
-        raise ConfigError("--resume continues a run with its own config.yaml; --config cannot be combined with it")
+        raise ConfigError(f"--resume continues a run with its own {CONFIG_FILE}; --config cannot be combined with it")
     if args.resume and args.run_dir:
         raise ConfigError("--resume continues the run in its own folder; --run-dir cannot be combined with it")
     for option in pipeline.overrides:

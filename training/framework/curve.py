@@ -25,12 +25,11 @@ import numpy as np
 
 from agents.base import Agent
 from agents.registry import make_agent
+from agents.run_folder import CURVE_FILE, CURVE_PICTURE_FILE
 from envs.core import Game
 from training.evaluation.harness import evaluate_pairing, evaluate_solitaire, mean_ci
 from training.framework.config import LearningCurveConfig
 
-CURVE_FILE = "learning_curve.csv"
-PICTURE_FILE = "learning_curve.png"
 #: Random plies opening each curve game of several players (independent games between deterministic agents).
 OPENING_PLIES = 2
 
@@ -167,7 +166,7 @@ def draw(run_dir: Path, reference: str) -> Path | None:
     ax.legend()
     ax.grid(alpha=0.3)
     fig.tight_layout()
-    picture = run_dir / PICTURE_FILE
+    picture = run_dir / CURVE_PICTURE_FILE
     fig.savefig(picture, dpi=100)
     plt.close(fig)
     return picture

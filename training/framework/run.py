@@ -47,6 +47,7 @@ from typing import Any, ClassVar
 import yaml
 
 from agents.base import Agent
+from agents.run_folder import CONFIG_FILE, METADATA_FILE, TRAINING_STATE_FILE
 from envs.registry import make_game
 from training.framework import metadata as run_metadata
 from training.framework import rng
@@ -55,7 +56,7 @@ from training.framework.config import RunConfig
 from training.framework.curve import LearningCurve, draw, summary
 from training.framework.metrics import MetricsSink
 from training.framework.progress import StoppedDuringPreparation
-from training.framework.run_files import CONFIG_FILE, METADATA_FILE, TRAINING_STATE_FILE, write_text_atomic
+from training.framework.run_files import write_text_atomic
 from training.framework.stop import StopRequest, TrainingInterrupted, stop_requested_by_signals
 
 

@@ -18,9 +18,8 @@ from collections.abc import Callable
 
 from stable_baselines3.common.vec_env import VecNormalize
 
-from agents.trained import CheckpointError
+from agents.run_folder import MODEL_FILE, REWARD_STATS_FILE, CheckpointError
 from training.framework.checkpoint import Checkpoint
-from training.framework.run_files import MODEL_FILE, REWARD_STATS_FILE
 
 
 def checkpoint_files(model, reward_normalizer) -> dict[str, Callable[[str], None]]:

@@ -17,15 +17,16 @@ from typing import Any
 import torch
 from stable_baselines3.common.logger import Logger
 
-from agents.trained import CheckpointError, PolicyAgent
+from agents.run_folder import MODEL_FILE, CheckpointError
+from agents.trained import PolicyAgent
 from envs.registry import make_game
 from training.framework.checkpoint import Checkpoint
 from training.framework.run import Override, Pipeline, Session
-from training.framework.run_files import MODEL_FILE
+from training.pipelines.network import policy_kwargs
 from training.pipelines.ppo import checkpoint as ppo_checkpoint
 from training.pipelines.ppo.callbacks import RunCallback, SinkOutput
 from training.pipelines.ppo.config import PPOConfig
-from training.pipelines.ppo.vector import make_training_env, policy_kwargs
+from training.pipelines.ppo.vector import make_training_env
 from training.pipelines.ppo.warm_start import TeacherGuidedPPO, resume_guide, warm_start
 
 

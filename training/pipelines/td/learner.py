@@ -35,7 +35,8 @@ import numpy as np
 import torch
 
 from agents.registry import make_agent
-from agents.turn_value import VALUE_FILE, TurnValueAgent, TurnValueNet, save_turn_value
+from agents.run_folder import VALUE_FILE
+from agents.turn_value import TurnValueAgent, TurnValueNet, save_turn_value
 from envs.core import Game
 from envs.registry import make_game
 from training.framework.checkpoint import Checkpoint
