@@ -125,7 +125,10 @@ class LearningCurve:
 def summary(row: dict) -> str:
     """A curve row in a few words, for the progress lines."""
     if "mean_score" in row:
-        return f"{row['mean_score']:.1f} vs {row['reference_mean']:.1f} ({row['diff_vs_reference']:+.1f} ± {row['diff_ci95_half_width']:.1f})"
+        return (
+            f"{row['mean_score']:.1f} vs {row['reference_mean']:.1f} "
+            f"({row['diff_vs_reference']:+.1f} ± {row['diff_ci95_half_width']:.1f})"
+        )
     return f"win rate {row['win_rate']:.3f} [{row['win_ci95_low']:.3f}, {row['win_ci95_high']:.3f}]"
 
 
