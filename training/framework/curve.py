@@ -137,10 +137,10 @@ def draw(run_dir: Path, reference: str) -> Path | None:
     path = run_dir / CURVE_FILE
     if not path.is_file():
         return None
-    import matplotlib
+    import matplotlib  # noqa: PLC0415 (matplotlib takes a second to import; only the closing figure needs it)
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # noqa: PLC0415 (as matplotlib, and after its backend is chosen)
 
     with path.open() as handle:
         reader = csv.DictReader(handle)

@@ -37,10 +37,12 @@ def shared_policy(agent_id, episode, **kwargs) -> str:
 def build_config(config: RLlibConfig):
     """RLlib's ``PPOConfig``: the env's game options, network and PPO hyperparameters in RLlib's
     names, masked self-play."""
-    from ray.rllib.algorithms.ppo import PPOConfig  # noqa: PLC0415 (Ray: an optional extra, slow to import; only a run needs it)
-    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec  # noqa: PLC0415 (Ray: an optional extra, slow to import; only a run needs it)
-    from ray.rllib.core.rl_module.rl_module import RLModuleSpec  # noqa: PLC0415 (Ray: an optional extra, slow to import; only a run needs it)
-    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule  # noqa: PLC0415 (Ray: an optional extra, slow to import; only a run needs it)
+    from ray.rllib.algorithms.ppo import PPOConfig  # noqa: PLC0415 (Ray: an optional extra, slow to import)
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec  # noqa: PLC0415 (Ray, as above)
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec  # noqa: PLC0415 (Ray, as above)
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import (  # noqa: PLC0415 (Ray, as above)
+        ActionMaskingTorchRLModule,
+    )
 
     from envs.integrations.rllib import register_envs, rllib_env_name  # noqa: PLC0415 (imports Ray, as above)
 
