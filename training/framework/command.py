@@ -162,14 +162,15 @@ def resolve(pipeline: type[Pipeline], args: argparse.Namespace):
     )
     if checkpoint is not None and checkpoint.done >= getattr(config, pipeline.budget_key):
         raise ConfigError(
-            f"run {run_dir} already has {checkpoint.done} {pipeline.unit} (budget {getattr(config, pipeline.budget_key)}); "
-            f"ask for more with the budget option"
+            f"run {run_dir} already has {checkpoint.done} {pipeline.unit} "
+            f"(budget {getattr(config, pipeline.budget_key)}); ask for more with the budget option"
         )
     return config, run_dir, checkpoint
 
 
 def default_config(pipeline: type[Pipeline], env: str) -> Path:
-    """The pipeline's default config of ``env`` (``configs/<env>.yaml`` for PPO, ...), or a ConfigError saying why not."""
+    """The pipeline's default config of ``env`` (``configs/<env>.yaml`` for PPO, ...), or a
+    ConfigError saying why not."""
     if env not in ENVS:
         raise ConfigError(f"unknown env {env!r}; known envs: {', '.join(sorted(ENVS))}")
     path = config_path(pipeline.default_config.format(env=env))
@@ -240,7 +241,8 @@ def main(pipeline: type[Pipeline], argv: list[str] | None, prog: str | None, scr
 
 def closing_evaluation(learner: Pipeline, run_dir: Path, config: RunConfig, evaluate_command: str) -> int:
     print(
-        f"Closing evaluation, {config.evaluation.games} games per agent or pairing (--eval-games N shortens it, --no-eval skips it)"
+        f"Closing evaluation, {config.evaluation.games} games per agent or pairing "
+        "(--eval-games N shortens it, --no-eval skips it)"
     )
     try:
         evaluate_run(run_dir, games=config.evaluation.games, candidate=learner.agent_spec())

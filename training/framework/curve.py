@@ -125,7 +125,10 @@ class LearningCurve:
 def summary(row: dict) -> str:
     """A curve row in a few words, for the progress lines."""
     if "mean_score" in row:
-        return f"{row['mean_score']:.1f} vs {row['reference_mean']:.1f} ({row['diff_vs_reference']:+.1f} ± {row['diff_ci95_half_width']:.1f})"
+        return (
+            f"{row['mean_score']:.1f} vs {row['reference_mean']:.1f} "
+            f"({row['diff_vs_reference']:+.1f} ± {row['diff_ci95_half_width']:.1f})"
+        )
     return f"win rate {row['win_rate']:.3f} [{row['win_ci95_low']:.3f}, {row['win_ci95_high']:.3f}]"
 
 
@@ -134,10 +137,10 @@ def draw(run_dir: Path, reference: str) -> Path | None:
     path = run_dir / CURVE_FILE
     if not path.is_file():
         return None
-    import matplotlib
+    import matplotlib  # noqa: PLC0415 (matplotlib takes a second to import; only the closing figure needs it)
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # noqa: PLC0415 (as matplotlib, and after its backend is chosen)
 
     with path.open() as handle:
         reader = csv.DictReader(handle)

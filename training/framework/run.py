@@ -272,7 +272,8 @@ class Pipeline(abc.ABC):
     # -- facts for the run's records --------------------------------------------------------------
 
     def timing(self, wall_s: float) -> str:
-        """Where a session's ``wall_s`` seconds went, when the pipeline knows more than the total (e.g. a warm start)."""
+        """Where a session's ``wall_s`` seconds went, when the pipeline knows more than the total
+        (e.g. a warm start)."""
         return ""
 
     def metadata(self) -> dict[str, Any]:

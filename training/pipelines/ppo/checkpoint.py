@@ -42,7 +42,8 @@ def load_reward_normalizer(checkpoint: Checkpoint, venv):
     """The saved VecNormalize statistics around ``venv``."""
     if REWARD_STATS_FILE not in checkpoint.files:
         raise CheckpointError(
-            f"cannot resume: the checkpoint of {checkpoint.run_dir} has no {REWARD_STATS_FILE} (normalize_reward changed?)"
+            f"cannot resume: the checkpoint of {checkpoint.run_dir} has no {REWARD_STATS_FILE} "
+            "(normalize_reward changed?)"
         )
     try:
         return VecNormalize.load(str(checkpoint.files[REWARD_STATS_FILE]), venv)

@@ -3,8 +3,9 @@ the other seats, episode statistics and optional reward scaling.
 
 ``vec_env``: ``batched`` (:class:`training.pipelines.ppo.batched_vec_env.BatchedVecEnv`, the
 native batched env: all games in one call), ``game``
-(:class:`training.pipelines.ppo.game_vec_env.GameVecEnv`, one process, no wrappers), ``dummy`` (SB3's DummyVecEnv over ``gymnasium.make`` and Monitor, one
-process) or ``subproc`` (one process per env)."""
+(:class:`training.pipelines.ppo.game_vec_env.GameVecEnv`, one process, no wrappers),
+``dummy`` (SB3's DummyVecEnv over ``gymnasium.make`` and Monitor, one process) or
+``subproc`` (one process per env)."""
 
 from __future__ import annotations
 

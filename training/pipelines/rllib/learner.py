@@ -35,11 +35,14 @@ def shared_policy(agent_id, episode, **kwargs) -> str:
 
 
 def build_config(config: RLlibConfig):
-    """RLlib's ``PPOConfig``: the env's game options, network and PPO hyperparameters in RLlib's names, masked self-play."""
-    from ray.rllib.algorithms.ppo import PPOConfig  # noqa: PLC0415 (Ray: an optional extra, slow to import; only a run needs it)
-    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec  # noqa: PLC0415 (Ray: an optional extra, slow to import; only a run needs it)
-    from ray.rllib.core.rl_module.rl_module import RLModuleSpec  # noqa: PLC0415 (Ray: an optional extra, slow to import; only a run needs it)
-    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule  # noqa: PLC0415 (Ray: an optional extra, slow to import; only a run needs it)
+    """RLlib's ``PPOConfig``: the env's game options, network and PPO hyperparameters in RLlib's
+    names, masked self-play."""
+    from ray.rllib.algorithms.ppo import PPOConfig  # noqa: PLC0415 (Ray: an optional extra, slow to import)
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec  # noqa: PLC0415 (Ray, as above)
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec  # noqa: PLC0415 (Ray, as above)
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import (  # noqa: PLC0415 (Ray, as above)
+        ActionMaskingTorchRLModule,
+    )
 
     from envs.integrations.rllib import register_envs, rllib_env_name  # noqa: PLC0415 (imports Ray, as above)
 
@@ -106,8 +109,8 @@ class RLlib(Pipeline):
     def check_installed(cls) -> None:
         if importlib.util.find_spec("ray") is None:  # finds Ray without importing it (slow)
             raise ConfigError(
-                'training with RLlib needs Ray RLlib, which is not installed here; install it with pip install -e ".[rllib]" '
-                '(or "ray[rllib]>=2.60,<3")'
+                "training with RLlib needs Ray RLlib, which is not installed here; "
+                'install it with pip install -e ".[rllib]" (or "ray[rllib]>=2.60,<3")'
             )
 
     def __init__(self, config: RLlibConfig, run_dir: Path, checkpoint: Checkpoint | None):

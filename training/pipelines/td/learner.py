@@ -227,7 +227,7 @@ class TurnValueTD(Pipeline):
         estimated = sum(len(v) for _, v in estimates)
         also = f" and {estimated} of the teacher's own sheet values" if estimated else ""
         print(
-            f"Warm start: {settings.games} {settings.teacher} games, {sum(len(t) for _, t in turns)} turns{also}, mean return "
-            f"{float(np.mean([t[0] for _, t in turns])):.1f}, {updates} updates, loss {loss:.4f}",
+            f"Warm start: {settings.games} {settings.teacher} games, {sum(len(t) for _, t in turns)} turns{also}, "
+            f"mean return {float(np.mean([t[0] for _, t in turns])):.1f}, {updates} updates, loss {loss:.4f}",
             flush=True,
         )
