@@ -71,14 +71,16 @@ def tiny_config(tmp_path, **changes) -> Path:
     """Invers' expert-iteration config at a size that trains a generation in seconds."""
     config = yaml.safe_load(open("configs/invers_expert_iteration.yaml"))
     config.update(
-        env_kwargs={"max_plies": 30},
-        policy_kwargs={"net_arch": [16]},
-        games_per_generation=2,
-        generations=1,
-        pool=["random", "search:depth=1"],
-        batch_size=32,
-        max_minutes=None,
-        **changes,
+        {
+            "env_kwargs": {"max_plies": 30},
+            "policy_kwargs": {"net_arch": [16]},
+            "games_per_generation": 2,
+            "generations": 1,
+            "pool": ["random", "search:depth=1"],
+            "batch_size": 32,
+            "max_minutes": None,
+            **changes,
+        }
     )
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(config))
