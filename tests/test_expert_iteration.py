@@ -195,3 +195,12 @@ def test_the_shipped_networks_config_loads_and_names_a_teacher_that_values_moves
     assert {k: v for k, v in shipped.items() if k != "max_minutes"} == {
         k: config.to_dict()[k] for k in shipped if k != "max_minutes"
     }
+
+
+def test_a_run_honours_its_learning_curve_section(tmp_path):
+    """The framework's curve serves every pipeline: expert iteration's network, played greedily, at 0 and each point."""
+    path = tiny_config(tmp_path, generations=2, learning_curve={"every": 1, "games": 2, "reference": "random"})
+    run = tmp_path / "run"
+    assert expert_iteration.main(["--config", str(path), "--run-dir", str(run), "--no-eval", "--no-progress"]) == 0
+    rows = (run / "learning_curve.csv").read_text().splitlines()
+    assert rows[0].startswith("generations,win_rate") and [row.split(",")[0] for row in rows[1:]] == ["0", "1", "2"]
