@@ -88,6 +88,8 @@ class RunConfig:
     env: str = setting(None, TEXT)  #: a name of ``envs/registry.py`` (checked first, with the list of known envs)
     env_kwargs: dict[str, Any] = setting({}, MAPPING)  #: the game's options, checked against the game
     seed: int = setting(0, integer(0))
+    #: torch's intra-op threads; one is fastest for small MLPs and on a shared machine
+    torch_threads: int = setting(1, integer(1))
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+import torch
 import yaml
 
 from agents.base import Agent
@@ -191,8 +192,15 @@ class Pipeline(abc.ABC):
 
     def __init__(self, config: RunConfig, run_dir: Path, checkpoint: Checkpoint | None):
         """Build the learner; with ``checkpoint``, load its files (the framework then calls
-        :meth:`load_state_dict` with the rest). Writes nothing."""
+        :meth:`load_state_dict` with the rest). Writes nothing.
+
+        A subclass calls this first: it sets torch's threads and seed (the network's initial
+        weights come from it) and makes the configured game, ``self.game``.
+        """
         self.config, self.run_dir = config, run_dir
+        torch.set_num_threads(config.torch_threads)
+        torch.manual_seed(config.seed)
+        self.game = make_game(config.env, **config.env_kwargs)
 
     @classmethod
     def fit_to_budget(cls, config: RunConfig, planned: int, overridden: set[str]) -> str | None:

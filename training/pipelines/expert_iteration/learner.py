@@ -60,7 +60,6 @@ from agents.network import PolicyValueNetwork
 from agents.registry import make_agent
 from agents.run_folder import MODEL_FILE
 from agents.trained import PolicyAgent, load_model
-from envs.registry import make_game
 from training.framework.checkpoint import Checkpoint
 from training.framework.run import Override, Pipeline
 from training.pipelines.expert_iteration.config import ExpertIterationConfig
@@ -86,10 +85,7 @@ class ExpertIteration(Pipeline):
 
     def __init__(self, config: ExpertIterationConfig, run_dir: Path, checkpoint: Checkpoint | None = None):
         super().__init__(config, run_dir, checkpoint)
-        torch.set_num_threads(1)
-        self.game = make_game(config.env, **config.env_kwargs)
         self.rng = np.random.default_rng(config.seed)
-        torch.manual_seed(config.seed)
         start = checkpoint.files[MODEL_FILE] if checkpoint is not None else config.init
         if start is not None:
             self.policy = load_model(start, self.game).policy

@@ -95,8 +95,6 @@ class PPOConfig(RunConfig):
     #: stepped one by one without wrappers (training/pipelines/ppo/game_vec_env.py);
     #: "dummy": SB3's DummyVecEnv over gymnasium.make and Monitor; "subproc": one process per env
     vec_env: str = setting("game", one_of("batched", "game", "dummy", "subproc"))
-    #: intra-op threads; one is fastest for small MLPs and on a shared machine
-    torch_threads: int = setting(1, integer(1))
     #: running reward scaling (VecNormalize); observations are already in [0, 1]
     normalize_reward: bool = setting(True, BOOL)
     #: the learner's reward: "score" (points as they are gained), "margin" (the change of its

@@ -14,12 +14,10 @@ import math
 from pathlib import Path
 from typing import Any
 
-import torch
 from stable_baselines3.common.logger import Logger
 
 from agents.run_folder import MODEL_FILE, CheckpointError
 from agents.trained import PolicyAgent
-from envs.registry import make_game
 from training.framework.checkpoint import Checkpoint
 from training.framework.run import Override, Pipeline, Session
 from training.pipelines.network import policy_kwargs
@@ -75,8 +73,6 @@ class PPO(Pipeline):
         self.resumed = checkpoint is not None
         self.warm_started = False
         self.warm_start_summary = None
-        self.game = make_game(config.env, **config.env_kwargs)
-        torch.set_num_threads(config.torch_threads)
         self.venv, self.self_play = make_training_env(config, seed=checkpoint is None)
         if checkpoint is not None:
             if config.normalize_reward:

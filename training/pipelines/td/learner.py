@@ -38,7 +38,6 @@ from agents.registry import make_agent
 from agents.run_folder import VALUE_FILE
 from agents.turn_value import TurnValueAgent, TurnValueNet, save_turn_value
 from envs.core import Game
-from envs.registry import make_game
 from training.framework.checkpoint import Checkpoint
 from training.framework.run import Override, Pipeline, Session
 from training.pipelines.td.config import TDConfig, td_agent_class
@@ -136,9 +135,6 @@ class TurnValueTD(Pipeline):
 
     def __init__(self, config: TDConfig, run_dir: Path, checkpoint: Checkpoint | None):
         super().__init__(config, run_dir, checkpoint)
-        torch.manual_seed(config.seed)  # first: the network's initial weights come from it
-        torch.set_num_threads(1)
-        self.game = make_game(config.env, **config.env_kwargs)
         self.agent_class = td_agent_class(config.env)
         self.net = TurnValueNet(self.agent_class.num_features, tuple(config.hidden), baseline=self.agent_class.baseline)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.learning_rate)
