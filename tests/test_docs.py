@@ -105,7 +105,7 @@ def test_python_snippet_runs_as_printed(source, monkeypatch):
     monkeypatch.chdir(ROOT)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a snippet's job is to run; library warnings are not its failures
-        exec(compile(source, "<snippet>", "exec"), {"__name__": "__snippet__"})
+        exec(compile(source, "<snippet>", "exec", dont_inherit=True), {"__name__": "__snippet__"})
 
 
 # -- shell blocks ----------------------------------------------------------------------
