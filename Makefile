@@ -3,6 +3,7 @@
 #                         ARGS passes options to training/train.py, e.g. make train ENV=invers ARGS="--timesteps 20000"
 #                         (a short run: its warm start shrinks in proportion; see python training/train.py --help)
 #   make test             run the test suite (the command CI runs)
+#   make lint             ruff's lint and format check, as configured in pyproject.toml (CI runs it after make test)
 #   make wheel-check      build the wheel, install it in a clean venv and use it from another directory (CI runs it after make test)
 #   make bench            random-play steps/s of every env (ARGS="--steps 2000" for a quick look)
 #   make docs             build the documentation site into site/, warnings as errors (CI runs it after make test)
@@ -25,7 +26,7 @@ ARGS ?=
 #: (Invers and Roll Five have their own tables below).
 SHIPPED ?= inverted_dice six_hundred lost_dice
 
-.PHONY: train test wheel-check bench results docs docs-serve
+.PHONY: train test lint wheel-check bench results docs docs-serve
 
 $(VENV)/.installed: pyproject.toml setup.py
 	test -x $(PYTHON) || $(PYTHON_SYSTEM) -m venv $(VENV)
@@ -38,6 +39,9 @@ train: $(VENV)/.installed
 
 test: $(VENV)/.installed
 	$(PYTHON) -m pytest
+
+lint: $(VENV)/.installed
+	$(PYTHON) -m ruff check . && $(PYTHON) -m ruff format --check .
 
 wheel-check: $(VENV)/.installed
 	$(PYTHON) tests/wheel_check.py

@@ -440,7 +440,8 @@ class SearchAgent(Agent):
             raise ValueError(f"search: plays two-player games only; {game.name} is set up for {game.num_players}")
         if not can_search(game):
             raise ValueError(
-                f"search: needs a game whose observation determines the state (perfect information); {game.name}'s does not"
+                "search: needs a game whose observation determines the state (perfect information); "
+                f"{game.name}'s does not"
             )
         self.search = NetworkSearch(network, depth=depth, ms=ms)
         super().__init__(game, seed)

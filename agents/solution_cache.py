@@ -79,6 +79,7 @@ def load(
         table = tables[name]
         if table.dtype != np.float64 or table.shape != (length,):
             raise CacheError(
-                f"cache file {path}: table {name!r} is {table.dtype}{list(table.shape)}, expected float64[{length}]; {advice}"
+                f"cache file {path}: table {name!r} is {table.dtype}{list(table.shape)}, "
+                f"expected float64[{length}]; {advice}"
             )
     return tables

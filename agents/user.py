@@ -6,8 +6,8 @@ folder): the part after the first ``:`` is a Python name (``MyAgent``,
 it a module path (``my_agents``, ``lab.players``) that is not one of the project's agent
 names (``random``, a bot's, ``td``, ``ppo``: :func:`agents.registry.is_user_spec`). A
 bot's options always hold ``=``, so a well-formed spec of the project never reads as a
-user's, and a malformed one (``search:depth``) stays the bot's, refused for its option. Options follow after a second ``:``, as for the
-bots: ``my_agents:Greedy:depth=2,temperature=0.5``.
+user's, and a malformed one (``search:depth``) stays the bot's, refused for its option.
+Options follow after a second ``:``, as for the bots: ``my_agents:Greedy:depth=2,temperature=0.5``.
 
 ``attr`` is imported from ``module`` (the current directory is searched after
 ``sys.path``, so a file ``my_agents.py`` beside the user works from any command) and

@@ -95,7 +95,10 @@ def gymnasium_steps_per_second(gym_id: str, steps: int, seed: int = 0) -> float:
 
 
 #: Published-on-this-machine figures the issue gives (pgx is not installed here).
-PGX_ANCHORS = "pgx connect_four (JAX, published for this project's 2-core machine): 364,000 steps/s at N = 1024, 577,000 at N = 2048"
+PGX_ANCHORS = (
+    "pgx connect_four (JAX, published for this project's 2-core machine): "
+    "364,000 steps/s at N = 1024, 577,000 at N = 2048"
+)
 
 
 def _random_legal_actions(masks, out):
@@ -184,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_reference:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            from pettingzoo.classic import connect_four_v3
+            from pettingzoo.classic import connect_four_v3  # noqa: PLC0415 (needs pygame, of the dev extra; warns)
         rate = best_of(lambda: aec_steps_per_second(connect_four_v3.env, args.steps), args.repeats)
         print(f"{'connect_four_v3 (reference)':<28} {rate:>12,.0f} {'—':>18} {'—':>23}", flush=True)
         rows.append(["PettingZoo `connect_four_v3` (reference, same loop)", f"{rate:,.0f}", "—", "—"])
@@ -236,7 +239,7 @@ def write_page(path: Path, title: str, argv: list[str] | None, record: MachineRe
 
 def batched_table(names: list[str], args, argv: list[str] | None) -> int:
     """The ``--batched`` table: single env, then the native env at every batch size."""
-    import numba
+    import numba  # noqa: PLC0415 (Numba takes a while to import; only the --batched table compiles)
 
     random_legal_actions = numba.njit(_random_legal_actions)
     record = MachineRecord()

@@ -4,7 +4,7 @@
     python benchmarks/train_speed.py --env inverted_dice --timesteps 100000
     python benchmarks/train_speed.py --config configs/inverted_dice.yaml benchmarks/baseline_configs/inverted_dice.yaml
     python benchmarks/train_speed.py --env inverted_dice six_hundred --vec-env game batched
-    python benchmarks/train_speed.py --env inverted_dice six_hundred --page docs/benchmarks/train_speed.md   # the docs page of the table
+    python benchmarks/train_speed.py --env inverted_dice six_hundred --page docs/benchmarks/train_speed.md
 
 Each config trains a fresh MaskablePPO for ``--timesteps`` learner steps (no warm start,
 no checkpoints, no closing evaluation) and the time is split into:
@@ -20,6 +20,7 @@ counted against the config measured first.
 
 ``--vec-env game batched`` measures every config once per listed ``vec_env`` (the config's
 own otherwise), e.g. today's one-game-at-a-time env against the native batched env.
+``--page docs/benchmarks/train_speed.md`` also writes the table as the docs page.
 
 Configs given together are measured one after another in the same run, so their
 ratio holds even when the machine's speed does not; the absolute figures depend on
@@ -35,6 +36,7 @@ import sys
 import time
 from pathlib import Path
 
+from envs.registry import ENVS
 from training.console import USER_ERRORS, fail
 from training.evaluation.machine import MachineRecord, measurement_page
 from training.framework.config import load_config
@@ -66,10 +68,10 @@ class Stopwatch:
 
 def measure(config: PPOConfig, timesteps: int) -> dict[str, float]:
     """Train ``config`` for ``timesteps`` steps; steps/s and seconds per part."""
-    import torch
+    import torch  # noqa: PLC0415 (torch takes seconds to import; --help and bad input need not wait)
 
-    from training.pipelines.ppo.vector import make_training_env, policy_kwargs
-    from training.pipelines.ppo.warm_start import TeacherGuidedPPO
+    from training.pipelines.ppo.vector import make_training_env, policy_kwargs  # noqa: PLC0415 (loads torch, as above)
+    from training.pipelines.ppo.warm_start import TeacherGuidedPPO  # noqa: PLC0415 (loads torch and sb3, as above)
 
     torch.set_num_threads(config.torch_threads)
     venv, _ = make_training_env(config)
@@ -104,8 +106,6 @@ def measure(config: PPOConfig, timesteps: int) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from envs.registry import ENVS
-
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--env", nargs="+", help="envs whose default configs to measure (default: all)")
     parser.add_argument("--config", nargs="+", help="config files to measure instead")

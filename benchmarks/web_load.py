@@ -135,13 +135,16 @@ def main(argv: list[str] | None = None) -> int:
         server.terminate()
         server.wait(timeout=30)
     print(
-        f"{args.games} concurrent games x {args.moves} moves (other seats: {args.agent}) on loopback, server in its own process"
+        f"{args.games} concurrent games x {args.moves} moves (other seats: {args.agent}) on loopback, "
+        "server in its own process"
     )
     print(
-        f"move requests: {result['requests']}, errors: {len(result['errors'])}, {result['requests'] / result['seconds']:.0f} requests/s over {result['seconds']:.1f} s"
+        f"move requests: {result['requests']}, errors: {len(result['errors'])}, "
+        f"{result['requests'] / result['seconds']:.0f} requests/s over {result['seconds']:.1f} s"
     )
     print(
-        f"latency per move request: p50 {result['p50_ms']:.1f} ms, p95 {result['p95_ms']:.1f} ms, max {result['max_ms']:.1f} ms"
+        f"latency per move request: p50 {result['p50_ms']:.1f} ms, p95 {result['p95_ms']:.1f} ms, "
+        f"max {result['max_ms']:.1f} ms"
     )
     for problem in result["errors"][:5]:
         print(f"  error: {problem}")

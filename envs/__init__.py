@@ -20,8 +20,7 @@ from envs.vector import make_vector_env
 
 def _native_vector_env(name: str, num_envs: int = 1, **kwargs):
     """``gymnasium.make_vec``'s entry point of a game with a batched twin."""
-    # Deferred: the batched envs load Numba, which plain ``import envs`` need not pay for.
-    from envs.batched.vector_env import BatchedVectorEnv
+    from envs.batched.vector_env import BatchedVectorEnv  # noqa: PLC0415 (Numba takes seconds; plain import envs skips it)
 
     return BatchedVectorEnv(name, num_envs, **kwargs)
 

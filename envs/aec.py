@@ -35,6 +35,7 @@ from __future__ import annotations
 import functools
 from typing import Any, ClassVar
 
+import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
@@ -67,8 +68,6 @@ def check_render_mode(render_mode: str | None, game: Game) -> str | None:
 def render_state(state: GameState, render_mode: str | None):
     """What ``render()`` returns in each mode: text (ansi), an image (rgb_array), or None."""
     if render_mode is None:
-        import gymnasium
-
         gymnasium.logger.warn(
             "You are calling render without specifying render_mode; pass one of "
             f"{list(state.game.render_modes)} when creating the env."

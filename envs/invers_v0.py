@@ -35,7 +35,8 @@ env = gymnasium.make("Invers-v0", opponents=bot, learner_seat=1)
 
 Keyword arguments: `max_plies` (default 400), `reward_mode` (`"win"` by default,
 `"score"` or `"margin"`), `render_mode` (`"ansi"`, `"human"`, `"rgb_array"`). The Gymnasium env
-also takes `opponents`, `learner_seat`, and `illegal_action` / `illegal_reward` (an illegal action ends the episode with reward −1 by default) (see `envs.single_agent`).
+also takes `opponents`, `learner_seat`, and `illegal_action` / `illegal_reward` (an illegal
+action ends the episode with reward −1 by default) (see `envs.single_agent`).
 
 ## Agents
 

@@ -34,7 +34,8 @@ env = gymnasium.make("InvertedDice-v1", num_players=2, opponents=bot)
 Keyword arguments: `num_players` (1..5, default 1), `free_cross_out` (default False),
 `reward_mode` (`"score"`, `"win"` or `"margin"`, default by player count), `render_mode`
 (`"ansi"`, `"human"`, `"rgb_array"`). The Gymnasium env also takes `opponents`,
-`learner_seat`, and `illegal_action` / `illegal_reward` (an illegal action ends the episode with reward −1 by default) (see `envs.single_agent`).
+`learner_seat`, and `illegal_action` / `illegal_reward` (an illegal action ends the
+episode with reward −1 by default) (see `envs.single_agent`).
 
 ## Turn and the dice
 
@@ -84,10 +85,14 @@ A float32 vector from the observing player's point of view:
 | 85        | own score / 360                                                       |
 | 86        | own turns left (this one included) / 20                               |
 | 87        | 1 if the dice on the table are this player's (this player is to act)  |
-| 88..107   | planning: per box 1..20, the chance of ending this turn on it if every remaining reroll aims at it alone (exact, from the dice and the rolls left); 0 when the box is taken or the dice are not this player's |
+| 88..107   | planning: per box 1..20, the chance of ending this turn on it if every remaining reroll aims at it alone |
 | 108..110  | planning: low / middle / high section progress, boxes scored / section size |
-| 111       | planning: points that scoring now would write / 20 (0 when the inverted sum's box is taken or the dice are not this player's) |
+| 111       | planning: points that scoring now would write / 20                    |
 | 112..     | for each other player in seat order after this one: 20 open-box flags and score / 360 |
+
+The chances of 88..107 are exact, from the dice and the rolls left. Both planning parts
+on the dice, 88..107 and 111, are 0 for a box that is taken (111: the inverted sum's box)
+and whenever the dice are not this player's.
 
 The dice are those of the player to act; score sheets are public in the physical game,
 so nothing is hidden.
@@ -143,8 +148,9 @@ bots and the shipped agents score against it: the docs' results pages
 
 ```python
 import gymnasium, envs
-vec_env = gymnasium.make_vec("InvertedDice-v1", num_envs=1024, num_players=2, free_cross_out=True)   # 1024 games per step
-observations, infos = vec_env.reset(seed=0)                    # game i is the single env's game of seed 0 + i
+# 1024 games per step
+vec_env = gymnasium.make_vec("InvertedDice-v1", num_envs=1024, num_players=2, free_cross_out=True)
+observations, infos = vec_env.reset(seed=0)  # game i is the single env's game of seed 0 + i
 observations, rewards, terminations, truncations, infos = vec_env.step(vec_env.action_space.sample())
 ```
 

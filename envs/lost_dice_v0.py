@@ -42,8 +42,10 @@ or `"keldice"`; the `keldice_v0` env has no such argument), `rolls_per_player` (
 25 for two players, 30 solo, 20 for three or four; Keldice 20), `dice_file` (a YAML file
 of the dice faces, default `envs/games/dice/<variant>.yaml`; see *Dice* below),
 `reward_mode` (`"win"` by default with several players, `"score"` solo, or `"margin"`),
-`render_mode` (`"ansi"`, `"human"`, `"rgb_array"`: the ansi sheet drawn as a picture). The Gymnasium env also takes `opponents`,
-`learner_seat`, and `illegal_action` / `illegal_reward` (an illegal action ends the episode with reward −1 by default) (see `envs.single_agent`).
+`render_mode` (`"ansi"`, `"human"`, `"rgb_array"`: the ansi sheet drawn as a picture). The
+Gymnasium env also takes `opponents`, `learner_seat`, and `illegal_action` /
+`illegal_reward` (an illegal action ends the episode with reward −1 by default) (see
+`envs.single_agent`).
 
 ## Dice
 

@@ -58,7 +58,8 @@ def resolve(game: Game, name: str) -> Policy:
     if resolver is None:
         raise ValueError(
             f"{name!r} is a bot name, but no installed package declares bot names (entry-point group "
-            f"{RESOLVER_GROUP!r}): install the project (pip install .), or pass an object with act(observation, action_mask)"
+            f"{RESOLVER_GROUP!r}): install the project (pip install .), "
+            "or pass an object with act(observation, action_mask)"
         )
     return resolver(game, name)
 
@@ -74,7 +75,10 @@ def declared_resolver() -> Resolver | None:
 
 
 #: What the ``opponents`` option of the Gymnasium envs takes, for their error messages.
-OPPONENTS_EXPECTED = 'None (random), a bot name such as "heuristic", an object with act(observation, action_mask), or a list of those (one per other seat)'
+OPPONENTS_EXPECTED = (
+    'None (random), a bot name such as "heuristic", an object with act(observation, action_mask), '
+    "or a list of those (one per other seat)"
+)
 
 _SIGNATURES = {"act": "act(observation, action_mask)", "act_batch": "act_batch(observations, action_masks)"}
 

@@ -40,9 +40,11 @@ env = gymnasium.make("RollFive-v0")                          # learner vs a rand
 
 Keyword arguments: `num_players` (2..4, default 2), `mode` (`"casual"`, default, or
 `"tournament"`), `reward_mode` (`"win"`, the default, `"score"` or `"margin"`), `render_mode`
-(`"ansi"`, `"human"`, `"rgb_array"`: the ansi rows drawn as a picture). The Gymnasium env also takes `opponents`, `learner_seat`, and `illegal_action` / `illegal_reward` (an illegal action ends the episode with reward −1 by default) (see
-`envs.single_agent`): the opponents commit for the other seats inside the learner's
-`step`, each seeing only its own observation.
+(`"ansi"`, `"human"`, `"rgb_array"`: the ansi rows drawn as a picture). The Gymnasium env
+also takes `opponents`, `learner_seat`, and `illegal_action` / `illegal_reward` (an illegal
+action ends the episode with reward −1 by default) (see `envs.single_agent`): the
+opponents commit for the other seats inside the learner's `step`, each seeing only its
+own observation.
 
 ## Turns, the Parallel form and the AEC form
 
@@ -104,14 +106,19 @@ table size plays at another:
 |   +6..11 | one-hot of the die placed on it (zeros while uncovered)                 |
 |   +12    | covered and card + die ≤ 7 (the pair survives High)                     |
 |   +13    | covered and card ≥ die (the pair survives Low)                          |
-|   +14..19| uncovered only, per die value `v` = 1..6: how `v` would fit under High: 1 − (7 − card − v) / 7 if card + v ≤ 7, else 0 |
-|   +20..25| the same under Low: 1 − (card − v) / 7 if v ≤ card, else 0 (1 = an exact fit, the best tie-break) |
+|   +14..19| uncovered only, per die value `v` = 1..6: how `v` would fit under High (below) |
+|   +20..25| the same under Low (below)                                              |
 | 130..135 | own current roll: count of each face 1..6, divided by 5 (zeros when not to act) |
 | 136, 137 | pairs surviving High, surviving Low so far, divided by 5                |
 | 138..143 | one-hot of the round: turn 1..5, then the bid (all zero once over)      |
 | 144      | 1 while this player has still to commit this round                      |
 | 145      | 1 in tournament mode                                                    |
-| 146..166 | three opponent blocks of 7, in seat order after this player: a present flag, then the count of each face 1..6 among their placed dice, divided by 5 |
+| 146..166 | three opponent blocks of 7, in seat order after this player (below)     |
+
+The fit of die value `v` on an uncovered card: under High, 1 − (7 − card − v) / 7 if
+card + v ≤ 7, else 0; under Low, 1 − (card − v) / 7 if v ≤ card, else 0 (1 = an exact
+fit, the best tie-break). An opponent block is a present flag, then the count of each
+face 1..6 among that opponent's placed dice, divided by 5.
 
 `envs.games.roll_five.read_observation(obs)` reads an observation back into the
 game's terms (the bots see the game through it).

@@ -186,7 +186,8 @@ class SingleAgentEnv(gymnasium.Env):
         return self._observation(), self.illegal_reward, True, False, info
 
     def action_masks(self) -> np.ndarray:
-        """Boolean mask of the learner's legal actions (sb3-contrib ``MaskablePPO``); all False once the episode is over."""
+        """Boolean mask of the learner's legal actions (sb3-contrib ``MaskablePPO``); all False
+        once the episode is over."""
         if self._ended_by_illegal_action:
             return np.zeros(self.game.num_actions, bool)
         return self.game_state.legal_mask(self.learner).astype(bool)

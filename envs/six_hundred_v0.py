@@ -33,7 +33,9 @@ env = gymnasium.make("SixHundred-v0", num_players=2, opponents=bot)
 
 Keyword arguments: `num_players` (1..6, default 1), `reward_mode` (`"score"`,
 `"win"` or `"margin"`, default by player count), `render_mode` (`"ansi"`, `"human"`, `"rgb_array"`).
-The Gymnasium env also takes `opponents`, `learner_seat`, and `illegal_action` / `illegal_reward` (an illegal action ends the episode with reward −1 by default) (see `envs.single_agent`).
+The Gymnasium env also takes `opponents`, `learner_seat`, and `illegal_action` /
+`illegal_reward` (an illegal action ends the episode with reward −1 by default) (see
+`envs.single_agent`).
 
 ## Turn and the dice
 
@@ -88,7 +90,7 @@ A float32 vector from the observing player's point of view:
 | 66..68    | one-hot of the roll number 1..3                                        |
 | 69..86    | own categories: 1 while open                                           |
 | 87..104   | own points written per category, / 36 (0 while open)                   |
-| 105..112  | own rungs 1..4: lowest and highest value each may still hold with the ladder strictly ascending, / 36 (a written rung: its value twice; all 0 once the ladder is broken) |
+| 105..112  | own rungs 1..4: lowest and highest value each may still hold (below), / 36 |
 | 113       | own Numbers total toward the bonus: min(total, 80) / 80                |
 | 114       | own Numbers bonus earned                                               |
 | 115       | own ladder still able to ascend (no rung penalty yet certain)          |
@@ -97,6 +99,9 @@ A float32 vector from the observing player's point of view:
 | 118       | own turns left (this one included) / 18                                |
 | 119       | 1 if the dice on the table are this player's (this player is to act)   |
 | 120..     | for each other player in seat order after this one: 18 points written / 36, 18 open flags, score / 599 |
+
+The rungs' bounds are those with the ladder strictly ascending; a written rung holds its
+value twice, and all eight are 0 once the ladder is broken.
 
 The dice are those of the player to act; score sheets are public in the physical game,
 so nothing is hidden. Named offsets: `envs.games.six_hundred.OBS_*`.

@@ -77,7 +77,8 @@ class GameVectorEnv(SyncVectorEnv):
         for env in self.envs:
             if not isinstance(env.unwrapped, SingleAgentEnv):
                 raise TypeError(
-                    f"GameVectorEnv batches the games' Gymnasium envs (SingleAgentEnv), got {type(env.unwrapped).__name__}"
+                    "GameVectorEnv batches the games' Gymnasium envs (SingleAgentEnv), "
+                    f"got {type(env.unwrapped).__name__}"
                 )
         self._no_legal_action = np.zeros(self.single_action_space.n, np.int8)
         self.action_space = LegalBatchSpace(int(self.single_action_space.n), self.num_envs, self._sampling_masks)

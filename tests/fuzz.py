@@ -29,7 +29,8 @@ On **every step** (the cheap checks):
 
 On **a seeded sample of steps** (``--deep``, default 1 in 32; the costly checks):
 
-* every player's observation, and the adapter's equals the core's;
+* every player's observation, and the adapter's equals the core's and lies in the space the
+  adapter declares (``observation_space``, with the mask in PettingZoo's forms);
 * refusal: a random unmasked action of the acting player (the first id outside the space
   when all are legal) and, with several players, a legal action from a seat not to act
   raise ``IllegalActionError`` on a clone and leave it as it was; in the Parallel form
@@ -78,6 +79,7 @@ from functools import cached_property
 from types import ModuleType
 
 import numpy as np
+from gymnasium.vector import AutoresetMode
 
 from envs.aec import reward_basis
 from envs.core import GameState, IllegalActionError
@@ -294,6 +296,12 @@ class GameChecker:
             )
         self.checks["observation"] += 1
 
+    def check_in_space(self, space, observation, what: str) -> None:
+        """The observation an adapter shows lies in the space it declares (``space.contains``)."""
+        if not space.contains(observation):
+            raise InvariantViolation(f"{what} shows an observation outside its declared observation space {space}")
+        self.checks["observation in space"] += 1
+
     def check_snapshot(self, snap: Snapshot) -> None:
         """Every player's observation (the deep steps and the end)."""
         for p, obs in enumerate(snap.observations):
@@ -395,9 +403,7 @@ class Trial:
 
     def _make(self, factory: str):
         if factory == "batched":
-            from gymnasium.vector import AutoresetMode
-
-            from envs.batched.vector_env import BatchedVectorEnv  # Numba: loaded for the batched form only
+            from envs.batched.vector_env import BatchedVectorEnv  # noqa: PLC0415 (Numba: loaded for the batched form only)
 
             return BatchedVectorEnv(self.module.GAME.name, 1, autoreset_mode=AutoresetMode.DISABLED, **self.kwargs)
         return getattr(self.module, factory)(**self.kwargs)
@@ -478,6 +484,7 @@ def play_aec(g: Trial, record: bool) -> GameResult:
                 f"the AEC shows {agent} an observation other than the core's",
             )
             checks["aec observation"] += 1
+            checker.check_in_space(env.observation_space(agent), obs, f"the AEC env ({agent})")
             clone = checker.probe(state, before, [(seat, action)], probe_rng)
             checker.check_sample(env.action_space(agent).sample(), mask, f"action_space({agent!r})")
         try:
@@ -569,6 +576,7 @@ def play_gymnasium(g: Trial, record: bool) -> GameResult:
                 "the Gymnasium env's action_masks() is not the core's mask",
             )
             checks["gymnasium observation"] += 1
+            checker.check_in_space(env.observation_space, observation, "the Gymnasium env")
             checker.probe(state, before, [(learner, action)], probe_rng)
             # Copies of the env, the costliest checks, in the sampled games only.
             probes = ("illegal", "copy") if g.sampled else ()
@@ -655,7 +663,8 @@ def expect_illegal_ends_episode(env, before: Snapshot, action: int, illegal_rewa
         (reward, terminated, truncated) == (illegal_reward, True, False)
         and "illegal_action" in info
         and not info["action_mask"].any(),
-        f"illegal action {action} gave reward {reward}, terminated={terminated}, truncated={truncated}, info keys {sorted(info)}",
+        f"illegal action {action} gave reward {reward}, terminated={terminated}, truncated={truncated}, "
+        f"info keys {sorted(info)}",
     )
     expect_same(before, env.game_state, f"illegal action {action} was played")
     expect_refused(lambda: env.step(0), f"a step after illegal action {action} ended the episode")
@@ -711,6 +720,7 @@ def play_batched(g: Trial, record: bool) -> GameResult:
             check(np.array_equal(env.action_masks()[0], mask != 0), "the batched env's action_masks() is not its mask")
             checker.check_snapshot(Snapshot.of(state))
             checks["batched observation"] += 1
+            checker.check_in_space(env.single_observation_space, observation, "the batched env")
             checker.check_sample(env.action_space.sample()[0], mask, "action_space")
         action = choose(mask, action_rng)
         try:
@@ -799,6 +809,7 @@ def play_parallel(g: Trial, record: bool) -> GameResult:
                     np.array_equal(observations[agent]["observation"], before.observations[seat_of[agent]]),
                     f"the Parallel env shows {agent} an observation other than the core's",
                 )
+                checker.check_in_space(env.observation_space(agent), observations[agent], f"the Parallel env ({agent})")
             checks["parallel observation"] += len(agents)
             clone = checker.probe(state, before, moves, probe_rng)
             probe_parallel_refusals(env, checker, before, actions, probe_rng)
@@ -827,7 +838,8 @@ def play_parallel(g: Trial, record: bool) -> GameResult:
         for agent in agents:
             if (terminations[agent], truncations[agent]) != (over and not truncated, over and truncated):
                 raise InvariantViolation(
-                    f"{agent}: terminated={terminations[agent]}, truncated={truncations[agent]}, core says over={over}, truncated={truncated}"
+                    f"{agent}: terminated={terminations[agent]}, truncated={truncations[agent]}, "
+                    f"core says over={over}, truncated={truncated}"
                 )
         acting, masks = checker.check_state(state)
         if deep:
@@ -1123,14 +1135,16 @@ def main(argv: list[str] | None = None) -> int:
         type=share,
         default=Sampling.steps,
         metavar="P",
-        help=f"share of steps with the costly checks: clones, refusal probes, every observation, sample() (default {Sampling.steps})",
+        help="share of steps with the costly checks: clones, refusal probes, every observation, sample() "
+        f"(default {Sampling.steps})",
     )
     parser.add_argument(
         "--deep-games",
         type=share,
         default=Sampling.games,
         metavar="Q",
-        help=f"share of games with the per-game ones: a deep first step, copies of the Gymnasium env on deep steps, a replay (default {Sampling.games})",
+        help="share of games with the per-game ones: a deep first step, copies of the Gymnasium env on deep steps, "
+        f"a replay (default {Sampling.games})",
     )
     parser.add_argument(
         "--full", action="store_true", help="the costly checks on every step and every game (--deep 1 --deep-games 1)"

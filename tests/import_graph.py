@@ -12,22 +12,26 @@ works in one order.
 Every ``import`` statement of every ``.py`` file under ``envs/``, ``agents/`` and
 ``training/`` is an arrow, found with :mod:`ast`, wherever it stands: at module level,
 under ``if TYPE_CHECKING:`` or inside a function. An import moved into a function to
-dodge a cycle still counts, so the cycle is still reported. Imports inside functions
-are also listed on their own, for review: one is fine when it defers a heavy library or
-an optional part for start-up time and says so in a comment, not when it hides a cycle.
-Imports written as strings (``importlib.import_module``, Gymnasium entry points) are
-not seen.
+dodge a cycle still counts, so the cycle is still reported. Imports written as strings
+(``importlib.import_module``, Gymnasium entry points) are not seen.
 
-Prints every upward arrow as ``module -> module (file:line)``, every cycle, and the
+Every import inside a function (of any module, the project's or a library's) must say
+why on its first line, where ruff reads it: ``# noqa: PLC0415 (why)``, the reason in the
+parentheses (or plain text after the code), not empty. One is fine when it defers a
+heavy library or an optional part for start-up time, not when it hides a cycle; the
+function-level imports of project modules are also listed on their own, for review.
+
+Prints every upward arrow as ``module -> module (file:line)``, every cycle, the
 function-level imports of project modules (each with the comment that says why, if
-any), then a one-line summary. Exits 1 when there
-is an upward arrow or a cycle, else 0.
+any) and the imports inside functions that give no reason, then a one-line summary.
+Exits 1 when there is an upward arrow, a cycle or an import without a reason, else 0.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import re
 import sys
 import tokenize
 from collections import defaultdict
@@ -40,6 +44,8 @@ ROOT = Path(__file__).resolve().parent.parent
 LAYERS = ("envs", "agents", "training")
 #: Project packages above every layer: nothing in a layer may import them.
 ABOVE = ("tests", "benchmarks")
+#: ruff's suppression of an import inside a function, alone or among other codes, and what follows it.
+NOQA_PLC0415 = re.compile(r"noqa:\s*(?:[A-Z]+\d+\s*,\s*)*PLC0415\b(?:\s*,\s*[A-Z]+\d+)*(?P<reason>.*)")
 
 
 @dataclass(frozen=True)
@@ -56,6 +62,33 @@ class Arrow:
 
     def __str__(self) -> str:
         return f"{self.source} -> {self.target} ({self.where()})"
+
+
+@dataclass(frozen=True)
+class FunctionImport:
+    """An import statement inside a function, of any module."""
+
+    path: str  #: the file, relative to the root
+    line: int  #: the statement's first line, where ruff reads its ``noqa``
+    function: str  #: the enclosing function's name
+    statement: str  #: the statement's first line of code
+    comment: str  #: the comment on that line, "" when none
+
+    def where(self) -> str:
+        return f"{self.path}:{self.line}"
+
+    def reason(self) -> str:
+        """Why it is not at the top of the module: the text of its ``noqa: PLC0415``, "" when none."""
+        match = NOQA_PLC0415.search(self.comment)
+        if match is None:
+            return ""
+        reason = match["reason"].strip()
+        if reason.startswith("(") and reason.endswith(")"):
+            reason = reason[1:-1].strip()
+        return reason
+
+    def __str__(self) -> str:
+        return f"{self.where()} in {self.function}(): {self.statement}"
 
 
 def module_name(path: Path, root: Path = ROOT) -> str:
@@ -119,6 +152,7 @@ class _Imports(ast.NodeVisitor):
         self.relative = str(path.relative_to(root))
         self.functions: list[str] = []
         self.arrows: list[Arrow] = []
+        self.in_functions: list[FunctionImport] = []
         self.seen: set[tuple[str, int]] = set()  # one arrow per target and statement
         self.comments = _comments(path)
         self.lines = path.read_text(encoding="utf-8").splitlines()
@@ -148,11 +182,21 @@ class _Imports(ast.NodeVisitor):
             above -= 1
         return self.comments.get(above, "") if above > 0 and self.lines[above - 1].lstrip().startswith("#") else ""
 
+    def _note_if_in_function(self, node: ast.stmt) -> None:
+        if self.functions:
+            statement = self.lines[node.lineno - 1].strip()
+            comment = self.comments.get(node.lineno, "")
+            if comment:
+                statement = statement[: statement.rindex(comment)].rstrip()
+            self.in_functions.append(FunctionImport(self.relative, node.lineno, self.functions[-1], statement, comment))
+
     def visit_Import(self, node: ast.Import) -> None:
+        self._note_if_in_function(node)
         for alias in node.names:
             self._add(alias.name, node)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        self._note_if_in_function(node)
         base = _absolute(node, self.module, _is_package(self.path))
         for alias in node.names:
             # ``from envs import inverted_dice_v1`` imports the submodule; ``from envs.core
@@ -161,15 +205,30 @@ class _Imports(ast.NodeVisitor):
             self._add(full if full in self.modules else base, node)
 
 
-def arrows(root: Path = ROOT) -> list[Arrow]:
-    """Every import arrow between project modules, in file and line order: one per statement and target."""
+def _scan(root: Path) -> list[_Imports]:
+    """Every module of the layers, its imports found."""
     modules = project_modules(root)
-    found = []
+    visitors = []
     for module, path in modules.items():
         visitor = _Imports(module, path, modules, root)
         visitor.visit(ast.parse(path.read_text(encoding="utf-8"), filename=str(path)))
-        found.extend(visitor.arrows)
-    return found
+        visitors.append(visitor)
+    return visitors
+
+
+def arrows(root: Path = ROOT) -> list[Arrow]:
+    """Every import arrow between project modules, in file and line order: one per statement and target."""
+    return [arrow for visitor in _scan(root) for arrow in visitor.arrows]
+
+
+def function_imports(root: Path = ROOT) -> list[FunctionImport]:
+    """Every import statement inside a function of the layers' modules, in file and line order."""
+    return [found for visitor in _scan(root) for found in visitor.in_functions]
+
+
+def without_reason(imports: list[FunctionImport]) -> list[FunctionImport]:
+    """The imports among ``imports`` whose line does not say why they stand in a function."""
+    return [found for found in imports if not found.reason()]
 
 
 def upward(all_arrows: list[Arrow]) -> list[Arrow]:
@@ -258,11 +317,14 @@ def format_cycle(cycle: list[Arrow]) -> str:
 
 
 def report(root: Path = ROOT) -> tuple[list[str], bool]:
-    """The printed report's lines, and whether the layering holds (no upward arrow, no cycle)."""
-    all_arrows = arrows(root)
+    """The printed report's lines, and whether the imports are in order (no upward arrow, no cycle,
+    no import inside a function without a reason)."""
+    visitors = _scan(root)
+    all_arrows = [arrow for visitor in visitors for arrow in visitor.arrows]
     up = upward(all_arrows)
     found_cycles = cycles(all_arrows)
     in_functions = [a for a in all_arrows if a.function is not None]
+    unexplained = without_reason([found for visitor in visitors for found in visitor.in_functions])
     lines = [f"upward arrows ({len(up)}):"]
     lines += [f"  {a}" for a in up]
     lines.append(f"cycles ({len(found_cycles)}):")
@@ -271,11 +333,14 @@ def report(root: Path = ROOT) -> tuple[list[str], bool]:
     lines += [
         f"  {a} in {a.function}(){'  ' + a.comment if a.comment else '  (no comment says why)'}" for a in in_functions
     ]
+    lines.append(f"imports inside functions without a reason (# noqa: PLC0415 (why)) ({len(unexplained)}):")
+    lines += [f"  {found}" for found in unexplained]
     modules = len({a.source for a in all_arrows} | {a.target for a in all_arrows if layer_of(a.target) < len(LAYERS)})
-    ok = not up and not found_cycles
+    ok = not up and not found_cycles and not unexplained
     lines.append(
         f"{'OK' if ok else 'FAIL'}: {len(all_arrows)} imports among {modules} modules of {', '.join(LAYERS)}; "
-        f"{len(up)} upward, {len(found_cycles)} cycles, {len(in_functions)} inside functions"
+        f"{len(up)} upward, {len(found_cycles)} cycles, {len(in_functions)} inside functions, "
+        f"{len(unexplained)} imports in functions without a reason"
     )
     return lines, ok
 

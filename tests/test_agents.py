@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import ast
 import itertools
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import agents
 from agents.base import RandomAgent, acts_in_batch
 from agents.inverted_dice.heuristic import InvertedDiceHeuristic, turn_hit_probability
-from agents.match import play_game
+from agents.match import pairing_games, play_game
 from agents.registry import bot_names, make_agent, parse_spec
 from agents.trained import CheckpointError, TrainedAgent
 from envs.games.dice_math import keep_tables, reroll_positions_for_keep, roll_probability
+from envs.games.invers import Invers
 from envs.games.inverted_dice import InvertedDice, inverted_sum
+from envs.registry import make_game
 from training.evaluation.harness import evaluate_solitaire
 
 
@@ -91,7 +96,6 @@ def test_agent_specs_parse_and_unknown_agents_fail_clearly(tmp_path):
         make_agent("inverted_dice", "genius", game)
     with pytest.raises(ValueError, match="takes no options"):
         make_agent("inverted_dice", "random:x=1", game)
-    from envs.games.invers import Invers
 
     # a misspelt option is named with those the bot takes (it used to be Python's "InversSearch.__init__() got ...")
     with pytest.raises(ValueError, match=r"agent spec 'search:depht=3': .*'depht'; InversSearch options: \['depth', "):
@@ -118,11 +122,6 @@ def test_broken_checkpoints_fail_clearly(tmp_path):
 def test_agents_import_nothing_from_training():
     """``agents`` sits below ``training``: the game loop lives in ``agents.match``, so no agent
     needs the training package (an upward import would come back as an import cycle)."""
-    import ast
-    from pathlib import Path
-
-    import agents
-
     offenders = []
     for path in sorted(Path(agents.__file__).parent.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
@@ -142,9 +141,6 @@ def test_agents_import_nothing_from_training():
 
 
 def test_a_pairing_plays_each_game_by_its_number():
-    from agents.match import pairing_games
-    from envs.games.invers import Invers
-
     game = Invers(max_plies=30)
     a, b = RandomAgent(game), RandomAgent(game)
     whole = list(pairing_games(game, a, b, range(6), base_seed=7, random_opening_plies=2))
@@ -164,8 +160,6 @@ def test_a_pairing_plays_each_game_by_its_number():
 
 def test_act_batch_plays_each_row_as_act_does():
     """A trained agent's batched forward pass (the batched env's opponents) picks what act picks."""
-    from envs.registry import make_game
-
     game = make_game("lost_dice")
     agent = make_agent("lost_dice", "ppo", game, seed=3)
     rng = np.random.default_rng(0)

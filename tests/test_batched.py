@@ -11,6 +11,8 @@ in ``tests/test_batched_<game>.py`` (``tests/batched_check.py``).
 
 from __future__ import annotations
 
+import copy
+
 import gymnasium
 import numpy as np
 import pytest
@@ -116,7 +118,7 @@ def test_native_vector_env_plays_the_single_envs_games(name, options, steps):
     ],
 )
 def test_bots_and_networks_as_opponents_play_the_single_envs_moves(name, options, monkeypatch):
-    from agents.trained import PolicyAgent
+    from agents.trained import PolicyAgent  # noqa: PLC0415 (torch: loaded by the one test with network opponents)
 
     batched_calls = []
     act_batch = PolicyAgent.act_batch
@@ -192,8 +194,6 @@ def test_bad_options_are_named():
 
 
 def test_seeds_per_game_and_copies_that_continue_identically():
-    import copy
-
     env = gymnasium.make_vec("LostDice-v0", num_envs=3)
     observations, _ = env.reset(seed=[5, None, 7])
     for row, seed in ((0, 5), (2, 7)):

@@ -1,9 +1,10 @@
 """The batched Invers twin (envs/batched/invers.py) against its rules core (envs/games/invers.py).
 
 Random play against the core for the default and short ``max_plies`` (truncation), plus
-forced positions for the ends random play reaches rarely or never: a player blocked
-(only constructed positions), losing by flipping the opponent's last tile, and a win on
-the last ply beating the truncation.
+forced positions (built with the core's ``from_position``, loaded with ``load_state``) for
+the ends random play reaches rarely or never: a player blocked (only constructed
+positions), losing by flipping the opponent's last tile, and a win on the last ply beating
+the truncation.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import pytest
 
 from envs.batched.invers import BatchedInvers
 from envs.games.invers import RED, YELLOW, Invers, InversState
-from tests.batched_check import compare
+from tests.batched_check import Lockstep, compare
 
 
 @pytest.mark.parametrize(
@@ -24,46 +25,15 @@ def test_random_play_matches_core(max_plies, games, steps):
     assert compare(BatchedInvers, Invers(max_plies=max_plies), games, steps) == games * steps
 
 
-def _load(batched: BatchedInvers, row: int, state: InversState) -> None:
-    """Write a core position into one row (the twin starts only from the set-up)."""
-    batched._board[row] = np.frombuffer(state.board, np.uint8)
-    batched._hands[row] = [state.tile_in_hand(p) for p in (YELLOW, RED)]
-    batched._player[row] = state.to_move
-    batched._ply[row] = state.ply
-    batched._unflipped[row] = [state.colour_side_up(p) for p in (YELLOW, RED)]
-    batched._totals[row] = [state.flipped_tiles(p) for p in (YELLOW, RED)]
-    batched._winner[row] = -1
-    batched._terminal[row] = False
-    batched._truncated[row] = False
-    batched._acting[row] = [p == state.to_move for p in (YELLOW, RED)]
-
-
 def _push_and_compare(game: Invers, board: str, hands: str, to_move: int, ply: int, action: int) -> InversState:
-    """Play ``action`` from a constructed position on both sides; compare everything after."""
+    """Load a constructed position into every row of a twin, play ``action`` on both sides,
+    comparing everything before and after; the core's state after the push."""
     state = InversState.from_position(game, board, hands, to_move, ply)
     assert not state.is_terminal()
-    batched = BatchedInvers(game, 3)
-    row = 1
-    _load(batched, row, state)
-    rows = np.array([row])
-    seats = np.array([to_move])
-    masks = np.zeros((1, game.num_actions), np.int8)
-    observations = np.zeros((1, *game.observation_shape), np.float32)
-    batched.legal_masks(rows, seats, masks)
-    np.testing.assert_array_equal(masks[0], state.legal_mask(to_move))
-    state.apply(to_move, action)
-    batched._apply(rows, seats, np.array([action]))
-    assert batched.terminal()[row] == state.is_terminal()
-    assert batched.truncated()[row] == state.is_truncated()
-    np.testing.assert_array_equal(batched.acting()[row], [p in state.acting_players() for p in (YELLOW, RED)])
-    np.testing.assert_array_equal(batched.scores()[row], state.scores())
-    np.testing.assert_array_equal(batched.returns()[row], state.returns())
-    for seat in (YELLOW, RED):
-        batched.legal_masks(rows, np.array([seat]), masks)
-        batched.observe(rows, np.array([seat]), observations)
-        np.testing.assert_array_equal(masks[0], state.legal_mask(seat))
-        np.testing.assert_array_equal(observations[0], state.observe(seat))
-    return state
+    pair = Lockstep(BatchedInvers, game, 3)
+    pair.load(pair.rows, state)
+    pair.play(pair.rows, np.full(3, to_move), np.full(3, action))
+    return pair.cores[0]
 
 
 def test_blocked_player_loses():

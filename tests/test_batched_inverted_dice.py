@@ -7,11 +7,10 @@ import itertools
 import numpy as np
 import pytest
 
-from envs.batched import streams as random_streams
 from envs.batched.inverted_dice import FACE_KEY, ID_OF_KEY, ROLLS, BatchedInvertedDice
 from envs.games import inverted_dice as rules
 from envs.games.inverted_dice import SCORE, InvertedDice, InvertedDiceV0, cross_out_action, inverted_sum, reroll_action
-from tests.batched_check import _expect_equal, compare
+from tests.batched_check import Lockstep, compare
 
 #: Steps per player count: enough for random games to end and restart in every row.
 STEPS = {1: 150, 2: 250, 3: 350, 4: 450, 5: 550}
@@ -38,26 +37,6 @@ def _roll_for(target: int) -> tuple[int, ...]:
     return next(r for r in ROLLS if inverted_sum(r) == target)
 
 
-def _check(batched: BatchedInvertedDice, core, step: int) -> None:
-    """Everything of game 0 that a learner reads, against the core."""
-    players = core.game.num_players
-    acting = np.zeros(players, bool)
-    acting[list(core.acting_players())] = True
-    _expect_equal("acting players", batched.acting()[0], acting, 0, step)
-    _expect_equal("is_terminal", batched.terminal()[0], core.is_terminal(), 0, step)
-    _expect_equal("scores", batched.scores()[0], core.scores(), 0, step)
-    if core.is_terminal():
-        _expect_equal("returns", batched.returns()[0], core.returns(), 0, step)
-    mask = np.zeros((1, rules.NUM_ACTIONS), np.int8)
-    observation = np.zeros((1, *core.game.observation_shape), np.float32)
-    rows = np.zeros(1, np.int64)
-    for seat in range(players):
-        batched.legal_masks(rows, np.full(1, seat), mask)
-        batched.observe(rows, np.full(1, seat), observation)
-        _expect_equal(f"mask of seat {seat}", mask[0], core.legal_mask(seat), 0, step)
-        _expect_equal(f"observation of seat {seat}", observation[0], core.observe(seat), 0, step)
-
-
 def test_section_bonuses_and_a_crossed_out_box_on_a_set_tape():
     """Bonuses are rare in random play: here seat 0 scores boxes 1..20 in order (all three
     bonuses, 360), and seat 1 fills box 20 on a third roll, then must cross out box 1 on
@@ -74,22 +53,11 @@ def test_section_bonuses_and_a_crossed_out_box_on_a_set_tape():
         [[every_die, every_die, SCORE], [every_die, every_die, cross_out_action(1)]]
         + [[SCORE]] * (rules.NUM_ROUNDS - 2),
     ]
-    core = game.new_state_from_tape(tape)
-    batched = BatchedInvertedDice(game, 1)
-    streams = random_streams.new_streams(1)
-    random_streams.seed_rows(streams, np.zeros(1, np.int64), [0])
-    batched.start(np.zeros(1, np.int64), streams)  # then the set tape replaces the drawn one
-    batched._tape[0] = tape.ravel()
-    batched._dice[0] = ROLLS.index(tuple(sorted(tape[0, 0, 0])))
+    pair = Lockstep.loaded(BatchedInvertedDice, [game.new_state_from_tape(tape)])
+    core = pair.cores[0]
     actions = [iter(a for turn in plan for a in turn) for plan in plans]
-    step = 0
-    _check(batched, core, step)
     while not core.is_terminal():
         seat = core.acting_players()[0]
-        action = next(actions[seat])
-        core.apply(seat, action)
-        batched.apply(np.zeros(1, np.int64), np.full(1, seat), np.full(1, action))
-        step += 1
-        _check(batched, core, step)
-    assert batched.scores()[0].tolist() == [360.0, 309.0]
-    assert batched.returns()[0].tolist() == [1.0, -1.0]
+        pair.play([0], [seat], [next(actions[seat])])
+    assert pair.batched.scores()[0].tolist() == [360.0, 309.0]
+    assert pair.batched.returns()[0].tolist() == [1.0, -1.0]

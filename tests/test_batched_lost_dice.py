@@ -12,10 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.batched import streams as random_streams
 from envs.batched.lost_dice import BATCHED_GAME
 from envs.games.lost_dice import DISCARD, OFFER, TAKE, Keldice, LostDice
-from tests.batched_check import compare
+from tests.batched_check import Lockstep, compare
 
 BIG_DICE = """variant: lost_dice
 dice:
@@ -57,53 +56,29 @@ def _steered_games(game, num_games, steps, seed):
     """Play games that discard and take often on both sides, compared after every action
     (a finished game restarts from its stream); the counts of the rare offer situations
     the core went through."""
-    batched = BATCHED_GAME(game, num_games)
-    rows = np.arange(num_games)
-    streams = random_streams.new_streams(num_games)
-    random_streams.seed_rows(streams, rows, [seed + i for i in rows])
-    batched.start(rows, streams)
-    generators = [np.random.Generator(np.random.PCG64(seed + i)) for i in rows]
-    cores = [game.new_initial_state(g) for g in generators]
+    pair = Lockstep(BATCHED_GAME, game, num_games, seed)
     chooser = np.random.default_rng(seed)
-    masks = np.zeros((num_games, game.num_actions), np.int8)
-    observations = np.zeros((num_games, *game.observation_shape), np.float32)
     lone_out_of_turn = discard_out_of_turn = 0
     for _ in range(steps):
-        ended = np.flatnonzero(batched.terminal())
-        batched.start(ended, streams)
-        for row in ended:
-            cores[row] = game.new_initial_state(generators[row])
-        for seat in range(game.num_players):
-            seats = np.full(num_games, seat)
-            batched.legal_masks(rows, seats, masks)
-            batched.observe(rows, seats, observations)
-            for row, core in enumerate(cores):
-                np.testing.assert_array_equal(masks[row], core.legal_mask(seat))
-                np.testing.assert_array_equal(observations[row], core.observe(seat))
-        seats = batched.acting().argmax(axis=1)
+        ended = np.flatnonzero(pair.batched.terminal())
+        if ended.size:
+            pair.start(ended)
+        seats = pair.batched.acting().argmax(axis=1)
         actions = []
-        for row, seat in zip(rows, seats):
-            core = cores[row]
+        for core, seat in zip(pair.cores, seats):
             legal = np.flatnonzero(core.legal_mask(seat))
             if DISCARD in legal and chooser.random() < 0.6:
-                action = DISCARD
+                actions.append(DISCARD)
             elif TAKE in legal and chooser.random() < 0.8:
-                action = TAKE
+                actions.append(TAKE)
             else:
-                action = int(chooser.choice(legal))
-            turn = core._turn
-            core.apply(int(seat), action)
+                actions.append(int(chooser.choice(legal)))
+        turns = [core._turn for core in pair.cores]
+        pair.play(pair.rows, seats, actions)
+        for core, seat, action, turn in zip(pair.cores, seats, actions, turns):
             if action == DISCARD:
                 discard_out_of_turn += seat != turn
                 lone_out_of_turn += core.phase == OFFER and not core._asked
-            actions.append(action)
-        batched.apply(rows, seats, np.array(actions))
-        for row, core in enumerate(cores):
-            np.testing.assert_array_equal(
-                batched.acting()[row], np.isin(np.arange(game.num_players), core.acting_players())
-            )
-            assert batched.terminal()[row] == core.is_terminal()
-            np.testing.assert_array_equal(batched.scores()[row], core.scores())
     return lone_out_of_turn, discard_out_of_turn
 
 

@@ -3,8 +3,8 @@
 Random play (``tests.batched_check.compare``) covers the dice, the locks, the masks and most of
 the sheet, but it almost never earns the Numbers bonus or the game bonus, nor keeps a ladder
 alive to the end. The scripted games here deal chosen dice tapes to both sides (the core's
-``new_state_from_tape``, the twin's ``_deal``) and play them out, comparing everything after
-every action: a 599 game, the bonus at exactly 80, a Sextet as the only zero, rungs written out
+``new_state_from_tape``, loaded into the twin with ``load_state``) and play them out, comparing
+everything after every action: a 599 game, the bonus at exactly 80, a Sextet as the only zero, rungs written out
 of order, equal rungs (the strict ladder), an early zero, and ties between players.
 """
 
@@ -15,7 +15,7 @@ import pytest
 
 from envs.batched.six_hundred import BatchedSixHundred
 from envs.games.six_hundred import CATEGORY_NAMES, SixHundred, lock_action, score_action
-from tests.batched_check import compare
+from tests.batched_check import Lockstep, compare
 
 
 @pytest.mark.parametrize(
@@ -71,52 +71,27 @@ def _tape(scripts, locking, rng):
     return tape
 
 
-def _expect_same(batched, cores, players):
-    masks = np.zeros((len(cores), 82), np.int8)
-    observations = np.zeros((len(cores), SixHundred(players).observation_shape[0]), np.float32)
-    rows = np.arange(len(cores))
-    for row, core in enumerate(cores):
-        assert batched.acting()[row].tolist() == [p in core.acting_players() for p in range(players)]
-        assert batched.terminal()[row] == core.is_terminal()
-        np.testing.assert_array_equal(batched.scores()[row], core.scores())
-        if core.is_terminal():
-            np.testing.assert_array_equal(batched.returns()[row], core.returns())
-    for seat in range(players):
-        seats = np.full(len(cores), seat)
-        batched.legal_masks(rows, seats, masks)
-        batched.observe(rows, seats, observations)
-        for row, core in enumerate(cores):
-            np.testing.assert_array_equal(masks[row], core.legal_mask(seat))
-            np.testing.assert_array_equal(observations[row], core.observe(seat))
-
-
 def _play_scripted(tables, locking=False):
-    """Play every table (one script per seat) on both sides; the finished core states."""
+    """Play every table (one script per seat) on both sides, compared after every action; the
+    finished core states."""
     players = len(tables[0])
     game = SixHundred(players)
     rng = np.random.default_rng(7)
-    tapes = [_tape(scripts, locking, rng) for scripts in tables]
-    batched = BatchedSixHundred(game, len(tables))
-    rows = np.arange(len(tables))
-    batched._tape[:] = np.array(tapes)
-    batched._deal(rows)
-    cores = [game.new_state_from_tape(tape) for tape in tapes]
-    _expect_same(batched, cores, players)
+    pair = Lockstep.loaded(
+        BatchedSixHundred, [game.new_state_from_tape(_tape(scripts, locking, rng)) for scripts in tables]
+    )
     category = {name: c for c, name in enumerate(CATEGORY_NAMES)}
     for _ in range(18 * players * (2 if locking else 1)):
-        seats = np.array([core.acting_players()[0] for core in cores])
+        seats = np.array([core.acting_players()[0] for core in pair.cores])
         actions = []
-        for core, scripts, seat in zip(cores, tables, seats):
+        for core, scripts, seat in zip(pair.cores, tables, seats):
             if locking and core.roll == 1:
                 actions.append(lock_action([0, 1, 2]))
             else:
                 actions.append(score_action(category[scripts[seat][core._round][1]]))
-        for core, seat, action in zip(cores, seats, actions):
-            core.apply(int(seat), action)
-        batched.apply(rows, seats, np.array(actions))
-        _expect_same(batched, cores, players)
-    assert all(core.is_terminal() for core in cores)
-    return cores
+        pair.play(pair.rows, seats, actions)
+    assert all(core.is_terminal() for core in pair.cores)
+    return pair.cores
 
 
 @pytest.mark.parametrize("locking", [False, True])

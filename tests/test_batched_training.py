@@ -14,6 +14,7 @@ from training import train
 from training.framework.config import load_config
 from training.pipelines.ppo.batched_vec_env import BatchedVecEnv
 from training.pipelines.ppo.config import PPOConfig
+from training.pipelines.ppo.self_play import PoolOpponent
 from training.pipelines.ppo.vector import make_training_env
 
 
@@ -77,8 +78,6 @@ def test_a_tiny_batched_run_trains_and_resumes(tmp_path):
 
 def test_self_play_trains_on_the_batched_env_with_a_pool_member_per_game(tmp_path):
     """Pool opponents act one game at a time there: each game's copy draws its own member at its start."""
-    from training.pipelines.ppo.self_play import PoolOpponent
-
     path = tiny_config(
         tmp_path,
         env="lost_dice",

@@ -5,19 +5,23 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from agents.base import RandomAgent
 from agents.registry import check_spec, is_user_spec, make_agent, parse_spec
 from envs.registry import make_game
 from training import benchmark as command
+from training import evaluate
 from training.evaluation import benchmark
 from training.evaluation.benchmark_report import Summary, leaderboard_agents
 from training.evaluation.harness import PairingResult
 from training.evaluation.report import paired_report, pairing_report
-from training.evaluation.suite import SUITE_VERSION, TASKS, load_anchors
+from training.evaluation.suite import SUITE_VERSION, TASKS, load_anchors, references_path
 from training.framework.schema import ConfigError
 
 #: Two quick tasks, one of each kind: 20 solitaire games and 12 games against Roll Five's search.
@@ -49,7 +53,9 @@ class Crashing(Uniform):
 
 class Illegal(Uniform):
     def act(self, observation, action_mask):
-        return int(np.flatnonzero(action_mask == 0)[0]) if (action_mask == 0).any() else super().act(observation, action_mask)
+        if (action_mask == 0).any():
+            return int(np.flatnonzero(action_mask == 0)[0])
+        return super().act(observation, action_mask)
 
 
 def make_uniform(game, seed=None, temperature=1.0):
@@ -93,8 +99,6 @@ def test_every_task_rotates_seats_evenly_and_has_its_references():
 
 
 def test_the_references_file_names_its_suite_version_and_command():
-    from training.evaluation.suite import references_path
-
     data = json.loads(references_path().read_text())
     assert data["suite_version"] == SUITE_VERSION
     assert data["command"] == "python training/benchmark.py --measure-references"
@@ -178,8 +182,6 @@ def test_an_agent_no_task_knows_is_refused():
 
 
 def test_an_agent_object_or_factory_is_benchmarked_from_python():
-    from agents.base import RandomAgent
-
     by_factory = benchmark.run_benchmark(RandomAgent, quick=True, tasks=["roll_five"], show_progress=False)
     by_spec = benchmark.run_benchmark("random", quick=True, tasks=["roll_five"], show_progress=False)
     assert [r.raw for r in by_factory.tasks[0].records] == [r.raw for r in by_spec.tasks[0].records]
@@ -295,8 +297,6 @@ def test_share_and_outcome_intervals_stay_inside_their_range():
 
 
 def test_the_docs_table_is_the_suites():
-    from pathlib import Path
-
     page = (Path(__file__).resolve().parent.parent / "docs" / "benchmark.md").read_text()
     rows = {
         line.split("|")[1].strip(): [c.strip() for c in line.split("|")[1:-1]]
@@ -311,8 +311,6 @@ def test_the_docs_table_is_the_suites():
 
 
 def test_every_command_that_takes_a_spec_takes_module_attr(user_module, capsys):
-    from training import evaluate
-
     assert (
         evaluate.main(
             ["--env", "roll_five", "--agents", "my_agents:Uniform", "random", "--games", "4", "--out", "report"]
@@ -323,8 +321,6 @@ def test_every_command_that_takes_a_spec_takes_module_attr(user_module, capsys):
 
 
 def test_a_reason_names_paths_relative_to_the_working_directory(monkeypatch):
-    import os
-
     monkeypatch.chdir(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     run = benchmark.run_benchmark("ppo", quick=True, tasks=["lost_dice_4p", "roll_five"], show_progress=False)
     reason = run.tasks[0].not_played

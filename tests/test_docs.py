@@ -13,8 +13,8 @@ site (``docs/``, the site's ``docs_dir``; the site's navigation is ``mkdocs.yml`
 * Every command of a ```bash block of every document names something that exists: a
   ``make`` target of the Makefile, a script / module of the repository (or a
   ``tabletop`` subcommand, :mod:`training.console`) whose ``--help`` succeeds and lists
-  every ``--flag`` the line mentions (its comment included), or an installed program. The help is run in-process, so the check costs
-  no interpreter start.
+  every ``--flag`` the line mentions (its comment included), or an installed program.
+  The help is run in-process, so the check costs no interpreter start.
 * No document points outside the repository (the rule texts and rulings it was built
   from are not part of what a user clones), and every relative link resolves.
 * The site's navigation lists every page of ``docs/`` but the generated results pages
@@ -37,8 +37,10 @@ import warnings
 from pathlib import Path
 
 import pytest
+import yaml
 
 from envs.registry import ENVS, LEGACY_ENVS
+from training import console
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -141,8 +143,6 @@ def run_help(argv0: str, module: str | None) -> str:
 
 def tabletop_help(command: str) -> str:
     """``tabletop --help``, or ``tabletop <command> --help``, run in this process."""
-    from training import console
-
     out = io.StringIO()
     if command.startswith("-"):
         with contextlib.redirect_stdout(out):
@@ -233,8 +233,6 @@ def nav_pages(entries) -> list[str]:
 
 
 def test_the_site_lists_every_page_and_every_listed_page_exists():
-    import yaml
-
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
     docs_dir = ROOT / config["docs_dir"]
     listed = nav_pages(config["nav"])
@@ -260,7 +258,8 @@ SNIPPET = re.compile(r'^--8<-- "(?P<path>[^":]+)(?::(?P<section>\w+))?"$', re.M)
 
 @pytest.mark.parametrize("path", DOCS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_included_snippet_exists(path):
-    """A page's ``--8<-- "file:section"`` (an env page showing its generated headline) names a file and section that exist."""
+    """A page's ``--8<-- "file:section"`` (an env page showing its generated headline) names a file
+    and section that exist."""
     for match in SNIPPET.finditer(path.read_text()):
         included = ROOT / match["path"]
         assert included.is_file(), f"{path.relative_to(ROOT)} includes missing {match['path']}"

@@ -1,10 +1,10 @@
 """Every registered env as the libraries a researcher plugs it into use it.
 
 Parametrized over ``envs.registry.ENVS`` and the superseded ``LEGACY_ENVS``, so a new
-game is held to these contracts as soon as it is registered: PettingZoo's ``state()`` checker, SB3's ``make_vec_env`` with
-its defaults (it asks for ``render_mode="rgb_array"``), legal sampling and identical
-continuation after ``deepcopy`` and ``pickle``, chance that a search can resample, a
-canonical key, and action names that read back to ids.
+game is held to these contracts as soon as it is registered: PettingZoo's ``state()``
+checker, SB3's ``make_vec_env`` with its defaults (it asks for ``render_mode="rgb_array"``),
+legal sampling and identical continuation after ``deepcopy`` and ``pickle``, chance that a
+search can resample, a canonical key, and action names that read back to ids.
 """
 
 from __future__ import annotations
@@ -16,8 +16,10 @@ import warnings
 import gymnasium
 import numpy as np
 import pytest
+from gymnasium.wrappers import RecordVideo
 from pettingzoo.test.state_test import test_state as pettingzoo_state_test
 from pettingzoo.test.state_test import test_state_space as pettingzoo_state_space_test
+from stable_baselines3.common.env_util import make_vec_env
 
 import envs  # noqa: F401  (registers the ids)
 from envs import ENVS, IllegalActionError
@@ -51,8 +53,6 @@ def test_pettingzoo_state_test_passes_without_a_warning(entry, num_players):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_sb3_make_vec_env_with_its_defaults(name):
-    from stable_baselines3.common.env_util import make_vec_env
-
     vec_env = make_vec_env(ENTRIES[name].gym_id, n_envs=2, seed=0)
     assert vec_env.render_mode == "rgb_array"
     vec_env.reset()
@@ -81,7 +81,6 @@ def test_rgb_array_frames_keep_one_size_through_a_game(name):
 @pytest.mark.parametrize("name", NAMES)
 def test_gymnasium_record_video(name, tmp_path):
     pytest.importorskip("moviepy", reason="Gymnasium's RecordVideo needs moviepy")
-    from gymnasium.wrappers import RecordVideo
 
     env = RecordVideo(gymnasium.make(ENTRIES[name].gym_id, render_mode="rgb_array"), str(tmp_path), disable_logger=True)
     env.reset(seed=0)

@@ -7,9 +7,13 @@ import csv
 import shutil
 from pathlib import Path
 
+import gymnasium
 import pytest
 import yaml
+from sb3_contrib import MaskablePPO
 
+import envs  # noqa: F401  (registers the Gymnasium ids)
+from envs.registry import get_entry
 from training import evaluate
 from training.evaluation import report
 
@@ -17,13 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def make_run(folder: Path, env: str, env_kwargs: dict, evaluation: dict, algorithm: str = "ppo") -> Path:
-    """A run folder as train.py (or expert_iteration.py) leaves it: an untrained MaskablePPO's model.zip and the config."""
-    import gymnasium
-    from sb3_contrib import MaskablePPO
-
-    import envs  # noqa: F401  (registers the Gymnasium ids)
-    from envs.registry import get_entry
-
+    """A run folder as train.py (or expert_iteration.py) leaves it: an untrained MaskablePPO's
+    model.zip and the config."""
     folder.mkdir(parents=True)
     model = MaskablePPO(
         "MlpPolicy",
@@ -42,7 +41,8 @@ def make_run(folder: Path, env: str, env_kwargs: dict, evaluation: dict, algorit
 
 @pytest.fixture
 def tournament_run(tmp_path, monkeypatch):
-    """The latest Roll Five run, trained in tournament mode with 2 random opening plies and 4 games, in ./checkpoints/."""
+    """The latest Roll Five run, trained in tournament mode with 2 random opening plies and 4 games,
+    in ./checkpoints/."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(evaluate, "bot_names", lambda env: ["random"])  # keep it quick: the run against random
     return make_run(
@@ -56,8 +56,10 @@ def tournament_run(tmp_path, monkeypatch):
 def test_the_latest_run_is_played_at_its_own_game_and_the_report_says_so(tournament_run, capsys):
     assert evaluate.main(["--env", "roll_five"]) == 0
     told = (
-        f"Run: {tournament_run} (the latest run of roll_five); game RollFive(num_players=2, mode='tournament') (the run's env_kwargs), "
-        "2 random opening plies (the run's evaluation.random_opening_plies), 4 games per pairing (the run's evaluation.games), seed 10000."
+        f"Run: {tournament_run} (the latest run of roll_five); "
+        "game RollFive(num_players=2, mode='tournament') (the run's env_kwargs), "
+        "2 random opening plies (the run's evaluation.random_opening_plies), "
+        "4 games per pairing (the run's evaluation.games), seed 10000."
     )
     out = capsys.readouterr().out
     assert out.splitlines()[0] == told  # one line before the games
@@ -118,7 +120,8 @@ def test_the_user_may_ask_for_another_game_and_is_told_what_was_kept(tournament_
     first = capsys.readouterr().out.splitlines()[0]
     assert first == (
         f"Run: {tournament_run} (the latest run of roll_five); game RollFive(num_players=2, mode='casual') "
-        "(--env-kwargs over the run's {'num_players': 2, 'mode': 'tournament'}), 0 random opening plies (--random-opening), "
+        "(--env-kwargs over the run's {'num_players': 2, 'mode': 'tournament'}), "
+        "0 random opening plies (--random-opening), "
         "2 games per pairing (--games), seed 10000."
     )
 
@@ -132,7 +135,8 @@ def test_a_run_named_in_agents_sets_the_game_and_two_runs_of_different_games_are
     )
     assert evaluate.main(["--env", "roll_five", "--agents", str(tournament_run), str(casual), "--out", "other"]) == 2
     assert capsys.readouterr().err == (
-        f"error: the trained agents were trained at different games: {tournament_run} at {{'num_players': 2, 'mode': 'tournament'}}, "
+        "error: the trained agents were trained at different games: "
+        f"{tournament_run} at {{'num_players': 2, 'mode': 'tournament'}}, "
         f"{casual} at {{'num_players': 2, 'mode': 'casual'}}; choose the game with --env-kwargs\n"
     )
     assert not Path("other").exists()
@@ -217,18 +221,20 @@ def test_an_rllib_run_without_ray_and_an_empty_folder_are_refused_in_one_line(tm
     (rllib / "metadata.json").write_text('{"algorithm": "rllib"}')
     (rllib / "rllib_checkpoint.zip").write_bytes(b"")
     try:
-        import ray  # noqa: F401
+        import ray  # noqa: F401, PLC0415 (Ray is optional: the test checks the refusal where it is missing)
     except ImportError:
         assert evaluate.main(["--checkpoint", str(rllib), "--games", "2"]) == 2
         assert capsys.readouterr().err == (
-            f"error: agent '{rllib}': checkpoint {rllib} is an RLlib run (rllib_checkpoint.zip): playing it needs Ray RLlib, "
+            f"error: agent '{rllib}': checkpoint {rllib} is an RLlib run (rllib_checkpoint.zip): "
+            "playing it needs Ray RLlib, "
             'which is not installed here; install it with pip install -e ".[rllib]" (or "ray[rllib]>=2.60,<3")\n'
         )
     empty = tmp_path / "empty"
     empty.mkdir()
     assert evaluate.main(["--env", "invers", "--checkpoint", str(empty), "--games", "2"]) == 2
     assert capsys.readouterr().err == (
-        f"error: agent '{empty}': checkpoint {empty} holds no trained agent: a run folder holds model.zip (PPO, expert iteration), "
+        f"error: agent '{empty}': checkpoint {empty} holds no trained agent: "
+        "a run folder holds model.zip (PPO, expert iteration), "
         "value.pt (turn-value TD) or rllib_checkpoint.zip (RLlib); an interrupted run may not have saved one yet\n"
     )
     assert list(empty.iterdir()) == [] and sorted(p.name for p in rllib.iterdir()) == [

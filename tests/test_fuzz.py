@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 import pytest
-from gymnasium.spaces import Discrete
+from gymnasium import spaces
 
 from envs import ENVS, IllegalActionError, parallel
 from envs.aec import GameAECEnv, reward_basis
@@ -34,6 +34,7 @@ SHORT_RUN_SAMPLING = fuzz.Sampling(games=1.0)
 COMMON_CHECKS = {
     "mask", "observation", "score", "illegal refused", "refusal leaves state unchanged", "legal accepted",
     "clone independence", "sample legal", "finished game refuses", "return promise", "same seed same game",
+    "observation in space",
 }  # fmt: skip
 FORM_CHECKS = {
     "aec": {"aec view", "aec observation", "clone follows original"},
@@ -154,6 +155,19 @@ def _short_games(original):
     return __init__
 
 
+def _space_too_narrow(original):
+    """An AEC env that declares its observations in [0, 0.5] (the game's bounds are [0, 1])."""
+
+    def observation_space(self, agent):
+        space = original(self, agent)
+        box = space["observation"]
+        return spaces.Dict(
+            {"observation": spaces.Box(0.0, 0.5, box.shape, box.dtype), "action_mask": space["action_mask"]}
+        )
+
+    return observation_space
+
+
 def _halved_rewards(original):
     return lambda self: {agent: reward / 2 for agent, reward in original(self).items()}
 
@@ -186,7 +200,7 @@ def _another_seats_observation(original):
 
 
 def _sampling_the_whole_space(original):
-    return lambda self, mask=None, probability=None: Discrete.sample(self, mask=mask, probability=probability)
+    return lambda self, mask=None, probability=None: spaces.Discrete.sample(self, mask=mask, probability=probability)
 
 
 def _info_with_a_full_mask(original):
@@ -338,6 +352,16 @@ PLANTED_BUGS = [
         range(2),
         "replaying the seed",
         id="unseeded",
+    ),
+    pytest.param(
+        GameAECEnv,
+        "observation_space",
+        _space_too_narrow,
+        "inverted_dice",
+        1,
+        range(2),
+        r"the AEC env \(player_0\) shows an observation outside its declared observation space",
+        id="aec-space",
     ),
     pytest.param(
         GameAECEnv,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gymnasium
 import numpy as np
 import pytest
 from sb3_contrib.common.maskable.utils import get_action_masks
@@ -70,7 +71,5 @@ def test_episode_statistics_match_the_returns_and_observations_are_fresh():
 
 
 def test_only_the_games_own_envs_are_accepted():
-    import gymnasium
-
     with pytest.raises(TypeError, match="SingleAgentEnv"):
         GameVecEnv([lambda: gymnasium.make("CartPole-v1").unwrapped])

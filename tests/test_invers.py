@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import gymnasium
 import numpy as np
 import pytest
 
+import envs
 from agents.base import RandomAgent
 from agents.invers.greedy import InversGreedy
 from agents.invers.search import InversSearch
 from agents.registry import make_agent
 from envs import IllegalActionError, invers_v0
+from envs.core import GameState
 from envs.games.invers import (
     COLUMN_FROM_BOTTOM,
     COLUMN_FROM_TOP,
@@ -371,10 +374,6 @@ def test_rgb_render_is_an_image_with_the_tile_colours():
 
 # -- env module and rewards -----------------------------------------------------------
 def test_env_module_is_registered():
-    import gymnasium
-
-    import envs
-
     assert envs.ENVS["invers"].module == "envs.invers_v0"
     env = gymnasium.make("Invers-v0")
     obs, info = env.reset(seed=1)
@@ -457,8 +456,6 @@ def _random_positions(game: Invers, games: int, seed: int = 0):
 
 @pytest.mark.parametrize("max_plies", [400, 25])
 def test_children_on_arrays_match_cloning_and_applying(max_plies):
-    from envs.core import GameState
-
     game = Invers(max_plies=max_plies)
     positions = list(_random_positions(game, 12))
     positions.append(position(BLOCKING_PUSH_BOARD, hands="yr", to_move=RED))  # a push that blocks yellow

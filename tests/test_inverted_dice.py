@@ -10,8 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agents.inverted_dice.heuristic import turn_hit_probability
 from envs import IllegalActionError
 from envs.games import inverted_dice as rules
+from envs.games.dice_math import keep_tables
 from envs.games.inverted_dice import (
     CROSS_OUT,
     SCORE,
@@ -333,9 +335,6 @@ def test_any_seeded_game_fills_every_box_exactly_once(seed, free):
 
 
 def test_planning_features_give_exact_hit_chances_progress_and_points_now():
-    from agents.inverted_dice.heuristic import turn_hit_probability
-    from envs.games.dice_math import keep_tables
-
     tables = keep_tables(rules.NUM_DICE)
     first_roll = np.array([rules._HIT_CHANCES[roll][0] for roll in tables.rolls])
     expected = [turn_hit_probability(b) for b in range(1, rules.NUM_BOXES + 1)]

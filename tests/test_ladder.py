@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from agents.registry import make_agent
+from envs.registry import make_game
 from training import ladder
 from training.evaluation import ladder as tournament
 from training.evaluation.ratings import fit_bradley_terry, rate
@@ -42,8 +43,6 @@ def test_ladder_writes_table_heatmap_and_chart(tmp_path):
 
 
 def test_parallel_games_are_the_sequential_games():
-    from envs.registry import make_game
-
     specs = ["random", "greedy", "search:depth=1"]
     game = make_game("invers", max_plies=60)
     agents = {spec: tournament.TimedAgent(make_agent("invers", spec, game, seed=5)) for spec in specs}

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import csv
+
 import gymnasium
 import numpy as np
 import pytest
+import yaml
 
 import envs  # noqa: F401  (registers the envs)
 from agents.base import Agent, RandomAgent
@@ -32,6 +35,7 @@ from envs.games.lost_dice import (
     play_action,
 )
 from envs.games.lost_dice_faces import COLOURS, DiceFileError
+from training import train
 from training.evaluation.harness import evaluate_pairing
 
 R, Y, B, G, W = range(5)
@@ -383,8 +387,6 @@ GOOD = ["$/K", "5/Y", "4/G", "1/R", "3/W", "2/B"]
 
 
 def write_dice(tmp_path, dice, variant="lost_dice"):
-    import yaml
-
     path = tmp_path / "dice.yaml"
     path.write_text(yaml.safe_dump({"variant": variant, "dice": dice}))
     return path
@@ -426,7 +428,8 @@ def test_a_binary_or_unreadable_dice_file_is_named_with_its_problem(tmp_path):
     with pytest.raises(DiceFileError) as error:
         LostDice(dice_file=picture)
     assert str(error.value) == (
-        f"dice file {picture} is not a text file (byte 0 is not UTF-8): expected YAML listing the faces of the three dice, "
+        f"dice file {picture} is not a text file (byte 0 is not UTF-8): "
+        "expected YAML listing the faces of the three dice, "
         "like envs/games/dice/lost_dice.yaml"
     )
     with pytest.raises(DiceFileError, match=f"dice file {tmp_path} is a folder, not a file"):
@@ -578,12 +581,6 @@ def test_search_passes_at_the_end_when_rolling_helps_only_the_opponent():
 
 @pytest.mark.parametrize("name", ["lost_dice", "keldice"])
 def test_the_default_config_trains_by_self_play_and_evaluates(tmp_path, name):
-    import csv
-
-    import yaml
-
-    from training import train
-
     config = yaml.safe_load(open(f"configs/{name}.yaml"))
     assert config["env"] == name and config["self_play"]["enabled"]
     config.update({"n_envs": 2, "ppo": {**config["ppo"], "n_steps": 64, "batch_size": 64, "n_epochs": 1}})

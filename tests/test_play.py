@@ -6,8 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents import registry
-from envs.games.invers import Invers
+from agents import registry, shipped
+from agents.base import RandomAgent
+from envs.games.invers import Invers, InversState
+from envs.games.roll_five import RollFive
+from envs.games.six_hundred import SixHundred
 from training import play
 from training.play import parse_move, read_move
 
@@ -32,8 +35,6 @@ def test_moves_by_id_name_and_unique_beginning():
 def test_a_bad_move_is_refused_with_the_legal_ones_and_asked_again():
     game = Invers()
     board = "yryryY" + "ryryry" * 4 + "ryryrR"
-    from envs.games.invers import InversState
-
     state = InversState.from_position(game, board, hands="yr", to_move=0)
     legal = np.flatnonzero(state.legal_mask(0))
     illegal = next(a for a in range(24) if a not in legal)
@@ -50,8 +51,6 @@ def test_a_whole_game_against_an_agent_and_quitting(monkeypatch):
         play.main(["--env", "invers", "--opponent", "greedy", "--seat", "1"], ask=scripted("q"), say=said.append) == 0
     )
     assert any("plays" in line for line in said) and said[-1] == "Game abandoned."
-
-    from agents.base import RandomAgent
 
     moves = []  # a person who always types the id of the first legal move
     monkeypatch.setattr(
@@ -105,15 +104,15 @@ def test_anything_else_keeps_its_traceback(monkeypatch):
 
 
 def test_a_missing_shipped_network_names_the_envs_that_have_one_and_how_to_train_one(capsys, monkeypatch, tmp_path):
-    from agents import registry, shipped
-
     monkeypatch.setattr(
         registry, "shipped_network", lambda env, **options: tmp_path / "no_network"
     )  # as if none were shipped
     assert play.main(["--env", "roll_five", "--opponent", "ppo"], ask=scripted("q"), say=print) == 2
     assert capsys.readouterr().err == (
-        f"error: agent 'ppo': no network is shipped for roll_five (networks are shipped for {', '.join(shipped.shipped_envs())}); "
-        "train one with `python training/train.py --env roll_five` and play it as ppo:path=checkpoints/roll_five/<run>\n"
+        "error: agent 'ppo': no network is shipped for roll_five "
+        f"(networks are shipped for {', '.join(shipped.shipped_envs())}); "
+        "train one with `python training/train.py --env roll_five` "
+        "and play it as ppo:path=checkpoints/roll_five/<run>\n"
     )
 
 
@@ -123,9 +122,6 @@ def first_legal(game, state, player, ask, say):
 
 @pytest.mark.parametrize("seat", [0, 1])
 def test_roll_five_shows_the_person_only_what_their_seat_may_see(seat, monkeypatch):
-    from agents.base import RandomAgent
-    from envs.games.roll_five import RollFive
-
     monkeypatch.setattr(play, "read_move", first_legal)
     game, said = RollFive(), []
     final = play.play(game, RandomAgent(game, seed=1), seat, seed=3, say=said.append)
@@ -149,8 +145,6 @@ def test_roll_five_shows_the_person_only_what_their_seat_may_see(seat, monkeypat
 
 
 def test_the_persons_move_is_on_the_board_before_the_reply(monkeypatch):
-    from agents.base import RandomAgent
-
     monkeypatch.setattr(play, "read_move", first_legal)
     game, said = Invers(max_plies=6), []
     play.play(game, RandomAgent(game), 0, seed=0, say=said.append)
@@ -166,9 +160,6 @@ def play_board_after_first_move(game):
 
 
 def test_a_solitaire_game_ends_with_the_final_score(monkeypatch):
-    from agents.base import RandomAgent
-    from envs.games.six_hundred import SixHundred
-
     monkeypatch.setattr(play, "read_move", first_legal)
     game, said = SixHundred(), []
     final = play.play(game, RandomAgent(game), 0, seed=0, say=said.append)

@@ -41,46 +41,11 @@ def test_every_report_has_a_page_and_the_readme_a_headline_per_shipped_agent_and
         assert f"**Headline:** `{item.agent}` against `{item.bot}`" in made[item.report.page_name]
 
 
-SOLITAIRE = """# inverted_dice evaluation
-
-Run: /somewhere/else/checkpoints/inverted_dice/shipped (--checkpoint); game InvertedDice(num_players=1, free_cross_out=False), 10 games per agent, seed 1.
-
-| agent | games | mean score | 95% CI | std | Δ vs trained (paired) |
-|---|---|---|---|---|---|
-| trained | 10 | 200.0 | [190.0, 210.0] | 5.0 | — |
-| heuristic | 10 | 204.0 | [200.0, 208.0] | 5.0 | +4.0 ± 1.0 |
-| optimal | 10 | 226.0 | [220.0, 232.0] | 5.0 | +26.0 ± 2.0 |
-| random | 10 | 70.0 | [60.0, 80.0] | 5.0 | -130.0 ± 3.0 |
-"""
-
-PAIRINGS = """# roll_five evaluation
-
-Run: checkpoints/roll_five/shipped (--checkpoint); game RollFive(num_players=4, mode='tournament'), seed 1.
-
-| agent | opponent | games | distinct | win rate | 95% CI | draw rate | loss rate | 95% CI | score (wins + ½ draws) | mean outcome |
-|---|---|---|---|---|---|---|---|---|---|---|
-| trained | search | 100 | 100 | 0.200 | [0.1, 0.3] | 0.000 | 0.800 | [0.7, 0.9] | 0.200 [0.120, 0.280] | -0.6 ± 0.1 |
-| trained | heuristic | 100 | 100 | 0.300 | [0.2, 0.4] | 0.000 | 0.700 | [0.6, 0.8] | 0.300 [0.210, 0.390] | -0.4 ± 0.1 |
-| search | heuristic | 100 | 100 | 0.330 | [0.2, 0.4] | 0.000 | 0.670 | [0.6, 0.8] | 0.330 [0.240, 0.420] | -0.3 ± 0.1 |
-"""
-
-LADDER = """# invers rating ladder
-
-Game: `Invers(num_players=2, max_plies=400)`; seed 20000.
-
-| rank | agent | Elo | 95% CI | games | score |
-|---|---|---|---|---|---|
-| 1 | `ppo+search:depth=3` | +300 | [+250, +350] | 40 | 0.850 |
-| 2 | `search:depth=4` | +100 | [+50, +150] | 40 | 0.400 |
-| 3 | `ppo:path=/tmp/run` | +0 | [+0, +0] | 40 | 0.250 |
-
-| agent | opponent | games | distinct | win | draw | loss | win rate 95% CI |
-|---|---|---|---|---|---|---|---|
-| `search:depth=4` | `ppo+search:depth=3` | 20 | 20 | 2 | 2 | 16 | [0.03, 0.30] |
-| `search:depth=4` | `ppo:path=/tmp/run` | 20 | 20 | 12 | 0 | 8 | [0.39, 0.78] |
-| `ppo+search:depth=3` | `ppo:path=/tmp/run` | 20 | 20 | 18 | 0 | 2 | [0.70, 0.97] |
-"""
-
+#: Small reports, one of each kind: a solitaire evaluation, a four-player evaluation, a ladder.
+FIXTURES = Path(__file__).parent / "fixtures" / "results_pages"
+SOLITAIRE = (FIXTURES / "solitaire.md").read_text()
+PAIRINGS = (FIXTURES / "pairings.md").read_text()
+LADDER = (FIXTURES / "ladder.md").read_text()
 NOT_SHIPPED = SOLITAIRE.replace("Run: /somewhere/else/checkpoints/inverted_dice/shipped (--checkpoint); ", "")
 
 
@@ -115,13 +80,13 @@ def test_a_headline_is_the_shipped_agent_against_the_strongest_bot(tmp_path):
     rows = [line for line in block.splitlines() if line.startswith("| ") and not line.startswith("| game")]
     # One player: the highest mean score among the bots (not the heuristic, which is weaker here).
     assert (
-        "| inverted_dice | 1 | `ppo` | `optimal` | mean score 200.0 [190.0, 210.0] against 226.0 [220.0, 232.0] (optimal − agent, paired: +26.0 ± 2.0)"
-        in rows[0]
+        "| inverted_dice | 1 | `ppo` | `optimal` | mean score 200.0 [190.0, 210.0] against 226.0 [220.0, 232.0] "
+        "(optimal − agent, paired: +26.0 ± 2.0)" in rows[0]
     )
     # A ladder: its best-rated shipped spec against its best-rated bot, from the shipped agent's side.
     assert (
-        "| invers | 2 | `ppo+search:depth=3` | `search:depth=4` | score 0.850 in 20 games (win / draw / loss 16 / 2 / 2)"
-        in rows[1]
+        "| invers | 2 | `ppo+search:depth=3` | `search:depth=4` "
+        "| score 0.850 in 20 games (win / draw / loss 16 / 2 / 2)" in rows[1]
     )
     # Four players: search beats heuristic above an equal share (0.330 > 0.25), so it is the strongest bot.
     assert (

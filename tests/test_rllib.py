@@ -5,13 +5,23 @@ Skipped when ray is not installed (``pip install -e ".[rllib]"`` installs it).
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
+import yaml
 
 pytest.importorskip("ray.rllib", reason='Ray RLlib is not installed (pip install -e ".[rllib]")')
 
+from agents.registry import make_agent  # noqa: E402
+from agents.rllib import SHARED_POLICY, masked_greedy_actions  # noqa: E402
 from envs import ENVS  # noqa: E402
 from envs.integrations.rllib import ACTION_MASK, OBSERVATIONS, make_rllib_env  # noqa: E402
+from envs.registry import make_game  # noqa: E402
+from training import evaluate, train_rllib  # noqa: E402
+from training.framework.config import load_config  # noqa: E402
+from training.pipelines.rllib.config import RLlibConfig  # noqa: E402
+from training.pipelines.rllib.learner import RLlib, build_config  # noqa: E402
 
 
 @pytest.mark.parametrize("name", list(ENVS))
@@ -39,16 +49,6 @@ def test_the_rllib_env_plays_a_whole_game_with_rllibs_keys(name):
 
 def test_train_rllib_runs_the_users_config_saves_resumes_and_never_plays_an_illegal_move(tmp_path):
     """The path a user runs: ``train_rllib.py`` on a config file, through the run framework."""
-    import json
-
-    import yaml
-
-    from agents.rllib import SHARED_POLICY, masked_greedy_actions
-    from training import train_rllib
-    from training.framework.config import load_config
-    from training.pipelines.rllib.config import RLlibConfig
-    from training.pipelines.rllib.learner import RLlib, build_config
-
     config = yaml.safe_load(open("configs/invers.yaml"))
     config.update(
         env_kwargs={"max_plies": 60},
@@ -99,13 +99,6 @@ def test_train_rllib_runs_the_users_config_saves_resumes_and_never_plays_an_ille
 
 def test_an_rllib_run_folder_is_evaluated_as_its_modules_greedy_masked_action(tmp_path, capsys):
     """evaluate.py --checkpoint RUN on a train_rllib.py run: agents/rllib.py loads the shared module alone."""
-    import yaml
-
-    from agents.registry import make_agent
-    from agents.rllib import masked_greedy_actions
-    from envs.registry import make_game
-    from training import evaluate, train_rllib
-
     config = yaml.safe_load(open("configs/invers.yaml"))
     config.update(
         env_kwargs={"max_plies": 40},
@@ -124,7 +117,8 @@ def test_an_rllib_run_folder_is_evaluated_as_its_modules_greedy_masked_action(tm
     assert evaluate.main(["--checkpoint", str(run), "--agents", "random"]) == 0
     assert capsys.readouterr().out.startswith(
         f"Run: {run} (--checkpoint); game Invers(num_players=2, max_plies=40) (the run's env_kwargs), "
-        "2 random opening plies (the run's evaluation.random_opening_plies), 2 games per pairing (the run's evaluation.games)"
+        "2 random opening plies (the run's evaluation.random_opening_plies), "
+        "2 games per pairing (the run's evaluation.games)"
     )
     game = make_game("invers", max_plies=40)
     agent = make_agent("invers", str(run), game)

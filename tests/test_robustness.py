@@ -3,6 +3,7 @@ error for a finished game in every form (issue 8)."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import shutil
@@ -19,12 +20,17 @@ import numpy as np
 import pytest
 import torch
 import yaml
+from sb3_contrib import MaskablePPO
 
+from agents.inverted_dice.solver import cache_path
 from envs.core import IllegalActionError
 from envs.registry import ENVS
 from tests.test_training import tiny_config
 from training import evaluate, train
+from training.framework.config import load_config
+from training.framework.run import read_training_state
 from training.framework.run_files import METADATA_FILE, MODEL_FILE, REWARD_STATS_FILE, TRAINING_STATE_FILE, partial_path
+from training.pipelines.ppo.config import PPO_SETTINGS, PPOConfig
 from training.pipelines.ppo.learner import PPO
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,8 +68,6 @@ def _files(run: Path) -> dict[str, tuple[bytes, int]]:
 
 
 def _weights(run: Path) -> dict[str, torch.Tensor]:
-    from sb3_contrib import MaskablePPO
-
     return MaskablePPO.load(str(run / MODEL_FILE), device="cpu").policy.state_dict()
 
 
@@ -102,7 +106,8 @@ def test_sigint_and_sigterm_save_a_checkpoint_and_say_how_to_resume(tmp_path, si
     assert process.returncode == 128 + sig
     assert "Traceback" not in err
     assert err.strip().splitlines()[-1] == (
-        f"{sig.name}: checkpoint saved at {_checkpoint_steps(run)} timesteps; resume with: python training/train.py --resume {run}"
+        f"{sig.name}: checkpoint saved at {_checkpoint_steps(run)} timesteps; "
+        f"resume with: python training/train.py --resume {run}"
     )
     metadata = json.loads((run / METADATA_FILE).read_text())
     assert metadata["sessions"][0]["ended"] == f"interrupted ({sig.name})"
@@ -157,9 +162,6 @@ def test_a_signal_before_the_learner_is_built_still_leaves_a_run_to_resume(tmp_p
 
 
 def test_a_shorter_run_than_the_config_shortens_its_warm_start(tmp_path, capsys):
-    from training.framework.config import load_config
-    from training.pipelines.ppo.config import PPOConfig
-
     planned = load_config(PPOConfig, "configs/invers.yaml")
     short = load_config(PPOConfig, "configs/invers.yaml", {"total_timesteps": 20_000})
     note = PPO.fit_to_budget(short, planned.total_timesteps, {"total_timesteps"})
@@ -243,10 +245,6 @@ def test_a_run_without_a_checkpoint_cannot_be_resumed(tmp_path, capsys):
 
 
 def test_self_play_pool_snapshots_survive_a_resume(tmp_path):
-    from training.framework.config import load_config
-    from training.framework.run import read_training_state
-    from training.pipelines.ppo.config import PPOConfig
-
     config = yaml.safe_load(open("configs/invers.yaml"))
     config.update(
         {
@@ -311,7 +309,8 @@ def _config_with(tmp_path, section: str | None, key: str, value) -> Path:
             "policy_kwargs",
             "net_arch",
             "big",
-            "policy_kwargs.net_arch must be a list of layer sizes (integers > 0) or a mapping {pi: [...], vf: [...]}, got 'big'",
+            "policy_kwargs.net_arch must be a list of layer sizes (integers > 0) "
+            "or a mapping {pi: [...], vf: [...]}, got 'big'",
         ),
         (
             "policy_kwargs",
@@ -332,13 +331,15 @@ def _config_with(tmp_path, section: str | None, key: str, value) -> Path:
             None,
             "env_kwargs",
             {"free_crossout": True},
-            "env_kwargs: inverted_dice has no option(s) ['free_crossout']; its options: ['free_cross_out', 'num_players']",
+            "env_kwargs: inverted_dice has no option(s) ['free_crossout']; "
+            "its options: ['free_cross_out', 'num_players']",
         ),
         (
             "evaluation",
             "opponents",
             ["heurstic"],
-            "evaluation.opponents: unknown agent 'heurstic' for inverted_dice: expected one of ['random', 'heuristic', 'optimal']",
+            "evaluation.opponents: unknown agent 'heurstic' for inverted_dice: "
+            "expected one of ['random', 'heuristic', 'optimal']",
         ),
         ("evaluation", "games", 0, "evaluation.games must be an integer > 0, got 0"),
         ("evaluation", "gmes", 3, "unknown evaluation key(s) ['gmes']"),
@@ -369,18 +370,10 @@ def test_agents_are_checked_before_training(tmp_path, capsys):
 
 
 def test_ppo_settings_are_real_maskableppo_arguments():
-    import inspect
-
-    from sb3_contrib import MaskablePPO
-
-    from training.pipelines.ppo.config import PPO_SETTINGS
-
     assert set(PPO_SETTINGS) <= set(inspect.signature(MaskablePPO.__init__).parameters)
 
 
 def test_a_corrupt_solver_cache_names_the_command_that_solves_again(tmp_path, capsys, monkeypatch):
-    from agents.inverted_dice.solver import cache_path
-
     monkeypatch.setenv("TABLETOP_DICE_RL_CACHE", str(tmp_path / "cache"))
     path = cache_path(False)
     path.parent.mkdir()
@@ -453,7 +446,8 @@ def test_evaluate_names_the_env_a_checkpoint_was_trained_on(tmp_path, capsys):
     )
     assert evaluate.main(["--env", "six_hundred", "--checkpoint", str(run), "--games", "2"]) == 2
     assert capsys.readouterr().err == (
-        f"error: checkpoint {run} was trained on inverted_dice, not six_hundred: use --env inverted_dice (or leave --env out)\n"
+        f"error: checkpoint {run} was trained on inverted_dice, not six_hundred: "
+        "use --env inverted_dice (or leave --env out)\n"
     )
     assert evaluate.main(["--env", "inverted_dice", "--env-kwargs", "num_players: [", "--agents", "random"]) == 2
     err = capsys.readouterr().err
@@ -498,7 +492,8 @@ def test_opponents_may_be_given_by_bot_name():
     assert mixed.unwrapped.opponents[1] is None
     with pytest.raises(
         ValueError,
-        match=r"opponents: unknown agent 'heurstic' for inverted_dice: expected one of \['random', 'heuristic', 'optimal'\]",
+        match=r"opponents: unknown agent 'heurstic' for inverted_dice: "
+        r"expected one of \['random', 'heuristic', 'optimal'\]",
     ):
         gymnasium.make("InvertedDice-v0", num_players=2, opponents="heurstic")
     with pytest.raises(TypeError, match="opponents must be None"):

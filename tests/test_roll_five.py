@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import csv
 from collections import Counter
 
 import gymnasium
 import numpy as np
 import pytest
+import yaml
 
 import envs  # noqa: F401  (registers the envs)
 from agents.match import play_game
@@ -22,6 +24,7 @@ from envs.games.roll_five import (
     place_action,
     read_observation,
 )
+from training import train
 from training.evaluation.harness import evaluate_pairing
 
 FILLER = [1, 1, 1, 1]  # dice of a roll that a scripted game never places
@@ -149,8 +152,9 @@ def test_a_players_picture_shows_only_what_their_observation_shows():
     b, _ = pictures_through_a_game([own_hand, [6, 6, 5, 4, 4]], [own_rolls, rolls_b], [0, 1, 2, 3, 4], BID_LOW)
     assert a == b  # the opponent's cards, rolls, pending choice and bid change nothing player 0 is shown
     assert (
-        a[0]
-        == "Roll Five, casual, turn 1 of 5\nplayer 0 (you): cards/dice 2/- 5/- 3/- 6/- 1/-  roll 2 2 4 5 6\nplayer 1: cards/dice ?/- ?/- ?/- ?/- ?/-"
+        a[0] == "Roll Five, casual, turn 1 of 5\n"
+        "player 0 (you): cards/dice 2/- 5/- 3/- 6/- 1/-  roll 2 2 4 5 6\n"
+        "player 1: cards/dice ?/- ?/- ?/- ?/- ?/-"
     )
     assert (
         a[3].splitlines()[2] == "player 1: cards/dice ?/3 ?/- ?/- ?/- ?/-"
@@ -398,12 +402,6 @@ def test_heuristic_bids_the_side_that_keeps_more_pairs():
 
 
 def test_a_tiny_self_play_run_is_evaluated_at_two_and_four_players(tmp_path):
-    import csv
-
-    import yaml
-
-    from training import train
-
     config = yaml.safe_load(open("configs/roll_five.yaml"))
     config.update({"n_envs": 2, "ppo": {**config["ppo"], "n_steps": 64, "batch_size": 64, "n_epochs": 1}})
     config["self_play"].update({"pool": ["random", "heuristic"], "snapshot_every": 128})

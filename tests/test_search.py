@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import gymnasium
 import numpy as np
 import pytest
 import yaml
+from sb3_contrib import MaskablePPO
 
+import envs  # noqa: F401  (registers the Gymnasium ids)
 from agents.match import play_game
 from agents.registry import make_agent
 from agents.search import PLY_COST, WIN, NetworkSearch, SearchAgent, mover
 from envs.games.invers import Invers, InversState
+from envs.games.inverted_dice import InvertedDice
 
 
 class LinearNetwork:
@@ -95,7 +99,6 @@ def test_bad_budgets_and_games_are_refused():
         NetworkSearch(LinearNetwork(151, 24), depth=0)
     with pytest.raises(ValueError, match="ms"):
         NetworkSearch(LinearNetwork(151, 24), ms=-5)
-    from envs.games.inverted_dice import InvertedDice
 
     with pytest.raises(ValueError, match="two-player"):
         SearchAgent(InvertedDice(num_players=1), LinearNetwork(1, 1))
@@ -103,11 +106,6 @@ def test_bad_budgets_and_games_are_refused():
 
 @pytest.fixture(scope="module")
 def tiny_run(tmp_path_factory):
-    import gymnasium
-    from sb3_contrib import MaskablePPO
-
-    import envs  # noqa: F401  (registers the Gymnasium ids)
-
     run = tmp_path_factory.mktemp("run")
     model = MaskablePPO(
         "MlpPolicy", gymnasium.make("Invers-v0"), policy_kwargs={"net_arch": [16]}, device="cpu", seed=0

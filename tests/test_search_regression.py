@@ -35,6 +35,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
+
+from agents.invers.search import InversSearch
+from agents.match import play_game
+from agents.registry import make_agent
+from agents.search import NetworkSearch
+from envs.games.invers import Invers
 
 FIXTURE = Path(__file__).parent / "fixtures" / "search_regression.json"
 POSITIONS_SEED = 2024
@@ -48,8 +55,6 @@ def digest(items) -> str:
 def positions():
     """(game, state) pairs: random games of the default game, sampled every seventh ply
     and at each of their last three plies; then the last plies of 40-ply games."""
-    from envs.games.invers import Invers
-
     rng = np.random.default_rng(POSITIONS_SEED)
     found = []
     for game, count, near_end in (
@@ -71,13 +76,6 @@ def positions():
 
 
 def record() -> dict:
-    import torch
-
-    from agents.invers.search import InversSearch
-    from agents.match import play_game
-    from agents.registry import make_agent
-    from agents.search import NetworkSearch
-
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
@@ -177,15 +175,12 @@ def test_moves_and_values_are_unchanged(recorded, expected, key):
     assert len(got) == len(want)
     differing = [i for i, (a, b) in enumerate(zip(got, want)) if a != b]
     assert not differing, (
-        f"{key}: {len(differing)} of {len(want)} differ, first at {differing[:5]}: {[got[i] for i in differing[:3]]} != {[want[i] for i in differing[:3]]}"
+        f"{key}: {len(differing)} of {len(want)} differ, first at {differing[:5]}: "
+        f"{[got[i] for i in differing[:3]]} != {[want[i] for i in differing[:3]]}"
     )
 
 
 def test_time_budgets_that_do_not_run_out_change_nothing_and_tiny_ones_still_move():
-    from agents.invers.search import InversSearch
-    from agents.registry import make_agent
-    from agents.search import NetworkSearch
-
     cases = positions()[::20]
     for game, state in cases:
         me, observation, mask = state.to_move, state.observe(state.to_move), state.legal_mask(state.to_move)

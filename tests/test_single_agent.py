@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 import gymnasium
 import numpy as np
 import pytest
@@ -110,8 +112,6 @@ def test_bad_arguments_fail_clearly():
 
 
 def test_action_space_sample_draws_legal_actions_and_pickles_plainly():
-    import pickle
-
     env = gymnasium.make("InvertedDice-v1").unwrapped
     env.reset(seed=0)
     for _ in range(200):

@@ -10,9 +10,12 @@ import torch
 import yaml
 from sb3_contrib import MaskablePPO
 
+from agents.registry import make_agent
 from envs.registry import make_game
 from training.framework.config import config_from_dict as checked_config
 from training.framework.run import run_training
+from training.framework.run_files import DEMONSTRATIONS_FILE
+from training.framework.schema import ConfigError
 from training.pipelines.ppo.config import PPOConfig
 from training.pipelines.ppo.learner import PPO
 from training.pipelines.ppo.vector import make_training_env
@@ -20,8 +23,10 @@ from training.pipelines.ppo.warm_start import (
     TeacherGuidedPPO,
     behaviour_clone,
     collect_demonstrations,
+    imitation_loss,
     teacher_agreement,
 )
+from training.teacher.symmetry import symmetry_maps
 from training.tune import main as tune_main
 
 
@@ -158,8 +163,6 @@ def test_a_grid_value_the_config_cannot_take_is_refused_before_any_trial_or_file
 
 
 def test_a_resumed_warm_started_run_keeps_its_teacher_guide(tmp_path, capsys):
-    from training.framework.run_files import DEMONSTRATIONS_FILE
-
     settings = {"enabled": True, "episodes": 2, "epochs": 1, "guide_decay_steps": 100_000}
     train(config_from_dict(tiny_config(total_timesteps=256, warm_start=settings)), tmp_path)
     assert (tmp_path / DEMONSTRATIONS_FILE).is_file()
@@ -167,8 +170,6 @@ def test_a_resumed_warm_started_run_keeps_its_teacher_guide(tmp_path, capsys):
     train(longer, tmp_path, PPO.read_checkpoint(tmp_path))
     assert "the teacher guide resumes at weight" in capsys.readouterr().out
     (tmp_path / DEMONSTRATIONS_FILE).unlink()
-    from training.framework.schema import ConfigError
-
     with pytest.raises(ConfigError, match="demonstrations.pt is missing"):
         train(
             config_from_dict(tiny_config(total_timesteps=768, warm_start=settings)),
@@ -188,15 +189,10 @@ def invers_config(**overrides) -> dict:
 
 
 def make_agent_for_test(spec, game):
-    from agents.registry import make_agent
-
     return make_agent("invers", spec, game, seed=0)
 
 
 def test_a_search_labels_the_demonstrations_with_the_softmax_of_its_move_values():
-    from training.framework.schema import ConfigError
-    from training.pipelines.ppo.warm_start import imitation_loss
-
     config = config_from_dict(invers_config())
     venv, _ = make_training_env(config)
     game = make_game("invers", max_plies=40)
@@ -235,8 +231,6 @@ def test_a_search_labels_the_demonstrations_with_the_softmax_of_its_move_values(
 
 
 def test_symmetry_maps_turn_moves_with_their_masks_and_targets():
-    from training.teacher.symmetry import symmetry_maps
-
     game = make_game("invers")
     state = game.new_initial_state()
     rng = np.random.default_rng(0)

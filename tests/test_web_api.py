@@ -6,13 +6,14 @@ that is the game ``agents.match.play_game`` plays from the same seed."""
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import pytest
 
 from agents.match import play_game
 from agents.registry import make_agent
 from envs.registry import ENVS, make_game
-from training import game_record
+from training import game_record, serve
 from training.web.app import create_app
 
 with warnings.catch_warnings():
@@ -193,7 +194,8 @@ def test_a_bad_record_is_refused_naming_its_line(client):
         ("\n".join([lines[0], lines[2], lines[1]] + lines[3:]), "refused by the rules"),
         ("\n".join(lines[:-1] + [lines[-1].replace("[", "[7, ", 1)]), "differ from the replay's"),
         (
-            '{"format": "tabletop-game", "version": 1, "env": "lost_dice", "options": {"dice_file": "/etc/passwd"}, "seed": 0}',
+            '{"format": "tabletop-game", "version": 1, "env": "lost_dice", '
+            '"options": {"dice_file": "/etc/passwd"}, "seed": 0}',
             "names a file on the server",
         ),
     ]
@@ -215,8 +217,6 @@ def test_the_page_and_its_files_are_served(client):
 
 
 def test_serve_refuses_bad_input_in_one_line(capsys, tmp_path):
-    from training import serve
-
     assert serve.main(["--port", "0"]) == 2
     assert capsys.readouterr().err == "error: --port must be 1..65535, got 0\n"
     afile = tmp_path / "file"
@@ -228,8 +228,6 @@ def test_serve_refuses_bad_input_in_one_line(capsys, tmp_path):
 
 def test_shipped_networks_and_run_folders_play_from_the_page():
     """``ppo`` and ``run:<folder>`` (here the repository's own checkpoints folder) sit at the table."""
-    from pathlib import Path
-
     checkpoints = Path(__file__).resolve().parent.parent / "checkpoints"
     with TestClient(create_app(checkpoints)) as client:
         games = {g["env"]: g for g in client.get("/api/games").json()["games"]}

@@ -64,12 +64,20 @@ found = {"envs": envs.__file__, "agents": agents.__file__, "training": training.
 found.update({f"dice {v}": default_dice_file(v) for v in ("lost_dice", "keldice")})
 found.update({f"config {env}": default_config(PPO, env) for env in ENVS})
 found.update({"config inverted_dice_td": paths.config_path("inverted_dice_td")})
-found.update({f"ppo {env}": shipped_network(env) / "model.zip" for env in ("inverted_dice", "six_hundred", "invers", "roll_five")})
+for env in ("inverted_dice", "six_hundred", "invers", "roll_five"):
+    found[f"ppo {env}"] = shipped_network(env) / "model.zip"
 found.update({"td inverted_dice": shipped_network("inverted_dice", "td") / "value.pt"})
-bad = [f"{what}: {path}" for what, path in found.items() if not (Path(str(path)).is_file() and Path(str(path)).resolve().is_relative_to(prefix))]
+bad = [
+    f"{what}: {path}"
+    for what, path in found.items()
+    if not (Path(str(path)).is_file() and Path(str(path)).resolve().is_relative_to(prefix))
+]
 assert not bad, "not an installed file: " + "; ".join(bad)
 assert paths.source_root() is None, paths.source_root()
-print(f"{len(found)} files, all inside {prefix}: the modules, 2 dice files, {len(ENVS) + 1} default configs, 5 shipped networks")
+print(
+    f"{len(found)} files, all inside {prefix}: the modules, 2 dice files, "
+    f"{len(ENVS) + 1} default configs, 5 shipped networks"
+)
 print("scratch config:", paths.config_path("inverted_dice_scratch"))
 """
 
@@ -244,7 +252,8 @@ def main(argv: list[str] | None = None) -> int:
             [
                 python,
                 "-c",
-                "from envs import lost_dice_v0; lost_dice_v0.env(); from envs import keldice_v0; keldice_v0.env(); print('lost_dice_v0 and keldice_v0 made')",
+                "from envs import lost_dice_v0; lost_dice_v0.env(); from envs import keldice_v0; keldice_v0.env(); "
+                "print('lost_dice_v0 and keldice_v0 made')",
             ],
         )
         checker.run(

@@ -19,9 +19,11 @@ The game is the one the run was trained for: its config's ``env_kwargs`` (game o
 ``--checkpoint``, else the latest run, else the first trained agent of ``--agents``
 (runs trained at different games are refused without ``--env-kwargs``). One line before
 the games, and the report's first line, say which run and which game were played and
-where each setting came from, e.g.::
+where each setting came from, e.g. (one line, wrapped here)::
 
-    Run: checkpoints/roll_five/<run> (the latest run of roll_five); game RollFive(num_players=2, mode='tournament') (the run's env_kwargs), 0 random opening plies (the run's evaluation.random_opening_plies), 1000 games per pairing (the run's evaluation.games), seed 10000.
+    Run: checkpoints/roll_five/<run> (the latest run of roll_five); game RollFive(num_players=2,
+      mode='tournament') (the run's env_kwargs), 0 random opening plies (the run's
+      evaluation.random_opening_plies), 1000 games per pairing (the run's evaluation.games), seed 10000.
 
 One-player games report mean score (95% CI), the paired difference to the first agent,
 per-game statistics (e.g. bonus rates) and the score distribution; games with several
@@ -100,7 +102,8 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     parser.add_argument("--env", help="env name (default: the checkpoint's)")
     parser.add_argument(
         "--checkpoint",
-        help="trained run folder (PPO, expert iteration, TD, RLlib) or its checkpoint file (default: the latest run of the env)",
+        help="trained run folder (PPO, expert iteration, TD, RLlib) or its checkpoint file "
+        "(default: the latest run of the env)",
     )
     parser.add_argument(
         "--agents",

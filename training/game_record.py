@@ -147,7 +147,8 @@ def parse(text: str, source: str = "record", check_options=None) -> tuple[GameRe
             )
         if name is not None and name != game.action_name(action):
             raise RecordError(
-                f"{source} line {number}: action {action} is named {game.action_name(action)!r} by these rules, not {name!r}"
+                f"{source} line {number}: action {action} is named {game.action_name(action)!r} by these rules, "
+                f"not {name!r}"
             )
         record.moves.append((player, action))
     try:
@@ -214,5 +215,6 @@ def _check_end(source: str, number: int, row: dict, final: GameState) -> None:
     for key, values in (("scores", final.scores()), ("returns", final.returns())):
         if row.get(key) != values.tolist():
             raise RecordError(
-                f"{source} line {number}: the record's {key} {row.get(key)!r} differ from the replay's {values.tolist()}"
+                f"{source} line {number}: the record's {key} {row.get(key)!r} "
+                f"differ from the replay's {values.tolist()}"
             )

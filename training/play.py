@@ -167,7 +167,7 @@ def main(
     parser.add_argument("--seat", type=int, default=0, help="your seat (default 0: you move first)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the game's chance and the opponent")
     args = parser.parse_args(argv)
-    import torch  # for a network opponent; here, not at module level, so that --help starts fast
+    import torch  # noqa: PLC0415 (for a network opponent; torch takes seconds to import: --help starts fast)
 
     torch.set_num_threads(1)
     try:

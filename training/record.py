@@ -8,8 +8,9 @@ record to replay (``.jsonl``).
 A ``.gif``: one frame per action (the env's ``render_mode="rgb_array"`` picture), the
 last frame held longer. A ``.jsonl``: the game's record (:mod:`training.game_record`:
 its seed, options and actions, in JSON lines), which ``tabletop serve`` replays step by
-step; the game is played by :func:`agents.match.play_game`, as the evaluation plays it. Agents are named as everywhere else (``agents.registry``): bots, ``ppo``,
-``ppo+search``, a trained run's path. Bad input is one line ``error: ...``, exit code 2.
+step; the game is played by :func:`agents.match.play_game`, as the evaluation plays it.
+Agents are named as everywhere else (``agents.registry``): bots, ``ppo``, ``ppo+search``,
+a trained run's path. Bad input is one line ``error: ...``, exit code 2.
 """
 
 from __future__ import annotations

@@ -5,10 +5,11 @@
 
 Every Markdown file under ``results/`` (at any depth: ``report.md`` of
 ``training/evaluate.py``, ``ladder.md`` of ``training/ladder.py``, or any other table a
-command writes there) but a ``timing.md`` (the machine's, changing every run) becomes one page of ``docs/reports/``, named after its folder
-(``results/roll_five/two_players/report.md`` -> ``docs/reports/roll_five-two_players.md``),
-and ``docs/reports/index.md`` lists them. ``make results`` runs this last, so the pages
-are the reports it has just written, never a copy typed by hand.
+command writes there) but a ``timing.md`` (the machine's, changing every run) becomes one
+page of ``docs/reports/``, named after its folder (``results/roll_five/two_players/report.md``
+-> ``docs/reports/roll_five-two_players.md``), and ``docs/reports/index.md`` lists them.
+``make results`` runs this last, so the pages are the reports it has just written, never
+a copy typed by hand.
 
 A report whose subject is a **shipped** agent (a report of a ``checkpoints/<env>/shipped*``
 run, or a ladder's ``ppo``, ``ppo+search`` or ``td`` without ``path=``) also gives one
@@ -228,7 +229,10 @@ def pairing_headline(report: Report, table: Table) -> Headline | None:
     own = table.column("opponent's own score")
     # the measured level of the table where the report gives it (a shared win counts for each winner), else 1 / players
     level = f"{best}'s own score at this table {row[own]}" if own else f"an equal share {1 / players:.3f}"
-    result = f"score {pair_score(row, table)[1]} in {games} games, {level} (win / draw / loss {win:.3f} / {draw:.3f} / {loss:.3f})"
+    result = (
+        f"score {pair_score(row, table)[1]} in {games} games, {level} "
+        f"(win / draw / loss {win:.3f} / {draw:.3f} / {loss:.3f})"
+    )
     return Headline(
         report, run_name(report) if subject == "trained" else subject, against, result, int(numbers(games)[0])
     )

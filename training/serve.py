@@ -46,12 +46,13 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     checkpoints = Path(args.checkpoints)
     if checkpoints.exists() and not checkpoints.is_dir():
         return fail(ConfigError(f"--checkpoints {checkpoints} is not a folder"))
-    import torch  # network agents play on one thread each, as in training/play.py; imported here so that --help is fast
-    import uvicorn  # the server and the app (agents, torch) load only to serve: --help and bad input stay fast
+    # The server and the app (agents, torch) load only to serve: --help and bad input stay fast.
+    import torch  # noqa: PLC0415 (torch takes seconds to import: only to serve)
+    import uvicorn  # noqa: PLC0415 (the server: only to serve)
 
-    from training.web.app import create_app  # deferred with uvicorn, above
+    from training.web.app import create_app  # noqa: PLC0415 (the app loads the agents: only to serve)
 
-    torch.set_num_threads(1)
+    torch.set_num_threads(1)  # network agents play on one thread each, as in training/play.py
     app = create_app(checkpoints, args.max_sessions, args.session_ttl)
     print(f"Serving on http://{args.host}:{args.port} (Ctrl-C stops)")
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")

@@ -28,7 +28,7 @@ COPIED = (CONFIG_FILE, METADATA_FILE, "learning_curve.csv")
 
 def ship(run: Path, shipped: Path) -> int:
     """Write ``shipped`` from ``run``; the size of its ``model.zip`` in bytes."""
-    from sb3_contrib import MaskablePPO  # sb3 takes seconds to import: not for --help
+    from sb3_contrib import MaskablePPO  # noqa: PLC0415 (stable-baselines3 is slow to import: not for --help)
 
     if not (run / MODEL_FILE).is_file() or not (run / CONFIG_FILE).is_file():
         raise CheckpointError(f"{run} is not a PPO run folder (it needs {MODEL_FILE} and {CONFIG_FILE})")

@@ -56,7 +56,8 @@ class OptimalAgent(TurnPlanningAgent):
             solution = cached_solution(game.free_cross_out, cache_dir)
         if solution.free_cross_out != game.free_cross_out:
             raise ValueError(
-                f"the solution is for free_cross_out={solution.free_cross_out}, the game has free_cross_out={game.free_cross_out}"
+                f"the solution is for free_cross_out={solution.free_cross_out}, "
+                f"the game has free_cross_out={game.free_cross_out}"
             )
         super().__init__(game, seed)
         self.solution = solution

@@ -23,11 +23,11 @@ full solve; tests check them against a brute-force search.
 
 **Figures**: 226.1896 expected points, standard deviation 34.45 (exact). The solve
 holds a few hundred MiB and takes minutes of CPU time, once: its tables are cached
-(below). The ``free_cross_out`` option gives bit-for-bit the same tables, as it must: crossing out box ``c`` instead of scoring an open sum ``i``
-never pays (from then on, a player who scored ``i`` can copy every move of one who
-crossed out ``c``, writing ``c`` where the other writes ``i``, and ends at least ``i``
-points ahead), and crossing out before the last roll never beats rolling on and
-crossing out after it.
+(below). The ``free_cross_out`` option gives bit-for-bit the same tables, as it must:
+crossing out box ``c`` instead of scoring an open sum ``i`` never pays (from then on, a
+player who scored ``i`` can copy every move of one who crossed out ``c``, writing ``c``
+where the other writes ``i``, and ends at least ``i`` points ahead), and crossing out
+before the last roll never beats rolling on and crossing out after it.
 
 **Cache.** :func:`cached_solution` stores the full solve with :mod:`agents.solution_cache`
 (``inverted_dice_v1_standard.npz`` / ``..._free-cross-out.npz``, 126 MB = 120 MiB each: the
@@ -81,7 +81,8 @@ def canonical_flags(open_mask, alive):
 
 
 def state_index(open_mask, alive):
-    """The state of a sheet: ``open_mask`` bit ``b - 1`` for open box ``b``, ``alive`` bit ``s`` for a live section ``s``."""
+    """The state of a sheet: ``open_mask`` bit ``b - 1`` for open box ``b``, ``alive`` bit ``s``
+    for a live section ``s``."""
     return np.asarray(open_mask, np.int64) << NUM_SECTIONS | canonical_flags(open_mask, alive)
 
 
@@ -161,7 +162,8 @@ class Solution:
         """The optimal play of the turn that starts in ``state`` (which must have an open box)."""
         if not self.covers(state) or state >> NUM_SECTIONS == 0:
             raise ValueError(
-                f"state {state:#x} has {int(state >> NUM_SECTIONS).bit_count()} open boxes; this solution covers 1..{self.max_open}"
+                f"state {state:#x} has {int(state >> NUM_SECTIONS).bit_count()} open boxes; "
+                f"this solution covers 1..{self.max_open}"
             )
         return plan_turn(*ending_values(np.array([state]), self.value, self.second_moment), self.free_cross_out)
 
@@ -243,7 +245,8 @@ def _cached(free_cross_out: bool, path: Path, force: bool) -> Solution:
     if path.exists() and not force:
         return load_solution(path, free_cross_out)
     print(
-        f"Solving Inverted Dice (free_cross_out={free_cross_out}) exactly (1.5-2 minutes of CPU time); caching it in {path}",
+        f"Solving Inverted Dice (free_cross_out={free_cross_out}) exactly (1.5-2 minutes of CPU time); "
+        f"caching it in {path}",
         file=sys.stderr,
     )
     solution = solve(free_cross_out)

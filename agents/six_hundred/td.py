@@ -169,7 +169,8 @@ class SixHundredTD(TurnValueAgent, SixHundredHeuristic):
         return rows
 
     def teacher_values(self, teacher, observation, rng, samples: int = 64):
-        """The heuristic's :func:`~agents.six_hundred.heuristic.sheet_value` of up to ``samples`` writes' sheets, less the points banked."""
+        """The heuristic's :func:`~agents.six_hundred.heuristic.sheet_value` of up to ``samples``
+        writes' sheets, less the points banked."""
         if type(teacher) is not SixHundredHeuristic:
             return None
         sheet = read_sheet(observation)

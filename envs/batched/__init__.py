@@ -4,5 +4,7 @@
 compiled code (:mod:`envs.batched.vector_env`). Each game's twin
 (``envs/batched/<game>.py``) implements :class:`envs.batched.rules.BatchedGame`; its
 chance comes from numpy-exact streams (:mod:`envs.batched.streams`), so a batched game is
-the single env's game, seed for seed.
+the single env's game, seed for seed. A core state can be written into rows and their chance
+to come redrawn (``BatchedGame.load_state``, ``BatchedGame.resample``): for tests, and for
+rollouts from the position of a real game.
 """

@@ -4,7 +4,8 @@ Inverted Dice and Six Hundred are both parallel-solitaire dice games on
 :class:`~envs.games.dice_rounds.DiceRoundsState`: every player's dice for the whole game
 are drawn at the start (the tape), and turns go round the table for a fixed number of
 rounds. Their twins (``envs/batched/inverted_dice.py``, ``envs/batched/six_hundred.py``)
-share these two kernels.
+share these kernels, and both resample a game as the core's ``clone_resampled`` does: the
+whole tape drawn afresh (:func:`draw_dice_tapes`), the dice on the table kept.
 """
 
 from __future__ import annotations
@@ -22,6 +23,13 @@ def draw_dice_tape(streams, row, tape_row):
     flat = tape_row.reshape(-1)
     for i in range(flat.shape[0]):
         flat[i] = bounded(streams, row, 1, FACES + 1)
+
+
+@numba.njit(cache=True)
+def draw_dice_tapes(rows, streams, tape):
+    """:func:`draw_dice_tape` of every game in ``rows`` (``tape[row]``: that game's tape)."""
+    for k in range(rows.shape[0]):
+        draw_dice_tape(streams, rows[k], tape[rows[k]])
 
 
 @numba.njit(cache=True, inline="always")

@@ -12,7 +12,7 @@ State, one row per game (``N`` rows):
   and ``_acting`` ``(N, 2)`` bool.
 
 Invers has no chance: ``new_initial_state`` draws nothing, so ``_start`` leaves the
-streams untouched and copies the core's set-up position. No rule looks at history (no
+streams untouched and copies the core's set-up position, and a resample changes nothing. No rule looks at history (no
 repetition rule): the position, the ply and the counts decide everything. A push moves
 the six cells of the core's ``LINES[action]``; a push is legal unless the cell
 ``FAR_END[action]`` holds the opponent's flipped tile. The ends follow the core's order:
@@ -38,8 +38,9 @@ from envs.games.invers import (
     OBS_SEAT,
     OBS_TO_MOVE,
     Invers,
+    InversState,
 )
-from envs.games.invers_tiles import CELLS, FLIPPED
+from envs.games.invers_tiles import CELLS, FLIPPED, RED, YELLOW
 
 #: ``_LINES[action]``: the pushed cells, entry point first, far end last (the core's ``LINES``).
 _LINES = np.array(LINES, np.int64)
@@ -236,6 +237,20 @@ class BatchedInvers(BatchedGame):
             self._initial_player,
             *self._state_arrays(),
         )
+
+    def _load(self, rows: np.ndarray, state: InversState) -> None:
+        """The board, hands, player to move, ply, counts and end of ``state`` (its public views)."""
+        players = (YELLOW, RED)
+        self._board[rows] = np.frombuffer(state.board, np.uint8)
+        self._hands[rows] = [state.tile_in_hand(p) for p in players]
+        self._player[rows] = state.to_move
+        self._ply[rows] = state.ply
+        self._unflipped[rows] = [state.colour_side_up(p) for p in players]
+        self._winner[rows] = state.winner if state.winner in players else -1
+        self._truncated[rows] = state.is_truncated()
+
+    def _resample(self, rows: np.ndarray, streams: np.ndarray) -> None:
+        """Invers has no chance: the core's ``clone_resampled`` is its ``clone``, and draws nothing."""
 
     def _apply(self, rows: np.ndarray, seats: np.ndarray, actions: np.ndarray) -> None:
         _apply_kernel(

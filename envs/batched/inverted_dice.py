@@ -32,7 +32,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from envs.batched.dice_rounds import draw_dice_tape, end_turn
+from envs.batched.dice_rounds import draw_dice_tape, draw_dice_tapes, end_turn
 from envs.batched.rules import BatchedGame
 from envs.games.dice_rounds import FACES
 from envs.games.inverted_dice import (
@@ -66,6 +66,7 @@ from envs.games.inverted_dice import (
     SCORE,
     SECTION_BONUS,
     InvertedDice,
+    InvertedDiceState,
     inverted_sum,
 )
 
@@ -387,6 +388,19 @@ class BatchedInvertedDice(BatchedGame):
             self._terminal,
             self._acting,
         )
+
+    def _load(self, rows: np.ndarray, state: InvertedDiceState) -> None:
+        """The core's tape, dice, turn and sheets: its own fields, which these arrays mirror."""
+        self._tape[rows] = np.ravel(state._tape)
+        self._dice[rows] = ID_OF_KEY[_key(state.dice)]
+        self._player[rows] = state._player
+        self._round[rows] = state._round
+        self._roll[rows] = state.roll
+        self._scored[rows] = state._scored
+        self._crossed[rows] = state._crossed
+
+    def _resample(self, rows: np.ndarray, streams: np.ndarray) -> None:
+        draw_dice_tapes(rows, streams, self._tape)
 
     def _apply(self, rows: np.ndarray, seats: np.ndarray, actions: np.ndarray) -> None:
         _apply_kernel(

@@ -10,7 +10,8 @@ object, with the core's own functions (``allowed_values``, ``lost_dice_column_po
 State of ``N`` games with ``P`` players (row = game):
 
 * ``_tape[row, p, k]`` (``int16``): player ``p``'s ``k``-th throw of the game, drawn at the
-  start exactly as ``rng.integers(NUM_THROWS, size=(P, tape_length))`` draws it.
+  start exactly as ``rng.integers(NUM_THROWS, size=(P, tape_length))`` draws it (a resample
+  draws it again and keeps the throws already thrown, as the core's ``clone_resampled``).
 * ``_players[row, p, :]`` (``int64``): throws drawn from the tape, rolls left, turns to
   skip, wishing stones, VP symbols (columns ``P_*``).
 * ``_columns[row, p, c, :]`` (``int64``): colour ``c``'s last number (0: none), count of
@@ -83,6 +84,7 @@ from envs.games.lost_dice import (
     TURN_START,
     VP_POINTS,
     LostDice,
+    LostDiceState,
     allowed_values,
     keldice_column_points,
     keldice_stone_points,
@@ -297,6 +299,35 @@ def _draw(row, p, tape, players):
 
 
 @numba.njit(cache=True)
+def _draw_throws(streams, row, tape, players):
+    """Every player's throw tape drawn from ``streams[row]`` in C order, as ``rng.integers(NUM_THROWS,
+    size=(P, tape_length))`` draws it, of which only the throws not yet thrown (from ``P_DRAWN`` on)
+    are written: a new game's tape, and the core's ``clone_resampled`` of a game in progress."""
+    for p in range(tape.shape[1]):
+        for j in range(tape.shape[2]):
+            throw = bounded(streams, row, 0, NUM_THROWS)
+            if j >= players[row, p, P_DRAWN]:
+                tape[row, p, j] = throw
+
+
+@numba.njit(cache=True)
+def _resample_kernel(rows, streams, tape, players):
+    """Redraw the throws not yet thrown of every game in ``rows`` (see :func:`_draw_throws`)."""
+    for k in range(rows.shape[0]):
+        _draw_throws(streams, rows[k], tape, players)
+
+
+@numba.njit(cache=True)
+def _settle_kernel(rows, players, columns, blocks, totals, points, stone_points, keldice, column_scale, score_scale):
+    """:func:`_settle` every player of the games in ``rows`` (a loaded position)."""
+    for k in range(rows.shape[0]):
+        for p in range(players.shape[1]):
+            _settle(
+                rows[k], p, players, columns, blocks, totals, points, stone_points, keldice, column_scale, score_scale
+            )
+
+
+@numba.njit(cache=True)
 def _start_kernel(
     rows,
     streams,
@@ -316,14 +347,10 @@ def _start_kernel(
     column_scale,
     score_scale,
 ):
-    """New games in ``rows``: the throw tapes drawn in C order, empty sheets, player 0 to roll."""
+    """New games in ``rows``: empty sheets, the throw tapes drawn, player 0 to roll."""
     n = players.shape[1]
-    length = tape.shape[2]
     for k in range(rows.shape[0]):
         row = rows[k]
-        for p in range(n):
-            for j in range(length):
-                tape[row, p, j] = bounded(streams, row, 0, NUM_THROWS)
         for p in range(n):
             players[row, p, P_DRAWN] = 0
             players[row, p, P_ROLLS] = rolls
@@ -346,6 +373,7 @@ def _start_kernel(
         table[row, G_ASKED_LEN] = 0
         table[row, G_ASKED_POS] = 0
         terminal[row] = False
+        _draw_throws(streams, row, tape, players)
 
 
 @numba.njit(cache=True)
@@ -560,6 +588,63 @@ class BatchedLostDice(BatchedGame):
             self._column_scale,
             self._score_scale,
         )
+
+    def _load(self, rows: np.ndarray, state: LostDiceState) -> None:
+        """The core's tapes, players, columns, table and offer queue (its own fields, which these
+        arrays mirror); the scores and blocks settled from them, as after a write."""
+        lengths = sorted({len(throws) for throws in state._tape})
+        if lengths != [self.game.tape_length]:
+            raise ValueError(
+                f"{type(self).__name__} holds whole tapes of {self.game.tape_length} throws a player, "
+                f"got tapes of {lengths} throws"
+            )
+        players = range(self.num_players)
+        self._tape[rows] = state._tape
+        self._players[rows] = [
+            (state._drawn[p], state._rolls_left[p], state._skips[p], state._stones[p], state._vp[p]) for p in players
+        ]
+        self._columns[rows] = [
+            [
+                (
+                    numbers[-1] if numbers else 0,
+                    len(numbers),
+                    state._sums[p][c],
+                    state._investments[p][c],
+                    state._direction[p][c],
+                    state._allowed[p][c],
+                )
+                for c, numbers in enumerate(state._numbers[p])
+            ]
+            for p in players
+        ]
+        asked = state._asked
+        self._table[rows] = (
+            state._phase,
+            state._turn,
+            state._player,
+            state._throw,
+            state._offered,
+            state._must_play,
+            state._discarder,
+            len(asked),
+            0,
+        )
+        self._asked[rows, : len(asked)] = asked
+        _settle_kernel(
+            rows,
+            self._players,
+            self._columns,
+            self._blocks,
+            self._totals,
+            self._points,
+            self._stone_points,
+            self._keldice,
+            self._column_scale,
+            self._score_scale,
+        )
+
+    def _resample(self, rows: np.ndarray, streams: np.ndarray) -> None:
+        _resample_kernel(rows, streams, self._tape, self._players)
 
     def _apply(self, rows: np.ndarray, seats: np.ndarray, actions: np.ndarray) -> None:
         _apply_kernel(

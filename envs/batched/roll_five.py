@@ -49,6 +49,7 @@ from envs.games.roll_five import (
     OPPONENT_BLOCK,
     SLOT_BLOCK,
     RollFive,
+    RollFiveState,
     keeps_high,
     keeps_low,
 )
@@ -100,6 +101,33 @@ def _roll_turn(row, turn, tape, roll, faces):
 
 
 @numba.njit(cache=True)
+def _draw_rolls(streams, row, tape, first_turn):
+    """The roll tape drawn from ``streams[row]`` as ``integers(1, 7, size=(P, 5, 5))`` draws it (C
+    order), of which only the turns from ``first_turn`` on are written: a new game's tape, and the
+    core's ``clone_resampled`` (the turns already rolled kept)."""
+    for p in range(tape.shape[1]):
+        for t in range(NUM_TURNS):
+            for c in range(CARDS_PER_PLAYER):
+                value = bounded(streams, row, 1, FACES + 1)
+                if t >= first_turn:
+                    tape[row, p, t, c] = value
+
+
+@numba.njit(cache=True)
+def _resample_kernel(rows, streams, tape, turn):
+    """Redraw the rolls of the turns to come of every game in ``rows`` (see :func:`_draw_rolls`)."""
+    for k in range(rows.shape[0]):
+        _draw_rolls(streams, rows[k], tape, turn[rows[k]] + 1)
+
+
+@numba.njit(cache=True)
+def _roll_kernel(rows, tape, roll, faces, turn):
+    """Every player's roll of the current turn in the games of ``rows`` (a loaded position)."""
+    for k in range(rows.shape[0]):
+        _roll_turn(rows[k], turn[rows[k]], tape, roll, faces)
+
+
+@numba.njit(cache=True)
 def _start_kernel(
     rows,
     streams,
@@ -129,10 +157,7 @@ def _start_kernel(
         for p in range(players):
             for c in range(CARDS_PER_PLAYER):
                 cards[row, p, c] = scratch[p * CARDS_PER_PLAYER + c]
-        for p in range(players):
-            for t in range(NUM_TURNS):
-                for c in range(CARDS_PER_PLAYER):
-                    tape[row, p, t, c] = bounded(streams, row, 1, FACES + 1)
+        _draw_rolls(streams, row, tape, 0)
         dice[row] = 0
         placed[row] = 0
         uncovered[row] = ALL_SLOTS
@@ -339,6 +364,28 @@ class BatchedRollFive(BatchedGame):
             self._distance,
             self._outcome,
         )
+
+    def _load(self, rows: np.ndarray, state: RollFiveState) -> None:
+        """The core's cards, roll tape, dice, turn, commits and reveal (its own fields and views,
+        which these arrays mirror); the rolls on the table read off the tape, as a turn starts."""
+        players = range(self.num_players)
+        tape = np.zeros(self._tape.shape[1:], np.int8)  # the core keeps turn t's first 5 - t values at least
+        for p, t in np.ndindex(tape.shape[:2]):
+            values = state._rolls[p][t][:CARDS_PER_PLAYER]
+            tape[p, t, : len(values)] = values
+        self._cards[rows] = state._cards
+        self._tape[rows] = tape
+        self._dice[rows] = state._dice
+        self._uncovered[rows] = state._uncovered
+        self._placed[rows] = [[dice.count(face) for face in range(1, FACES + 1)] for dice in state._dice]
+        self._turn[rows] = state._turn
+        self._pending[rows] = [0 if state._pending[p] is None else state._pending[p] for p in players]
+        self._distance[rows] = state.tie_break_distances()
+        self._outcome[rows] = state.returns()
+        _roll_kernel(rows, self._tape, self._roll, self._faces, self._turn)
+
+    def _resample(self, rows: np.ndarray, streams: np.ndarray) -> None:
+        _resample_kernel(rows, streams, self._tape, self._turn)
 
     def _apply(self, rows: np.ndarray, seats: np.ndarray, actions: np.ndarray) -> None:
         _apply_kernel(

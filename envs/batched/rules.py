@@ -14,6 +14,11 @@ masks, observations, scores and ends. ``tests/batched_check.py`` plays random ga
 both and compares them after every action; :meth:`state` rebuilds any one game as a core
 state (by replaying its recorded actions), for ``render`` and for those checks.
 
+Two calls go the other way, from the core to the rows: :meth:`load_state` writes a core
+state into rows (a chosen position and chance for a test, the position of a real game for
+a rollout), and :meth:`resample` redraws the chance still to come of rows from their
+streams, as the core's ``clone_resampled`` redraws it. Neither is a hot path.
+
 A twin builds its tables from its core's own (private ones included: the twin is the
 one module outside a core that may read them), so that a table is never written twice.
 
@@ -50,8 +55,9 @@ class BatchedGame(abc.ABC):
 
     Subclasses set :attr:`game_class` and implement the abstract methods with Numba
     kernels, which keep the base's ``_acting``, ``_terminal`` and ``_totals`` arrays up to
-    date. This base records every game's stream at its start and its actions since,
-    which is all :meth:`state` needs.
+    date. This base records where every game comes from (its stream at its start, or the
+    core state loaded into it, and the stream of a resample) and its actions since, which
+    is all :meth:`state` needs.
     """
 
     #: The rules core this class batches (``Keldice`` may reuse ``LostDice``'s twin).
@@ -72,6 +78,9 @@ class BatchedGame(abc.ABC):
         self._terminal = np.ones(self.num_games, bool)  #: over (a row is over until its first start)
         self._totals = np.zeros((self.num_games, self.num_players), np.float64)  #: the running scores
         self._start_streams = random_streams.new_streams(self.num_games)
+        self._loaded = np.full(self.num_games, None, object)  #: the core state a row was loaded from, or None
+        self._resampled = np.zeros(self.num_games, bool)  #: the row's chance was redrawn after its start or load
+        self._resample_streams = random_streams.new_streams(self.num_games)
         self._history = np.zeros((self.num_games, game.max_game_length, 2), np.int64)
         self._history_length = np.zeros(self.num_games, np.int64)
 
@@ -82,8 +91,46 @@ class BatchedGame(abc.ABC):
         drawn exactly as ``Game.new_initial_state`` draws it from a numpy ``Generator`` in
         that state (the streams advance as that generator would)."""
         self._start_streams[rows] = streams[rows]
+        self._loaded[rows] = None
+        self._resampled[rows] = False
         self._history_length[rows] = 0
         self._start(rows, streams)
+
+    def load_state(self, rows: np.ndarray, state: GameState) -> None:
+        """Every game in ``rows`` becomes ``state``: the same position and the same chance
+        to come, so that each plays on exactly as ``state.clone()`` would.
+
+        Tests load positions random play seldom reaches, on chance chosen with the core's
+        own means (``new_state_from_tape``, ``from_position``); a rollout copies a real
+        game's position into many rows and redraws their futures with :meth:`resample`.
+        ``state`` must be a game of this twin's rules and options; it is copied, not changed.
+        """
+        rows = self._checked_rows(rows)
+        if type(state.game) is not type(self.game) or state.game.options() != self.game.options():
+            raise ValueError(f"{type(self).__name__} holds {self.game!r} games, got a state of {state.game!r}")
+        self._acting[rows] = np.isin(np.arange(self.num_players), state.acting_players())
+        self._terminal[rows] = state.is_terminal()
+        self._totals[rows] = state.scores()
+        self._load(rows, state)
+        self._loaded[rows] = state.clone()
+        self._resampled[rows] = False
+        self._history_length[rows] = 0
+
+    def resample(self, rows: np.ndarray, streams: np.ndarray) -> None:
+        """Redraw the chance still to come of every game in ``rows`` from ``streams[row]``,
+        as ``GameState.clone_resampled`` draws it from a numpy ``Generator`` in that state
+        (the streams advance as that generator would); what is on the table stays.
+
+        A rollout's fresh futures for a loaded position; :meth:`state` follows.
+        """
+        rows = self._checked_rows(rows)
+        # state() replays one redraw, at the start of the history: fold an earlier one in.
+        for row in rows[self._resampled[rows] | (self._history_length[rows] > 0)].tolist():
+            self._loaded[row] = self.state(row)
+            self._history_length[row] = 0
+        self._resample_streams[rows] = streams[rows]
+        self._resampled[rows] = True
+        self._resample(rows, streams)
 
     def apply(self, rows: np.ndarray, seats: np.ndarray, actions: np.ndarray) -> None:
         """Player ``seats[k]`` takes ``actions[k]`` in game ``rows[k]``.
@@ -95,14 +142,21 @@ class BatchedGame(abc.ABC):
         self._apply(rows, seats, actions)
 
     def state(self, row: int) -> GameState:
-        """Game ``row`` as a rules-core state: its start replayed with its actions.
+        """Game ``row`` as a rules-core state: its start (or the state loaded into it, its
+        chance redrawn if it was resampled) replayed with its actions.
 
         For ``render`` of one game, for opponents that act on one game at a time, and for
         the checks against the core. Not a hot path.
         """
         if not 0 <= row < self.num_games:
             raise IndexError(f"game {row} is outside 0..{self.num_games - 1}")
-        state = self.game.new_initial_state(random_streams.to_generator(self._start_streams, row))
+        loaded = self._loaded[row]
+        if loaded is None:
+            state = self.game.new_initial_state(random_streams.to_generator(self._start_streams, row))
+        else:
+            state = loaded.clone()
+        if self._resampled[row]:
+            state = state.clone_resampled(random_streams.to_generator(self._resample_streams, row))
         for seat, action in self._history[row, : self._history_length[row]]:
             state.apply(int(seat), int(action))
         return state
@@ -135,6 +189,15 @@ class BatchedGame(abc.ABC):
         """``(N,)`` bool: the game was cut short by a length limit (the core's ``is_truncated``)."""
         return np.zeros(self.num_games, bool)
 
+    def _checked_rows(self, rows) -> np.ndarray:
+        """``rows`` as an ``int64`` array of distinct games of this batch, or a one-line error."""
+        checked = np.asarray(rows, np.int64)
+        if checked.ndim != 1 or len(np.unique(checked)) != len(checked):
+            raise ValueError(f"rows must be a 1-d array of distinct row indices, got {rows!r}")
+        if len(checked) and not (0 <= checked.min() and checked.max() < self.num_games):
+            raise IndexError(f"rows {checked.tolist()} leave 0..{self.num_games - 1}")
+        return checked
+
     # --- the rules, one game's twin kernels ----------------------------------------------
 
     @abc.abstractmethod
@@ -144,6 +207,15 @@ class BatchedGame(abc.ABC):
     @abc.abstractmethod
     def _apply(self, rows: np.ndarray, seats: np.ndarray, actions: np.ndarray) -> None:
         """Apply legal actions (see :meth:`apply`)."""
+
+    @abc.abstractmethod
+    def _load(self, rows: np.ndarray, state: GameState) -> None:
+        """Write ``state``'s position and chance to come into ``rows`` (see :meth:`load_state`);
+        the base has written acting, terminal and scores."""
+
+    @abc.abstractmethod
+    def _resample(self, rows: np.ndarray, streams: np.ndarray) -> None:
+        """Redraw the chance to come of ``rows`` (see :meth:`resample`)."""
 
     @abc.abstractmethod
     def legal_masks(self, rows: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:

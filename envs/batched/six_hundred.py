@@ -32,7 +32,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from envs.batched.dice_rounds import draw_dice_tape, end_turn
+from envs.batched.dice_rounds import draw_dice_tapes, end_turn
 from envs.batched.rules import BatchedGame
 from envs.games import six_hundred as core
 from envs.games.dice_rounds import FACES
@@ -67,6 +67,7 @@ from envs.games.six_hundred import (
     SCORE,
     SEXTET,
     SixHundred,
+    SixHundredState,
 )
 
 # -- tables, built once from the core's ------------------------------------------------
@@ -76,8 +77,7 @@ HANDS = tuple(core._CATEGORY_SCORES)
 POW7 = np.array([0] + [7 ** (face - 1) for face in range(1, FACES + 1)], np.int64)
 #: ``HAND_OF_CODE[code]``: the row of ``HANDS`` whose face counts have base-7 code ``code`` (-1: none).
 HAND_OF_CODE = np.full(7**FACES, -1, np.int16)
-for _row, _hand in enumerate(HANDS):
-    HAND_OF_CODE[sum(POW7[v] for v in _hand)] = _row
+HAND_OF_CODE[POW7[np.array(HANDS)].sum(axis=1)] = np.arange(len(HANDS))
 #: ``HAND_POINTS[hand, c]``: the points the hand scores in category ``c`` (the core's table).
 HAND_POINTS = np.array([core._CATEGORY_SCORES[h] for h in HANDS], np.int16)
 #: ``HAND_OBS[hand]``: observation entries ``OBS_FACE_COUNTS.start .. OBS_CATEGORY_SCORES.stop``
@@ -261,10 +261,11 @@ def _end_game(row, num_players, sheet, totals, numbers, blocks):
 
 
 @numba.njit(cache=True)
-def _draw_kernel(rows, streams, tape):
-    """Draw the dice tape of every game in ``rows`` from its stream (all a new game draws)."""
+def _refresh_blocks_kernel(rows, num_players, sheet, totals, numbers, blocks):
+    """Rebuild every player's sheet block in the games of ``rows`` from their state (a loaded position)."""
     for k in range(rows.shape[0]):
-        draw_dice_tape(streams, rows[k], tape[rows[k]])
+        for p in range(num_players):
+            _refresh_block(rows[k], p, sheet, totals, numbers, blocks)
 
 
 @numba.njit(cache=True)
@@ -399,14 +400,9 @@ class BatchedSixHundred(BatchedGame):
 
     def _start(self, rows: np.ndarray, streams: np.ndarray) -> None:
         rows = np.asarray(rows, np.int64)
-        _draw_kernel(rows, streams, self._tape)
-        self._deal(rows)
-
-    def _deal(self, rows: np.ndarray) -> None:
-        """Start the games in ``rows`` on the tapes in ``self._tape[rows]`` (tests write chosen tapes
-        there, as the core's ``new_state_from_tape`` takes one; ``state(row)`` does not know them)."""
+        draw_dice_tapes(rows, streams, self._tape)
         _deal_kernel(
-            np.asarray(rows, np.int64),
+            rows,
             self.num_players,
             HAND_OF_CODE,
             POW7,
@@ -420,6 +416,24 @@ class BatchedSixHundred(BatchedGame):
             self._acting,
             self._terminal,
         )
+
+    def _load(self, rows: np.ndarray, state: SixHundredState) -> None:
+        """The core's tape, dice, turn and sheets (its own fields, which these arrays mirror);
+        the sheet blocks rebuilt from them, as a start and the end rebuild them."""
+        players = range(self.num_players)
+        dice = np.array(state.dice)
+        self._tape[rows] = state._tape
+        self._dice[rows] = dice
+        self._turn[rows] = (state._player, state._round, state.roll, len(state.locked), HAND_OF_CODE[POW7[dice].sum()])
+        self._sheet[rows] = [[-1 if points is None else points for points in state.sheet(p)] for p in players]
+        self._numbers[rows] = [
+            (state._numbers_total[p], state._numbers_bonus[p], state._zero_written[p], state._rung_penalty[p])
+            for p in players
+        ]
+        _refresh_blocks_kernel(rows, self.num_players, self._sheet, self._totals, self._numbers, self._blocks)
+
+    def _resample(self, rows: np.ndarray, streams: np.ndarray) -> None:
+        draw_dice_tapes(rows, streams, self._tape)
 
     def _apply(self, rows: np.ndarray, seats: np.ndarray, actions: np.ndarray) -> None:
         _apply_kernel(

@@ -231,7 +231,8 @@ class BatchedVectorEnv(VectorEnv):
                 resetting = np.flatnonzero(finished)
             else:
                 raise IllegalActionError(
-                    f"games {np.flatnonzero(finished)[:8].tolist()}: {GAME_OVER} (reset them with options={{'reset_mask': ...}})"
+                    f"games {np.flatnonzero(finished)[:8].tolist()}: {GAME_OVER} "
+                    "(reset them with options={'reset_mask': ...})"
                 )
         else:
             resetting = None
@@ -280,7 +281,8 @@ class BatchedVectorEnv(VectorEnv):
         if outside.any():
             row = int(np.flatnonzero(outside)[0])
             raise IllegalActionError(
-                f"{self.game.name}: game {row}: action {actions[row]} is outside the action space 0..{self.game.num_actions - 1}"
+                f"{self.game.name}: game {row}: action {actions[row]} is outside the action space "
+                f"0..{self.game.num_actions - 1}"
             )
         return actions.astype(np.int64, copy=False)
 
@@ -298,7 +300,8 @@ class BatchedVectorEnv(VectorEnv):
             self._ended[illegal_rows] = True
             self._rewards[illegal_rows] = self.illegal_reward
             gymnasium.logger.warn(
-                f"{self.game.name}: an illegal action ended {len(illegal_rows)} episode(s) with reward {self.illegal_reward} "
+                f"{self.game.name}: an illegal action ended {len(illegal_rows)} episode(s) "
+                f"with reward {self.illegal_reward} "
                 "(info['illegal_action'] marks them; illegal_action='raise' raises instead)"
             )
             rows, actions = rows[legal], actions[legal]

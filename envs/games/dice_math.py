@@ -63,7 +63,8 @@ class KeepTables:
     rerolls_of_roll: np.ndarray  #: the same without the keep of the whole roll (a real reroll), padded with -1
     num_partial_keeps: int  #: keeps smaller than a full roll: ``keeps[:num_partial_keeps]``
     lattice: _RerollLattice  #: the sub-multiset lattice that :meth:`best_reroll` climbs
-    growth: tuple  #: ``(first, end, rows)`` per keep size, largest first: ``keeps[first:end]`` plus each face are ``keeps[rows]``
+    #: ``(first, end, rows)`` per keep size, largest first: ``keeps[first:end]`` plus each face are ``keeps[rows]``
+    growth: tuple
 
     @property
     def partial_transition(self) -> np.ndarray:

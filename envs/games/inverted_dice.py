@@ -451,7 +451,7 @@ class InvertedDiceState(DiceRoundsState):
         return "\n".join(lines)
 
     def render_rgb(self) -> np.ndarray:
-        from envs.games.dice_picture import draw_sheet  # Pillow: loaded by the first picture, not with the rules
+        from envs.games.dice_picture import draw_sheet  # noqa: PLC0415 (Pillow: loaded by the first picture, not the rules)
 
         return draw_sheet(**self.sheet_picture())
 

@@ -3,8 +3,9 @@
 The faces are data, not code: one YAML file per dice set, shipped inside the package
 (``envs/games/dice/lost_dice.yaml``, ``envs/games/dice/keldice.yaml``, read with
 :mod:`importlib.resources`, so an installed wheel finds them from any directory); a
-player with their own printed dice passes the path of their file as ``dice_file=``. A file is validated when a game is made; a malformed one is a
-:class:`DiceFileError` naming the file, the die and the face.
+player with their own printed dice passes the path of their file as ``dice_file=``. A file
+is validated when a game is made; a malformed one is a :class:`DiceFileError` naming the
+file, the die and the face.
 
 From a dice set this module builds, once, the table of the 216 throws (die 1's face,
 die 2's face, die 3's face) and of the plays each throw offers: one die gives the colour
@@ -80,7 +81,8 @@ def default_dice_file(variant: str) -> Traversable:
 
 
 def load_dice(path: str | os.PathLike | Traversable, variant: str) -> tuple[tuple[Face, ...], ...]:
-    """Read and validate the dice file at ``path`` (a path, or a packaged file) for ``variant``: three dice of six faces."""
+    """Read and validate the dice file at ``path`` (a path, or a packaged file) for ``variant``:
+    three dice of six faces."""
     if isinstance(path, (str, os.PathLike)):
         path = Path(path)
     try:

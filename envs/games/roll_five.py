@@ -89,7 +89,8 @@ def action_name(action: int) -> str:
 
 
 def _placement_mask(faces: int, uncovered: int) -> np.ndarray:
-    """Read-only mask for a roll showing the faces of bitset ``faces`` and the uncovered slots of bitset ``uncovered``."""
+    """Read-only mask for a roll showing the faces of bitset ``faces`` and the uncovered slots
+    of bitset ``uncovered``."""
     mask = np.zeros(NUM_ACTIONS, np.int8)
     for value in range(1, FACES + 1):
         if faces >> (value - 1) & 1:

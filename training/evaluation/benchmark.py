@@ -24,6 +24,7 @@ normalized scale. Aggregates over tasks (:func:`aggregates`) are rliable's.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import sys
 import time
@@ -33,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from tqdm import tqdm
 
 from agents.base import Agent
 from agents.inverted_dice.solver import START, cached_solution
@@ -258,7 +260,9 @@ _worker: dict = {}
 
 
 def _start_worker(source: AgentSource, move_time_limit: float | None, anchors: dict[str, Anchors]) -> None:
-    import torch  # agents with networks: one thread per process, as every evaluation sets it
+    import torch  # noqa: PLC0415 (torch takes seconds to import; only a worker sets its threads)
+
+    # agents with networks: one thread per process, as every evaluation sets it
 
     torch.set_num_threads(1)
     _worker.update(source=source, limit=move_time_limit, tasks={}, anchors=anchors)
@@ -298,9 +302,7 @@ def progress_bar(total: int, enabled: bool = True) -> Iterator[Callable[[int], N
     if not enabled:
         yield lambda n: None
         return
-    if sys.stderr.isatty():
-        from tqdm import tqdm  # the bar only where there is a terminal to draw it on
-
+    if sys.stderr.isatty():  # the bar only where there is a terminal to draw it on
         with tqdm(total=total, desc="benchmark games", unit="game", file=sys.stderr) as bar:
             yield bar.update
         return
@@ -388,8 +390,6 @@ def _map(jobs, worker_args: tuple, workers: int):
     if workers == 1:
         yield from map(_play_job, jobs)
         return
-    import multiprocessing  # only for several workers
-
     context = multiprocessing.get_context("spawn")  # forked torch and Numba threads can deadlock
     with context.Pool(workers, initializer=_start_worker, initargs=worker_args) as pool:
         yield from pool.imap(_play_job, jobs)
@@ -448,7 +448,7 @@ AGGREGATES = ("IQM", "mean", "median", "optimality gap")
 
 def _aggregate(*task_scores: np.ndarray) -> np.ndarray:
     """rliable's aggregates over the tasks' mean normalized scores (one agent: one run per task)."""
-    from rliable import metrics  # rliable loads statsmodels and arch: seconds, paid only when aggregating
+    from rliable import metrics  # noqa: PLC0415 (rliable loads statsmodels and arch: seconds, paid only to aggregate)
 
     means = np.array([[scores.mean() for scores in task_scores]])
     return np.array(
@@ -470,7 +470,7 @@ def _profile(*task_scores: np.ndarray) -> np.ndarray:
 def _interval_estimates(per_task: list[np.ndarray], func) -> tuple[np.ndarray, np.ndarray]:
     """``func`` of the tasks' per-game normalized scores and its 95% stratified bootstrap interval:
     each task's games resampled on their own (rliable's ``StratifiedIndependentBootstrap``)."""
-    from rliable import library  # as in _aggregate
+    from rliable import library  # noqa: PLC0415 (rliable loads statsmodels and arch: seconds, paid only to aggregate)
 
     # rliable's StratifiedIndependentBootstrap draws its indices from numpy's global generator
     # (its random_state goes unused): seeded here, for the same intervals on every run, and restored

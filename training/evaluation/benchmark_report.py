@@ -176,14 +176,15 @@ class Summary:
             digits = 1 if task.players == 1 else 3
             forfeits = ", ".join(f"{n} {kind}" for kind, n in s.forfeits.items()) or "0"
             lines.append(
-                f"| {task.name} | {_table(task)} | {opponent} | {s.games} | {task.measure} | {_interval(s.raw, s.raw_low, s.raw_high, digits)} "
+                f"| {task.name} | {_table(task)} | {opponent} | {s.games} | {task.measure} "
+                f"| {_interval(s.raw, s.raw_low, s.raw_high, digits)} "
                 f"| {_interval(s.normalized, s.low, s.high)} | {forfeits} |"
             )
         played = len(run.played)
         lines += [
             "",
-            f"Aggregates over the {played} task{'s' * (played != 1)} played (rliable; 95% stratified bootstrap intervals, "
-            f"each task's games resampled on their own):",
+            f"Aggregates over the {played} task{'s' * (played != 1)} played "
+            "(rliable; 95% stratified bootstrap intervals, each task's games resampled on their own):",
             "",
             "| " + " | ".join(AGGREGATES) + " |",
             "|" + "---|" * len(AGGREGATES),
@@ -207,7 +208,8 @@ class Summary:
                     )
         lines += [
             "",
-            f"The machine and the wall times, which change from run to run where the figures above do not, are in `{TIMING_FILE}`.",
+            "The machine and the wall times, which change from run to run where the figures above do not, "
+            f"are in `{TIMING_FILE}`.",
             "",
         ]
         return "\n".join(lines)
@@ -217,8 +219,9 @@ class Summary:
         load = load_average()
         return (
             f"# Benchmark of `{self.run.agent}`: machine and timing\n\n"
-            f"{self.run.wall_seconds:.0f} s of wall time with {self.run.workers} worker{'s' * (self.run.workers != 1)} on "
-            f"{os.cpu_count()} CPUs (load average {load} at the end); these change from run to run, the figures of "
+            f"{self.run.wall_seconds:.0f} s of wall time with "
+            f"{self.run.workers} worker{'s' * (self.run.workers != 1)} on {os.cpu_count()} CPUs "
+            f"(load average {load} at the end); these change from run to run, the figures of "
             "`report.md` do not.\n"
         )
 
@@ -250,11 +253,11 @@ class Summary:
             self._plot(staging)
 
     def _plot(self, folder: Path) -> None:
-        import matplotlib  # plotting: loaded only to write the figures
+        import matplotlib  # noqa: PLC0415 (matplotlib takes a second to import; only the figures need it)
 
         matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        from rliable import plot_utils  # as matplotlib
+        import matplotlib.pyplot as plt  # noqa: PLC0415 (as matplotlib, and after its backend is chosen)
+        from rliable import plot_utils  # noqa: PLC0415 (loads matplotlib, statsmodels and arch: only for the figures)
 
         names = list(self.scores)
         values = np.array([self.scores[n].normalized for n in names])
@@ -329,8 +332,9 @@ def write_leaderboard(out: Path, quick: bool = False, workers: int = 1, show_pro
         + (" (--quick)" if quick else ""),
         "",
         f"Normalized score per task (0 = uniform random, 1 = the task's reference; see {DOCS}), 95% intervals; "
-        "IQM over the tasks each agent plays (rliable, stratified bootstrap 95% interval). Each agent is tried at every "
-        "task; '—' is a task it cannot play (its report says why), so IQMs over different tasks do not compare. "
+        "IQM over the tasks each agent plays (rliable, stratified bootstrap 95% interval). "
+        "Each agent is tried at every task; '—' is a task it cannot play (its report says why), "
+        "so IQMs over different tasks do not compare. "
         f"Each agent's report folder is under `leaderboard/`. Regenerate: `make results` "
         f"(references: `{MEASURE_COMMAND}`).",
         "",
@@ -359,7 +363,8 @@ def write_leaderboard(out: Path, quick: bool = False, workers: int = 1, show_pro
         "|---|---|",
         *(f"| `{name}` | {s.run.wall_seconds:.0f} |" for name, s in summaries.items()),
         "",
-        f"{total:.0f} s in all with {workers} worker{'s' * (workers != 1)} on {os.cpu_count()} CPUs (load average {load} at the end).",
+        f"{total:.0f} s in all with {workers} worker{'s' * (workers != 1)} on {os.cpu_count()} CPUs "
+        f"(load average {load} at the end).",
         "",
     ]
     markdown = "\n".join(lines)

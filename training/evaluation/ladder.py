@@ -14,6 +14,7 @@ move, the machine's); the command line is ``training/ladder.py``.
 from __future__ import annotations
 
 import csv
+import multiprocessing
 import os
 import time
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from itertools import combinations
 from pathlib import Path
 
 import numpy as np
+from tqdm import tqdm
 
 from agents.base import Agent
 from agents.match import pairing_games
@@ -87,7 +89,7 @@ _worker: dict = {}
 
 
 def _start_worker(env: str, env_kwargs: dict, seed: int) -> None:
-    import torch
+    import torch  # noqa: PLC0415 (torch takes seconds to import; only a worker sets its threads)
 
     torch.set_num_threads(1)
     _worker.update(env=env, game=make_game(env, **env_kwargs), seed=seed, agents={})
@@ -137,8 +139,6 @@ def parallel_round_robin(
     """:func:`round_robin` with the games spread over ``workers`` processes: the same games
     and results (every game is seeded by its number), in a fraction of the wall time.
     Thinking times are measured inside the workers, all under the same load."""
-    import multiprocessing
-
     chunk = max(1, min(8, games // (2 * workers) or 1))
     pairs = list(combinations(specs, 2))
     jobs = [
@@ -198,8 +198,8 @@ def ladder_report(ratings: Ratings, results: list[PairingResult], games: int, ra
         )
         total = sum(r.games for r in played)
         lines.append(
-            f"| {rank} | `{label}` | {ratings.elo[i]:+.0f} | [{ratings.low[i]:+.0f}, {ratings.high[i]:+.0f}] | {total} | "
-            f"{points / total:.3f} |"
+            f"| {rank} | `{label}` | {ratings.elo[i]:+.0f} | [{ratings.low[i]:+.0f}, {ratings.high[i]:+.0f}] "
+            f"| {total} | {points / total:.3f} |"
         )
     lines += [
         "",
@@ -210,8 +210,8 @@ def ladder_report(ratings: Ratings, results: list[PairingResult], games: int, ra
         wins = int((r.outcomes == 1).sum())
         low, high = wilson_interval(wins, r.games)
         lines.append(
-            f"| `{r.candidate}` | `{r.opponent}` | {r.games} | {r.distinct_games} | {wins} | {int((r.outcomes == 0).sum())} | "
-            f"{int((r.outcomes == -1).sum())} | [{low:.3f}, {high:.3f}] |"
+            f"| `{r.candidate}` | `{r.opponent}` | {r.games} | {r.distinct_games} | {wins} "
+            f"| {int((r.outcomes == 0).sum())} | {int((r.outcomes == -1).sum())} | [{low:.3f}, {high:.3f}] |"
         )
     note = (
         f"\nBradley–Terry ratings (Elo scale) fitted over all games, anchored at `{ratings.agents[0]}` = 0; "
@@ -238,10 +238,10 @@ def timing_report(ratings: Ratings, agents: dict[str, TimedAgent]) -> str:
 
 
 def _plot(out: Path, ratings: Ratings, matrix: np.ndarray) -> None:
-    import matplotlib
+    import matplotlib  # noqa: PLC0415 (matplotlib takes a second to import; only the figure needs it)
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # noqa: PLC0415 (as matplotlib, and after its backend is chosen)
 
     order = np.argsort(-ratings.elo)
     labels = [ratings.agents[i] for i in order]
@@ -289,8 +289,7 @@ def run_ladder(
     env_kwargs: dict | None = None,
     workers: int = 1,
 ) -> str:
-    import torch
-    from tqdm import tqdm
+    import torch  # noqa: PLC0415 (torch takes seconds to import; --help and bad input need not wait)
 
     torch.set_num_threads(1)
     game = make_checked_game(env, env_kwargs or {})

@@ -354,10 +354,10 @@ def agent_labels(specs: list[str]) -> list[str]:
 
 
 def _score_histogram(path: Path, results: list[SolitaireResult]) -> None:
-    import matplotlib
+    import matplotlib  # noqa: PLC0415 (matplotlib takes a second to import; only the histogram needs it)
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # noqa: PLC0415 (as matplotlib, and after its backend is chosen)
 
     fig, ax = plt.subplots(figsize=(7, 4))
     low = min(r.scores.min() for r in results)
@@ -431,7 +431,7 @@ def evaluate(
     the files are written together (:func:`report_folder`). With ``record_games``, every
     game is also written there as a record (:mod:`training.game_record`) to replay.
     """
-    import torch
+    import torch  # noqa: PLC0415 (torch takes seconds to import; --help and bad input need not wait)
 
     torch.set_num_threads(1)  # one observation at a time: threads only add overhead
     game = make_checked_game(env, env_kwargs or {})
@@ -439,7 +439,8 @@ def evaluate(
         given = " ".join(agent_specs) or "none"
         raise ConfigError(
             f"{env} with {game.num_players} players plays agents against each other, so the evaluation needs two "
-            f"agents or more; got {len(agent_specs)} ({given}): add an opponent, e.g. --agents {agent_specs[0] if agent_specs else 'heuristic'} random"
+            f"agents or more; got {len(agent_specs)} ({given}): add an opponent, "
+            f"e.g. --agents {agent_specs[0] if agent_specs else 'heuristic'} random"
         )
     specs = dict(zip(agent_labels(agent_specs), agent_specs))
     agents = {label: build_agent(env, spec, game, seed=seed) for label, spec in specs.items()}
@@ -471,7 +472,8 @@ def evaluate(
             f"{games} games per pairing, the first agent in each seat equally often; rates are the first agent's. "
             f"The first {random_opening_plies} plies of every game are uniformly random (same openings for every "
             "pairing); 'distinct' counts the games that differ in their moves. A game's score is 1 for a win, ½ for a "
-            "draw, 0 for a loss; its interval is Wilson's, as the rates', and the mean outcome (+1 / 0 / -1) is 2 score - 1."
+            "draw, 0 for a loss; its interval is Wilson's, as the rates', and the mean outcome (+1 / 0 / -1) "
+            "is 2 score - 1."
         )
         note += (
             " 'opponent's own score' is the opponent's score in the agent's seat against copies of itself, on the same "

@@ -10,6 +10,8 @@ Used by expert iteration (``teacher``) and the warm start (``warm_start.label_wi
 
 from __future__ import annotations
 
+import multiprocessing
+
 import numpy as np
 
 from agents.base import Agent
@@ -58,12 +60,11 @@ class TeacherLabels:
         _start_teacher(env, env_kwargs, spec, seed)
         if not callable(getattr(_worker_teacher[1], "move_values", None)):
             raise ConfigError(
-                f"teacher {spec!r} cannot label positions: it has no move_values(state) (a search bot such as 'search:depth=4' has)"
+                f"teacher {spec!r} cannot label positions: it has no move_values(state) "
+                "(a search bot such as 'search:depth=4' has)"
             )
         self.pool = None
         if workers > 1:
-            import multiprocessing
-
             context = multiprocessing.get_context("spawn")  # no forked copy of torch's threads
             self.pool = context.Pool(workers, initializer=_start_teacher, initargs=(env, env_kwargs, spec, seed))
 

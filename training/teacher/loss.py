@@ -14,6 +14,7 @@ ILLEGAL_LOGIT = -1e9
 
 
 def soft_target_cross_entropy(logits: torch.Tensor, masks: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
-    """Mean over the batch of ``-sum_a target(a) log pi(a)``, ``pi`` the softmax of ``logits`` over the legal moves (``masks``)."""
+    """Mean over the batch of ``-sum_a target(a) log pi(a)``, ``pi`` the softmax of ``logits``
+    over the legal moves (``masks``)."""
     log_probs = torch.log_softmax(logits.masked_fill(~masks, ILLEGAL_LOGIT), dim=1)
     return -(targets * log_probs).sum(dim=1).mean()

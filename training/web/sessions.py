@@ -214,7 +214,8 @@ class SessionStore:
             self._expire()
             if len(self._sessions) >= self.max_sessions:
                 raise Full(
-                    f"the server holds {self.max_sessions} sessions, its limit; try again when one expires ({self.ttl_s:g} s unused)"
+                    f"the server holds {self.max_sessions} sessions, its limit; "
+                    f"try again when one expires ({self.ttl_s:g} s unused)"
                 )
             key = secrets.token_urlsafe(12)
             self._sessions[key] = (self.clock(), session)
