@@ -5,7 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.games.inverted_dice import InvertedDiceV0
+from agents.base import Agent, RandomAgent, acts_in_batch
+from agents.match import play_game
+from agents.registry import check_spec, make_agent, parse_spec
+from agents.rollout import RolloutAgent
+from envs.games.inverted_dice import NUM_BOXES, NUM_ROUNDS, SCORE, InvertedDice, InvertedDiceV0, cross_out_action
 from envs.registry import make_game
 
 #: Every env, at the table sizes whose views differ (the opponents' blocks, the seat to read off them).
@@ -126,3 +130,104 @@ def test_a_view_of_a_player_not_to_act_is_refused_in_one_line(env, options, mess
         game.sample_state(state.observe(waiting), np.random.default_rng(0))
     with pytest.raises(ValueError, match=r"an observation has shape \("):
         game.sample_state(np.zeros(3, np.float32), np.random.default_rng(0))
+
+
+# -- the rollout agent -------------------------------------------------------------------
+
+
+class ObservationHash(Agent):
+    """A deterministic base that acts in batch: the legal action a hash of the observation picks,
+    the same through ``act`` and ``act_batch`` (so rollouts can be replayed on the core)."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.flatnonzero(action_mask)
+        return int(legal[int(np.asarray(observation, np.float64).sum() * 1000) % legal.size])
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        return np.array([self.act(o, m) for o, m in zip(observations, action_masks)])
+
+
+#: Every env, briefly: a game of each with two continuations per move (Invers cut short).
+GAMES = [
+    ("inverted_dice", {}),
+    ("six_hundred", {"num_players": 2}),
+    ("invers", {"max_plies": 40}),
+    ("lost_dice", {"num_players": 3, "rolls_per_player": 6}),
+    ("keldice", {"num_players": 2, "rolls_per_player": 6}),
+    ("roll_five", {"num_players": 3}),
+]
+
+
+@pytest.mark.parametrize("env, options", GAMES, ids=[e for e, _ in GAMES])
+def test_the_rollout_agent_plays_legal_moves_in_every_env_and_repeats_its_games_from_a_seed(env, options):
+    """play_game raises on an illegal move; the same seed plays the same game (the game loop
+    reseeds the agent, which reseeds its random base)."""
+    game = make_game(env, **options)
+    agent = make_agent(env, "rollout:n=2", game)
+    seats = [agent] + [RandomAgent(game)] * (game.num_players - 1)
+    state, history = play_game(game, seats, seed=11)
+    assert state.is_terminal() and any(player == 0 for player, _ in history)
+    assert play_game(game, seats, seed=11)[1] == history
+
+
+def test_a_few_rollouts_find_the_obvious_move():
+    """Inverted Dice, the last round, only box 20 open, five 1s on the table (inverted sum 20):
+    scoring it is worth 20 for sure, a reroll at most that, crossing the box out nothing."""
+    game = InvertedDice(free_cross_out=True)
+    tape = np.random.default_rng(0).integers(1, 7, size=game.tape_shape)
+    tape[0, NUM_ROUNDS - 1, 0] = 1
+    state = game.new_state_from_tape(tape)
+    for box in range(1, NUM_BOXES):
+        state.apply(0, cross_out_action(box))
+    assert state.open_boxes(0) == (NUM_BOXES,) and state.current_inverted_sum == NUM_BOXES
+    agent = RolloutAgent(game, seed=0, n=4)
+    assert agent.act(state.observe(0), state.legal_mask(0)) == SCORE
+    values = agent.move_values(state.observe(0), np.array([0, SCORE, cross_out_action(NUM_BOXES)]))
+    assert values[1] == NUM_BOXES and values[2] == 0 and values[0] <= NUM_BOXES
+
+
+def test_the_batched_rollouts_are_the_cores_games():
+    """Each candidate played on each determinization to its end by the base, one game at a time on
+    the rules core, ends as the twin's rows do: the same means, to the last bit."""
+    game = make_game("lost_dice", num_players=3, rolls_per_player=4)
+    n = 3
+    agent = RolloutAgent(game, seed=0, base=ObservationHash(game), n=n)
+    base = ObservationHash(game)
+    for state, player in random_positions(game, 12, seed=6, stride=3):
+        observation, mask = state.observe(player), state.legal_mask(player)
+        candidates = np.flatnonzero(mask)
+        agent.rng = np.random.default_rng(9)
+        batched = agent.move_values(observation, candidates)
+        rng = np.random.default_rng(9)
+        by_hand = np.zeros((len(candidates), n))
+        for k in range(n):
+            sampled = game.sample_state(observation, rng)
+            for c, action in enumerate(candidates.tolist()):
+                game_on = sampled.clone()
+                game_on.apply(0, action)
+                while not game_on.is_terminal():
+                    seat = game_on.acting_players()[0]
+                    game_on.apply(seat, base.act(game_on.observe(seat), game_on.legal_mask(seat)))
+                by_hand[c, k] = game_on.returns()[0]
+        np.testing.assert_array_equal(batched, by_hand.mean(axis=1))
+
+
+def test_rollout_specs_parse_and_bad_options_are_one_line_errors():
+    assert parse_spec("rollout:n=8,base=ppo:path=runs/a,b") == ("rollout", {"n": 8, "base": "ppo:path=runs/a,b"})
+    assert parse_spec("rollout:base=search:depth=3") == ("rollout", {"base": "search:depth=3"})
+    game = InvertedDice()
+    agent = make_agent("inverted_dice", "rollout:n=3,base=ppo", game, seed=0)
+    assert isinstance(agent, RolloutAgent) and agent.n == 3 and acts_in_batch(agent.base)
+    for spec, start, end in [
+        ("rollout:n=0", "rollout: n must be a positive integer (continuations per legal move), got 0", ""),
+        ("rollout:n=2.5", "rollout: n must be a positive integer (continuations per legal move), got 2.5", ""),
+        ("rollout:base=genius", "unknown agent 'genius' for inverted_dice: expected one of ", ""),
+        ("rollout:base=heuristic", "rollout: the base 'heuristic' cannot act in batch (it has no act_batch)", ""),
+        ("rollout:depth=3", "agent spec 'rollout:depth=3': ", "'depth'; RolloutAgent options: ['base', 'n']"),
+    ]:
+        with pytest.raises(ValueError) as error:
+            make_agent("inverted_dice", spec, game)
+        message = str(error.value)
+        assert message.startswith(start) and message.endswith(end) and "\n" not in message, message
+    with pytest.raises(ValueError, match=r"agent spec 'search:depht=2': .*'depht'"):
+        check_spec("invers", "rollout:n=2,base=search:depht=2")  # the base is checked up front too
