@@ -32,10 +32,19 @@ import importlib
 import inspect
 from pathlib import Path
 
+import agents.rllib  # noqa: F401 (registers the loader of RLlib runs)
 from agents.base import Agent, RandomAgent
-from agents.rllib import RLlibAgent
+from agents.run_folder import (
+    MODEL_FILE,
+    VALUE_FILE,
+    CheckpointError,
+    RunLoader,
+    checkpoint_file,
+    register_loader,
+    run_loader,
+)
 from agents.shipped import shipped_envs, shipped_network
-from agents.trained import CheckpointError, PolicyAgent, TrainedAgent, load_model, model_file, run_kind
+from agents.trained import PolicyAgent, load_model
 from agents.user import load_factory, make_user_agent, matches_user_spec, split_user_spec
 from envs.core import Game
 
@@ -159,22 +168,36 @@ def make_agent(env_name: str, spec: str, game: Game, seed: int | None = None) ->
 def load_run(env_name: str, path: str | Path, game: Game, seed: int | None = None) -> Agent:
     """The trained agent of a run folder (or its checkpoint file), whichever pipeline wrote it.
 
-    ``model.zip`` (PPO, expert iteration): the policy alone (:class:`TrainedAgent`);
+    The loader registered for its kind of run (:func:`agents.run_folder.run_loader`):
+    ``model.zip`` (PPO, expert iteration): the policy alone (:class:`agents.trained.TrainedAgent`);
     ``value.pt`` (turn-value TD): the game's ``td`` agent on that network;
     ``rllib_checkpoint.zip`` (RLlib): :class:`agents.rllib.RLlibAgent`, which needs Ray.
     """
-    kind = run_kind(path)
-    if kind == "td":
-        if env_name not in TURN_VALUE_AGENTS:
-            raise CheckpointError(
-                f"checkpoint {path} is a turn-value run (value.pt), but {env_name} has no turn-value agent "
-                f"(those of: {', '.join(sorted(TURN_VALUE_AGENTS))})"
-            )
-        module_name, class_name = TURN_VALUE_AGENTS[env_name].split(":")
-        return getattr(importlib.import_module(module_name), class_name)(game, seed=seed, path=str(path))
-    if kind == "rllib":
-        return RLlibAgent.load(path, game, seed=seed)
-    return TrainedAgent.load(path, game, seed=seed)
+    return run_loader(path).load(env_name, Path(path), game, seed)
+
+
+def _load_turn_value_run(env_name: str, path: Path, game: Game, seed: int | None) -> Agent:
+    """The game's ``td`` agent on the value network of a turn-value run."""
+    if env_name not in TURN_VALUE_AGENTS:
+        raise CheckpointError(
+            f"checkpoint {path} is a turn-value run ({VALUE_FILE}), but {env_name} has no turn-value agent "
+            f"(those of: {', '.join(sorted(TURN_VALUE_AGENTS))})"
+        )
+    module_name, class_name = TURN_VALUE_AGENTS[env_name].split(":")
+    return getattr(importlib.import_module(module_name), class_name)(game, seed=seed, path=str(path))
+
+
+# Beside the games' turn-value agents, which it needs (agents.turn_value, their base, imports torch: not on import).
+register_loader(
+    RunLoader(
+        "turn-value TD",
+        ("td",),  # training/train_td.py
+        VALUE_FILE,
+        _load_turn_value_run,
+        suffixes=(".pt",),
+        plays=lambda env: env in TURN_VALUE_AGENTS,
+    )
+)
 
 
 def opponent_by_name(game: Game, spec: str) -> Agent:
@@ -244,16 +267,17 @@ def _network_agent(env_name: str, name: str, options: dict[str, object], game: G
     path = options.pop("path", None)
     if path is None:
         path = shipped_network(env_name, num_players=game.num_players)
-        if not model_file(path).is_file():
+        if not checkpoint_file(path, MODEL_FILE).is_file():
             raise CheckpointError(
-                f"no network is shipped for {env_name} (networks are shipped for {', '.join(shipped_envs()) or 'no env'}); "
-                f"train one with `python training/train.py --env {env_name}` and play it as {name}:path=checkpoints/{env_name}/<run>"
+                f"no network is shipped for {env_name} "
+                f"(networks are shipped for {', '.join(shipped_envs()) or 'no env'}); "
+                f"train one with `python training/train.py --env {env_name}` "
+                f"and play it as {name}:path=checkpoints/{env_name}/<run>"
             )
     model = load_model(Path(str(path)), game)
     if name == "ppo":
         return PolicyAgent(game, model.policy, deterministic=True, seed=seed)
-    # torch loads only when a network agent is made: bot names are resolved without it.
-    from agents.network import PolicyValueNetwork
-    from agents.search import SearchAgent
+    from agents.network import PolicyValueNetwork  # noqa: PLC0415 (torch: loaded when a network agent is made, not for bots)
+    from agents.search import SearchAgent  # noqa: PLC0415 (imports agents.network, and torch with it)
 
     return SearchAgent(game, PolicyValueNetwork(model.policy), seed=seed, **options)

@@ -14,6 +14,7 @@ with one line that says what to install.
 
 from __future__ import annotations
 
+import importlib.util
 import tempfile
 import zipfile
 from pathlib import Path
@@ -21,10 +22,16 @@ from pathlib import Path
 import numpy as np
 
 from agents.base import Agent
-from agents.trained import CheckpointError, check_trained_for
+from agents.run_folder import (
+    RLLIB_CHECKPOINT_FILE,
+    CheckpointError,
+    RunLoader,
+    check_trained_for,
+    checkpoint_file,
+    register_loader,
+)
 from envs.core import Game
 
-CHECKPOINT_FILE = "rllib_checkpoint.zip"  #: the file training/pipelines/rllib/learner.py commits with each checkpoint
 SHARED_POLICY = "shared"  #: the policy id every seat maps to
 #: Where the shared policy's module lies inside RLlib's checkpoint folder.
 MODULE_PATH = ("learner_group", "learner", "rl_module", SHARED_POLICY)
@@ -44,15 +51,13 @@ class RLlibAgent(Agent):
     @classmethod
     def load(cls, path: str | Path, game: Game, seed: int | None = None) -> RLlibAgent:
         """The agent of an RLlib run folder (or its ``rllib_checkpoint.zip``), checked against ``game``."""
-        path = Path(path)
-        archive = path / CHECKPOINT_FILE if path.is_dir() else path
+        archive = checkpoint_file(path, RLLIB_CHECKPOINT_FILE)
         check_trained_for(archive, game)
         try:
-            # Ray is an optional extra, and slow to import: loaded with the first RLlib run only.
-            from ray.rllib.core.rl_module.rl_module import RLModule
+            from ray.rllib.core.rl_module.rl_module import RLModule  # noqa: PLC0415 (Ray: optional, slow to import; loaded with the first RLlib run only)
         except ImportError:
             raise CheckpointError(
-                f"checkpoint {archive.parent} is an RLlib run ({CHECKPOINT_FILE}): playing it needs Ray RLlib, "
+                f"checkpoint {archive.parent} is an RLlib run ({RLLIB_CHECKPOINT_FILE}): playing it needs Ray RLlib, "
                 'which is not installed here; install it with pip install -e ".[rllib]" (or "ray[rllib]>=2.60,<3")'
             ) from None
         with tempfile.TemporaryDirectory() as folder:
@@ -80,11 +85,21 @@ class RLlibAgent(Agent):
         return masked_greedy_actions(self.module, observations, action_masks)
 
 
+register_loader(
+    RunLoader(
+        "RLlib",
+        ("rllib",),  # training/train_rllib.py
+        RLLIB_CHECKPOINT_FILE,
+        lambda env_name, path, game, seed: RLlibAgent.load(path, game, seed=seed),
+        plays=lambda env: importlib.util.find_spec("ray") is not None,  # finds Ray without importing it
+    )
+)
+
+
 def masked_greedy_actions(module, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
     """An RLlib action-masking module's most likely legal action for each row of a batch."""
-    # torch and Ray: already loaded with the module (RLlibAgent.load and training import them).
-    import torch
-    from ray.rllib.core.columns import Columns
+    import torch  # noqa: PLC0415 (loaded with the module already; not on import, for the agents that need no torch)
+    from ray.rllib.core.columns import Columns  # noqa: PLC0415 (Ray: optional; loaded with the module already)
 
     legal = np.asarray(masks) > 0
     batch = {

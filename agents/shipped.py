@@ -5,10 +5,11 @@ The repository keeps them at its top level, ``checkpoints/<env>/shipped/`` (a PP
 ``ppo+search``) and ``checkpoints/<env>/shipped_td/`` (a turn-value run: ``value.pt``;
 the agent spec ``td``). A game whose observation changes with the player count ships a
 network per table size it was trained for: ``checkpoints/<env>/shipped_<n>p/`` (e.g.
-Lost Dice's ``shipped_3p``), which ``ppo`` plays at a table of ``n``. An installed wheel carries the same folders as package data,
-``agents/checkpoints/<env>/shipped*/`` (``setup.py`` maps the top-level folder into
-this package and takes only the shipped folders). :func:`shipped_network` looks in the
-package first, then in the source checkout, so it answers from any working directory.
+Lost Dice's ``shipped_3p``), which ``ppo`` plays at a table of ``n``. An installed
+wheel carries the same folders as package data, ``agents/checkpoints/<env>/shipped*/``
+(``setup.py`` maps the top-level folder into this package and takes only the shipped
+folders). :func:`shipped_network` looks in the package first, then in the source
+checkout, so it answers from any working directory.
 """
 
 from __future__ import annotations
@@ -16,8 +17,12 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
+from agents.run_folder import MODEL_FILE, VALUE_FILE
+
 #: The folder of each kind of shipped network inside ``checkpoints/<env>/``.
 SHIPPED_FOLDERS = {"ppo": "shipped", "td": "shipped_td"}
+#: The checkpoint file a folder of each kind holds.
+SHIPPED_FILES = {"ppo": MODEL_FILE, "td": VALUE_FILE}
 
 
 def checkpoints_root() -> Path:
@@ -29,7 +34,8 @@ def checkpoints_root() -> Path:
 
 
 def shipped_network(env: str, kind: str = "ppo", num_players: int | None = None) -> Path:
-    """The run directory of the network shipped for ``env``: ``kind`` ``"ppo"`` (``shipped/``) or ``"td"`` (``shipped_td/``).
+    """The run directory of the network shipped for ``env``: ``kind`` ``"ppo"`` (``shipped/``) or ``"td"``
+    (``shipped_td/``).
 
     With ``num_players``, a PPO network trained at that table size (``shipped_<n>p/``) is
     preferred when one is shipped. The path is returned whether or not the env has such
@@ -39,15 +45,15 @@ def shipped_network(env: str, kind: str = "ppo", num_players: int | None = None)
         raise ValueError(f"kind must be one of {sorted(SHIPPED_FOLDERS)}, got {kind!r}")
     if kind == "ppo" and num_players is not None:
         table = checkpoints_root() / env / f"shipped_{num_players}p"
-        if (table / "model.zip").is_file():
+        if (table / SHIPPED_FILES["ppo"]).is_file():
             return table
     return checkpoints_root() / env / SHIPPED_FOLDERS[kind]
 
 
 def shipped_envs(kind: str = "ppo") -> list[str]:
     """The envs for which a network of ``kind`` is shipped (their folder holds its file), sorted."""
-    required = {"ppo": "model.zip", "td": "value.pt"}[kind]
-    root = checkpoints_root()
     return sorted(
-        folder.parent.name for folder in root.glob(f"*/{SHIPPED_FOLDERS[kind]}") if (folder / required).is_file()
+        folder.parent.name
+        for folder in checkpoints_root().glob(f"*/{SHIPPED_FOLDERS[kind]}")
+        if (folder / SHIPPED_FILES[kind]).is_file()
     )

@@ -5,14 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 from agents.base import Agent
+from agents.run_folder import (
+    MODEL_FILE,
+    CheckpointError,
+    RunLoader,
+    check_trained_for,
+    checkpoint_file,
+    register_loader,
+)
 from envs.core import Game
-
-
-class CheckpointError(ValueError):
-    """A checkpoint that is missing, unreadable, or trained for another game."""
 
 
 class PolicyAgent(Agent):
@@ -26,7 +29,7 @@ class PolicyAgent(Agent):
     name = "trained"
 
     def __init__(self, game: Game, policy, deterministic: bool = True, seed: int | None = None):
-        from agents.network import PolicyValueNetwork  # torch: loaded by the first network agent, not on import
+        from agents.network import PolicyValueNetwork  # noqa: PLC0415 (torch: loaded by the first network agent, not on import)
 
         self.policy = policy
         self.network = PolicyValueNetwork(policy)
@@ -66,55 +69,22 @@ class TrainedAgent(PolicyAgent):
     @classmethod
     def load(cls, path: str | Path, game: Game, seed: int | None = None, deterministic: bool = True) -> TrainedAgent:
         """Load ``path``: a run directory (with ``model.zip``) or a model ``.zip`` file."""
-        model_path = model_file(path)
+        model_path = checkpoint_file(path, MODEL_FILE)
         model = load_model(model_path, game)
         agent = cls(game, model.policy, deterministic=deterministic, seed=seed)
         agent.path = model_path
         return agent
 
 
-#: What a run folder's trained agent is loaded from, by the kind of run that wrote it:
-#: ``model.zip`` (MaskablePPO's format: ``training/train.py`` and
-#: ``training/expert_iteration.py``), ``value.pt`` (``training/train_td.py``) and
-#: ``rllib_checkpoint.zip`` (``training/train_rllib.py``). The first one present decides.
-RUN_FILES = {"model.zip": "sb3", "value.pt": "td", "rllib_checkpoint.zip": "rllib"}
-
-
-def run_kind(path: str | Path) -> str:
-    """``"sb3"``, ``"td"`` or ``"rllib"``: which loader plays the run folder (or checkpoint file) ``path``.
-
-    A folder that holds none of :data:`RUN_FILES` raises :class:`CheckpointError` naming
-    what a run folder holds; a file is told by its name (any other ``.zip``: sb3).
-    """
-    path = Path(path)
-    if path.is_dir():
-        for name, kind in RUN_FILES.items():
-            if (path / name).is_file():
-                return kind
-        raise CheckpointError(
-            f"checkpoint {path} holds no trained agent: a run folder holds model.zip (PPO, expert iteration), "
-            "value.pt (turn-value TD) or rllib_checkpoint.zip (RLlib); an interrupted run may not have saved one yet"
-        )
-    if path.suffix == ".pt":
-        return "td"
-    return RUN_FILES.get(path.name, "sb3")
-
-
-def model_file(path: str | Path) -> Path:
-    """The model file of ``path``: a run directory (its ``model.zip``) or a ``.zip`` file."""
-    path = Path(path)
-    return path / "model.zip" if path.is_dir() else path
-
-
-def check_trained_for(checkpoint: Path, game: Game) -> None:
-    """A checkpoint file that exists and, where its run's ``config.yaml`` says, was trained on ``game``'s env."""
-    if not checkpoint.is_file():
-        raise CheckpointError(f"checkpoint {checkpoint} does not exist")
-    config_path = checkpoint.parent / "config.yaml"
-    if config_path.is_file():
-        env = (yaml.safe_load(config_path.read_text()) or {}).get("env")
-        if env != game.name:
-            raise CheckpointError(f"checkpoint {checkpoint} was trained on {env!r}, not {game.name!r}")
+register_loader(
+    RunLoader(
+        "PPO, expert iteration",
+        ("ppo", "expert_iteration"),  # training/train.py, training/expert_iteration.py
+        MODEL_FILE,
+        lambda env_name, path, game, seed: TrainedAgent.load(path, game, seed=seed),
+        suffixes=(".zip",),
+    )
+)
 
 
 def load_model(path: str | Path, game: Game):
@@ -123,9 +93,9 @@ def load_model(path: str | Path, game: Game):
     Checks that the model was trained for this game: same env name when the run's
     config is at hand, and always the same observation and action spaces.
     """
-    from sb3_contrib import MaskablePPO  # sb3 and torch: loaded with the first checkpoint, not on import
+    from sb3_contrib import MaskablePPO  # noqa: PLC0415 (sb3 and torch: loaded with the first checkpoint, not on import)
 
-    model_path = model_file(path)
+    model_path = checkpoint_file(path, MODEL_FILE)
     check_trained_for(model_path, game)
     try:
         model = MaskablePPO.load(str(model_path), device="cpu")

@@ -33,10 +33,9 @@ from torch import nn
 
 from agents.base import Agent
 from agents.inference import one_thread
+from agents.run_folder import VALUE_FILE, checkpoint_file
 from agents.shipped import shipped_network
 
-#: The file of a trained value network inside its run directory.
-VALUE_FILE = "value.pt"
 #: Bumped when a file's layout changes; older files are refused with a clear error.
 FORMAT_VERSION = 1
 
@@ -102,15 +101,14 @@ def save_turn_value(path: Path, net: TurnValueNet, env: str, feature_version: in
 
 def load_turn_value(path: Path, env: str, num_features: int, feature_version: int) -> TurnValueNet:
     """The network in ``path`` (a ``value.pt`` or the run directory holding one), checked against the game."""
-    path = Path(path)
-    if path.is_dir():
-        path = path / VALUE_FILE
+    path = checkpoint_file(path, VALUE_FILE)
     if not path.is_file():
         raise ValueError(f"no turn-value network at {path} (train one with: python training/train_td.py --env {env})")
     try:
         saved = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as error:  # torch raises several types for a damaged file
-        # the library's first sentence only: torch goes on to suggest weights_only=False, unsafe for a file of unknown origin
+        # the library's first sentence only: torch goes on to suggest weights_only=False,
+        # unsafe for a file of unknown origin
         reason = str(error).split(". ")[0]
         raise ValueError(f"{path} is not a readable turn-value network ({type(error).__name__}: {reason})") from None
     if not isinstance(saved, dict) or saved.get("format") != FORMAT_VERSION:

@@ -42,6 +42,7 @@ from training.evaluation.machine import MachineRecord, measurement_page
 from training.framework.config import load_config
 from training.framework.paths import config_path
 from training.framework.schema import ConfigError
+from training.pipelines.network import policy_kwargs
 from training.pipelines.ppo.config import PPOConfig
 
 PARTS = ("env", "opponents", "forward", "update")
@@ -70,7 +71,7 @@ def measure(config: PPOConfig, timesteps: int) -> dict[str, float]:
     """Train ``config`` for ``timesteps`` steps; steps/s and seconds per part."""
     import torch  # noqa: PLC0415 (torch takes seconds to import; --help and bad input need not wait)
 
-    from training.pipelines.ppo.vector import make_training_env, policy_kwargs  # noqa: PLC0415 (loads torch, as above)
+    from training.pipelines.ppo.vector import make_training_env  # noqa: PLC0415 (loads torch, as above)
     from training.pipelines.ppo.warm_start import TeacherGuidedPPO  # noqa: PLC0415 (loads torch and sb3, as above)
 
     torch.set_num_threads(config.torch_threads)

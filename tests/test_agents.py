@@ -15,7 +15,8 @@ from agents.base import RandomAgent, acts_in_batch
 from agents.inverted_dice.heuristic import InvertedDiceHeuristic, turn_hit_probability
 from agents.match import pairing_games, play_game
 from agents.registry import bot_names, make_agent, parse_spec
-from agents.trained import CheckpointError, TrainedAgent
+from agents.run_folder import CheckpointError
+from agents.trained import TrainedAgent
 from envs.games.dice_math import keep_tables, reroll_positions_for_keep, roll_probability
 from envs.games.invers import Invers
 from envs.games.inverted_dice import InvertedDice, inverted_sum

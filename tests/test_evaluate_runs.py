@@ -235,7 +235,7 @@ def test_an_rllib_run_without_ray_and_an_empty_folder_are_refused_in_one_line(tm
     assert capsys.readouterr().err == (
         f"error: agent '{empty}': checkpoint {empty} holds no trained agent: "
         "a run folder holds model.zip (PPO, expert iteration), "
-        "value.pt (turn-value TD) or rllib_checkpoint.zip (RLlib); an interrupted run may not have saved one yet\n"
+        "rllib_checkpoint.zip (RLlib) or value.pt (turn-value TD); an interrupted run may not have saved one yet\n"
     )
     assert list(empty.iterdir()) == [] and sorted(p.name for p in rllib.iterdir()) == [
         "config.yaml",

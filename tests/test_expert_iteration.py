@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -66,19 +67,28 @@ def test_policy_targets_are_distributions_over_legal_moves():
     assert -1.0 <= record.search_value <= 1.0
 
 
-def test_a_tiny_run_trains_saves_resumes_and_loads_as_agents(tmp_path):
+def tiny_config(tmp_path, **changes) -> Path:
+    """Invers' expert-iteration config at a size that trains a generation in seconds."""
     config = yaml.safe_load(open("configs/invers_expert_iteration.yaml"))
     config.update(
-        env_kwargs={"max_plies": 30},
-        policy_kwargs={"net_arch": [16]},
-        games_per_generation=2,
-        generations=1,
-        pool=["random", "search:depth=1"],
-        batch_size=32,
-        max_minutes=None,
+        {
+            "env_kwargs": {"max_plies": 30},
+            "policy_kwargs": {"net_arch": [16]},
+            "games_per_generation": 2,
+            "generations": 1,
+            "pool": ["random", "search:depth=1"],
+            "batch_size": 32,
+            "max_minutes": None,
+            **changes,
+        }
     )
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def test_a_tiny_run_trains_saves_resumes_and_loads_as_agents(tmp_path):
+    path = tiny_config(tmp_path)
     run = tmp_path / "run"
     assert (
         expert_iteration.main(["--config", str(path), "--run-dir", str(run), "--eval-games", "4", "--no-progress"]) == 0
@@ -185,3 +195,12 @@ def test_the_shipped_networks_config_loads_and_names_a_teacher_that_values_moves
     assert {k: v for k, v in shipped.items() if k != "max_minutes"} == {
         k: config.to_dict()[k] for k in shipped if k != "max_minutes"
     }
+
+
+def test_a_run_honours_its_learning_curve_section(tmp_path):
+    """The framework's curve serves every pipeline: expert iteration's network, played greedily, at 0 and each point."""
+    path = tiny_config(tmp_path, generations=2, learning_curve={"every": 1, "games": 2, "reference": "random"})
+    run = tmp_path / "run"
+    assert expert_iteration.main(["--config", str(path), "--run-dir", str(run), "--no-eval", "--no-progress"]) == 0
+    rows = (run / "learning_curve.csv").read_text().splitlines()
+    assert rows[0].startswith("generations,win_rate") and [row.split(",")[0] for row in rows[1:]] == ["0", "1", "2"]

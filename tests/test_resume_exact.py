@@ -11,12 +11,11 @@ resumes are reproducible instead (``tests/test_robustness.py``).
 from __future__ import annotations
 
 import torch
-import yaml
 
-from agents.turn_value import VALUE_FILE
+from agents.run_folder import MODEL_FILE, VALUE_FILE
+from tests.test_expert_iteration import tiny_config as ei_tiny_config
 from tests.test_turn_value import _tiny_config
 from training import expert_iteration, train_td
-from training.framework.run_files import MODEL_FILE
 
 QUIET = ["--no-eval", "--no-progress"]
 
@@ -39,23 +38,6 @@ def test_a_resumed_td_run_learns_the_same_weights_as_one_straight_through(tmp_pa
     assert _same(_td_weights(straight), _td_weights(resumed))
 
 
-def _expert_iteration_config(tmp_path) -> str:
-    config = yaml.safe_load(open("configs/invers_expert_iteration.yaml"))
-    config.update(
-        env_kwargs={"max_plies": 30},
-        policy_kwargs={"net_arch": [16]},
-        games_per_generation=2,
-        generations=3,
-        pool=["random", "search:depth=1"],
-        batch_size=32,
-        max_minutes=None,
-        max_snapshots=1,
-    )
-    path = tmp_path / "expert_iteration.yaml"
-    path.write_text(yaml.safe_dump(config))
-    return str(path)
-
-
 def _policy_weights(run) -> dict[str, torch.Tensor]:
     from sb3_contrib import MaskablePPO  # noqa: PLC0415 (sb3 takes seconds to import; only these tests need it)
 
@@ -63,7 +45,7 @@ def _policy_weights(run) -> dict[str, torch.Tensor]:
 
 
 def test_a_resumed_expert_iteration_run_learns_the_same_weights_as_one_straight_through(tmp_path):
-    config = _expert_iteration_config(tmp_path)
+    config = str(ei_tiny_config(tmp_path, generations=3, max_snapshots=1))
     straight, resumed = tmp_path / "straight", tmp_path / "resumed"
     assert expert_iteration.main(["--config", config, "--run-dir", str(straight), *QUIET]) == 0
     assert expert_iteration.main(["--config", config, "--run-dir", str(resumed), "--generations", "2", *QUIET]) == 0

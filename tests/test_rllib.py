@@ -49,13 +49,13 @@ def test_the_rllib_env_plays_a_whole_game_with_rllibs_keys(name):
 
 def test_train_rllib_runs_the_users_config_saves_resumes_and_never_plays_an_illegal_move(tmp_path):
     """The path a user runs: ``train_rllib.py`` on a config file, through the run framework."""
-    config = yaml.safe_load(open("configs/invers.yaml"))
+    config = yaml.safe_load(open("configs/invers_rllib.yaml"))
     config.update(
         env_kwargs={"max_plies": 60},
         iterations=2,
         workers=2,
         rollout_steps=400,
-        checkpoint_iterations=1,
+        checkpoint_every=1,
         policy_kwargs={"net_arch": [32, 32], "activation_fn": "tanh"},
     )
     path = tmp_path / "invers_rllib.yaml"
@@ -99,13 +99,13 @@ def test_train_rllib_runs_the_users_config_saves_resumes_and_never_plays_an_ille
 
 def test_an_rllib_run_folder_is_evaluated_as_its_modules_greedy_masked_action(tmp_path, capsys):
     """evaluate.py --checkpoint RUN on a train_rllib.py run: agents/rllib.py loads the shared module alone."""
-    config = yaml.safe_load(open("configs/invers.yaml"))
+    config = yaml.safe_load(open("configs/invers_rllib.yaml"))
     config.update(
         env_kwargs={"max_plies": 40},
         iterations=1,
         workers=0,
         rollout_steps=200,
-        checkpoint_iterations=1,
+        checkpoint_every=1,
         policy_kwargs={"net_arch": [32, 32], "activation_fn": "tanh"},
         evaluation={"games": 2, "random_opening_plies": 2},
     )

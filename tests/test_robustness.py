@@ -23,13 +23,14 @@ import yaml
 from sb3_contrib import MaskablePPO
 
 from agents.inverted_dice.solver import cache_path
+from agents.run_folder import METADATA_FILE, MODEL_FILE, REWARD_STATS_FILE, TRAINING_STATE_FILE
 from envs.core import IllegalActionError
 from envs.registry import ENVS
 from tests.test_training import tiny_config
 from training import evaluate, train
 from training.framework.config import load_config
 from training.framework.run import read_training_state
-from training.framework.run_files import METADATA_FILE, MODEL_FILE, REWARD_STATS_FILE, TRAINING_STATE_FILE, partial_path
+from training.framework.run_files import partial_path
 from training.pipelines.ppo.config import PPO_SETTINGS, PPOConfig
 from training.pipelines.ppo.learner import PPO
 

@@ -5,18 +5,26 @@ from __future__ import annotations
 import csv
 import json
 import sys
+from pathlib import Path
 
+import gymnasium
 import numpy as np
 import pytest
 import yaml
+from sb3_contrib import MaskablePPO
 
+from agents.base import Agent
+from agents.registry import make_agent
 from agents.trained import TrainedAgent
 from envs.games.inverted_dice import InvertedDice
 from envs.registry import make_game
-from training import evaluate, train
+from training import evaluate, ship, train, train_rllib
+from training.evaluation.harness import PairingResult, evaluate_pairing
+from training.evaluation.report import Setup, paired_report, pairing_report
 from training.framework.config import config_from_dict, load_config
 from training.framework.schema import ConfigError
 from training.pipelines.ppo.config import PPOConfig
+from training.pipelines.ppo.self_play import SelfPlay
 
 TINY = ["--timesteps", "256", "--no-progress"]
 
@@ -96,9 +104,6 @@ def test_evaluate_cli_runs_head_to_head_for_several_players(tmp_path):
 
 
 def test_at_three_players_each_opponent_s_own_score_stands_beside_the_agents(tmp_path):
-    from agents.registry import make_agent
-    from training.evaluation.harness import evaluate_pairing
-
     out = tmp_path / "eval"
     assert (
         evaluate.main(
@@ -212,23 +217,17 @@ def test_a_folder_given_as_config_is_refused_in_one_line(tmp_path, capsys):
 
 def test_train_rllib_without_ray_says_what_to_install_before_anything_runs(tmp_path, capsys, monkeypatch):
     """Ray is an optional extra: without it, train_rllib.py is one line and exit 2, and no run folder is made."""
-    from training import train_rllib
-
     monkeypatch.setitem(sys.modules, "ray", None)  # as if Ray were not installed (find_spec then finds nothing)
     monkeypatch.chdir(tmp_path)
     assert train_rllib.main(["--env", "invers", "--no-progress"]) == 2
     assert capsys.readouterr().err == (
-        'error: training with RLlib needs Ray RLlib, which is not installed here; install it with pip install -e ".[rllib]" '
-        '(or "ray[rllib]>=2.60,<3")\n'
+        "error: training with RLlib needs Ray RLlib, which is not installed here; "
+        'install it with pip install -e ".[rllib]" (or "ray[rllib]>=2.60,<3")\n'
     )
     assert list(tmp_path.iterdir()) == []
 
 
 def test_random_openings_make_deterministic_games_differ():
-    from agents.base import Agent
-    from envs.registry import make_game
-    from training.evaluation.harness import evaluate_pairing
-
     class FirstLegal(Agent):
         def act(self, observation, action_mask):
             return int(np.flatnonzero(action_mask)[0])
@@ -260,12 +259,6 @@ def test_self_play_trains_against_a_pool_that_gains_snapshots(tmp_path):
 
 
 def test_pool_opponents_draw_snapshots_and_fixed_bots():
-    import gymnasium
-    from sb3_contrib import MaskablePPO
-
-    from envs.registry import make_game
-    from training.pipelines.ppo.self_play import SelfPlay
-
     config = config_from_dict(
         PPOConfig,
         {
@@ -289,11 +282,6 @@ def test_pool_opponents_draw_snapshots_and_fixed_bots():
 
 
 def test_scores_and_paired_differences_against_a_common_opponent():
-    import numpy as np
-
-    from training.evaluation.harness import PairingResult
-    from training.evaluation.report import paired_report, pairing_report
-
     seats = np.array([0, 1, 0, 1])
     a = PairingResult("a", "bot", np.array([1, 0, -1, 1]), seats, 4)
     b = PairingResult("b", "bot", np.array([1, -1, -1, -1]), seats, 4)
@@ -308,12 +296,6 @@ def test_scores_and_paired_differences_against_a_common_opponent():
 
 
 def test_a_shipped_copy_plays_the_same_moves_from_a_smaller_file(tmp_path):
-    import numpy as np
-
-    from agents.registry import make_agent
-    from envs.registry import make_game
-    from training import ship
-
     run, shipped = tmp_path / "run", tmp_path / "shipped"
     assert (
         train.main(
@@ -335,10 +317,6 @@ def test_a_shipped_copy_plays_the_same_moves_from_a_smaller_file(tmp_path):
 
 
 def test_a_report_names_a_run_below_the_working_directory_by_its_relative_path(tmp_path, monkeypatch):
-    from pathlib import Path
-
-    from training.evaluation.report import Setup
-
     monkeypatch.chdir(tmp_path)
     run = tmp_path / "checkpoints" / "inverted_dice" / "shipped"
     line = Setup(run, "--checkpoint").describe(InvertedDice(), 10, 0, 1)

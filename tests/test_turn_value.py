@@ -11,13 +11,13 @@ import yaml
 from agents.inverted_dice.optimal import sheet_state
 from agents.inverted_dice.td import InvertedDiceTD, state_features
 from agents.registry import make_agent
+from agents.run_folder import TRAINING_STATE_FILE
 from agents.six_hundred.heuristic import sheet_value
 from agents.six_hundred.td import _CATEGORY_POINTS, SixHundredTD, settlement
 from agents.turn_value import TurnValueNet, load_turn_value, save_turn_value
 from envs.games import inverted_dice as dice_rules
 from envs.games import six_hundred as sh_rules
 from training import evaluate, train_td
-from training.framework.run_files import TRAINING_STATE_FILE
 from training.pipelines.td.learner import lambda_targets
 
 

@@ -11,10 +11,10 @@ import yaml
 from sb3_contrib import MaskablePPO
 
 from agents.registry import make_agent
+from agents.run_folder import DEMONSTRATIONS_FILE
 from envs.registry import make_game
 from training.framework.config import config_from_dict as checked_config
 from training.framework.run import run_training
-from training.framework.run_files import DEMONSTRATIONS_FILE
 from training.framework.schema import ConfigError
 from training.pipelines.ppo.config import PPOConfig
 from training.pipelines.ppo.learner import PPO

@@ -33,8 +33,8 @@ from typing import Any
 
 import yaml
 
+from agents.run_folder import CheckpointError
 from agents.solution_cache import CacheError
-from agents.trained import CheckpointError
 from training.framework.schema import ConfigError, yaml_error_line
 
 #: command -> ("module:function", one line of help). The function takes ``argv`` and ``prog`` (the name its

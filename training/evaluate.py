@@ -47,21 +47,18 @@ import sys
 from pathlib import Path
 
 from agents.registry import bot_names
-from agents.trained import CheckpointError
+from agents.run_folder import CONFIG_FILE, CheckpointError, read_config, read_metadata
 from envs.registry import get_entry
 from training.console import guarded, yaml_mapping
 from training.evaluation.report import (
     Setup,
-    check_run_metadata,
     evaluate,
     latest_run,
     output_dir,
-    run_config,
     trained_runs,
 )
 from training.framework.config import make_checked_game
 from training.framework.paths import checkpoint_root
-from training.framework.run_files import CONFIG_FILE
 from training.framework.schema import ConfigError
 
 
@@ -76,7 +73,7 @@ def game_options(env: str, trained: dict, runs: list[Path], asked: dict | None, 
         setup.env_kwargs_source = "--env-kwargs" + (f" over the run's {own}" if own else "")
         return {**own, **asked}
     for run in runs:
-        theirs = run_config(run).get("env_kwargs") or {}
+        theirs = read_config(run).get("env_kwargs") or {}
         if run != setup.run and make_checked_game(env, theirs).options() != make_checked_game(env, own).options():
             raise ConfigError(
                 f"the trained agents were trained at different games: {setup.run} at {own or 'the defaults'}, "
@@ -141,7 +138,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
 def run_opponents(checkpoint: Path | None, env: str) -> list[str]:
     """The opponents a run is scored against without ``--agents``: those of its own closing
     evaluation (its config's ``evaluation.opponents``), else every bot of the game."""
-    own = (run_config(checkpoint).get("evaluation") or {}).get("opponents") if checkpoint is not None else None
+    own = (read_config(checkpoint).get("evaluation") or {}).get("opponents") if checkpoint is not None else None
     return list(own) if own else bot_names(env)
 
 
@@ -155,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
     checkpoint = Path(args.checkpoint) if args.checkpoint else None
     if checkpoint is not None and not checkpoint.exists():
         raise CheckpointError(f"checkpoint {checkpoint} does not exist")
-    trained = run_config(checkpoint) if checkpoint is not None else {}
+    trained = read_config(checkpoint) if checkpoint is not None else {}
     env = args.env or trained.get("env")
     if env is None:
         raise CheckpointError(f"checkpoint {checkpoint} has no {CONFIG_FILE} naming its env: pass --env")
@@ -178,10 +175,10 @@ def run(args: argparse.Namespace) -> int:
     runs = trained_runs(env, specs)
     if setup.run is None and runs:
         setup = Setup(runs[0], "the first trained agent of --agents")
-    trained = run_config(setup.run) if setup.run is not None else {}
+    trained = read_config(setup.run) if setup.run is not None else {}
     for run in runs:
-        check_run_metadata(run)
-        other = run_config(run).get("env")
+        read_metadata(run)  # a damaged run is named before any game
+        other = read_config(run).get("env")
         if other not in (None, env):
             raise CheckpointError(
                 f"checkpoint {run} was trained on {other}, not {env}: use --env {other} (or leave --env out)"

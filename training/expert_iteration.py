@@ -7,7 +7,8 @@
 The expert-iteration pipeline (:mod:`training.pipelines.expert_iteration.learner`,
 where the method is described) on the run framework (:mod:`training.framework`): a
 checkpoint (``model.zip``, loadable as the agent specs ``ppo:path=<run>`` and
-``ppo+search:path=<run>``, and scored by ``training/evaluate.py --checkpoint <run>``) every ``checkpoint_every`` generations, ``--resume``, a clean
+``ppo+search:path=<run>``, and scored by ``training/evaluate.py --checkpoint <run>``)
+every ``checkpoint_every`` generations, ``--resume``, a clean
 stop on Ctrl-C / SIGTERM, and a closing evaluation against the config's
 ``evaluation.opponents``.
 """

@@ -19,11 +19,10 @@ from pathlib import Path
 
 import torch
 
-from agents.trained import CheckpointError
+from agents.run_folder import CONFIG_FILE, CURVE_FILE, METADATA_FILE, MODEL_FILE, CheckpointError
 from training.console import USER_ERRORS, fail
-from training.framework.run_files import CONFIG_FILE, METADATA_FILE, MODEL_FILE
 
-COPIED = (CONFIG_FILE, METADATA_FILE, "learning_curve.csv")
+COPIED = (CONFIG_FILE, METADATA_FILE, CURVE_FILE)
 
 
 def ship(run: Path, shipped: Path) -> int:
@@ -56,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
         size = ship(Path(args.run), Path(args.shipped))
     except USER_ERRORS as error:
         return fail(error)
-    print(f"{args.shipped}: model.zip of {size / 1e6:.2f} MB (policy weights, no optimizer moments)")
+    print(f"{args.shipped}: {MODEL_FILE} of {size / 1e6:.2f} MB (policy weights, no optimizer moments)")
     return 0
 
 

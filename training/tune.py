@@ -79,9 +79,7 @@ def trial_config(base: dict, values: dict, timesteps: int, evaluations: int) -> 
 
 def run_trial(base: dict, values: dict, timesteps: int, evaluations: int, report) -> float:
     """Train ``base`` with ``values`` for ``timesteps`` steps; the last evaluation's score."""
-    from training.pipelines.ppo.learner import (
-        PPO,
-    )  # torch and sb3: loaded when a trial runs, so --help and bad options answer at once
+    from training.pipelines.ppo.learner import PPO  # noqa: PLC0415 (torch and sb3 are slow to import: not for --help)
 
     config = trial_config(base, values, timesteps, evaluations)
     scores = []
@@ -109,7 +107,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     parser.add_argument("--out", help="output folder (default results/tune/<config name>)")
     args = parser.parse_args(argv)
     try:
-        import optuna
+        import optuna  # noqa: PLC0415 (Optuna is slow to import: --help need not wait)
 
         base = load_config(PPOConfig, args.config).to_dict()
         grid = parse_grid(args.grid) if args.grid else None

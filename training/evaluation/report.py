@@ -11,8 +11,6 @@ evaluation of a trained run against its config's opponents. The command line is
 from __future__ import annotations
 
 import csv
-import importlib.util
-import json
 import os
 import re
 import shutil
@@ -26,13 +24,12 @@ from itertools import combinations
 from pathlib import Path
 
 import numpy as np
-import yaml
 from tqdm import tqdm
 
 from agents.base import Agent
 from agents.registry import NETWORK_AGENTS, TURN_VALUE_AGENTS, parse_spec
+from agents.run_folder import CONFIG_FILE, EVALUATION_DIR, folder_of, read_config, run_loaders
 from agents.shipped import shipped_network
-from agents.trained import RUN_FILES, CheckpointError
 from envs.core import Game
 from training.evaluation.harness import (
     PairingResult,
@@ -45,7 +42,7 @@ from training.evaluation.harness import (
 )
 from training.framework.config import build_agent, make_checked_game
 from training.framework.paths import checkpoint_root, results_root
-from training.framework.run_files import CONFIG_FILE, EVALUATION_DIR, METADATA_FILE, new_report_dir
+from training.framework.run_files import new_report_dir
 from training.framework.schema import ConfigError
 from training.game_record import SUFFIX, record_of
 
@@ -55,21 +52,13 @@ PERCENTILES = (5, 25, 50, 75, 95)
 def latest_run(env: str) -> Path | None:
     """The most recently saved run of ``env`` under ``checkpoints/`` that an evaluation can play, if any.
 
-    A run counts by its checkpoint file (:data:`agents.trained.RUN_FILES`): ``model.zip``
+    A run counts by its checkpoint file (:func:`agents.run_folder.run_loaders`): ``model.zip``
     (PPO, expert iteration), ``value.pt`` (turn-value TD, for the games with a ``td``
     agent) and ``rllib_checkpoint.zip`` (RLlib, only where Ray is installed to play it).
     """
-    names = [name for name, kind in RUN_FILES.items() if _playable_here(env, kind)]
+    names = [loader.checkpoint for loader in run_loaders() if loader.plays(env)]
     runs = [path for name in names for path in (checkpoint_root() / env).glob(f"*/{name}")]
     return max(runs, key=lambda p: p.stat().st_mtime).parent if runs else None
-
-
-def _playable_here(env: str, kind: str) -> bool:
-    if kind == "td":
-        return env in TURN_VALUE_AGENTS
-    if kind == "rllib":
-        return importlib.util.find_spec("ray") is not None  # finds Ray without importing it
-    return True
 
 
 def trained_runs(env: str, specs: list[str]) -> list[Path]:
@@ -91,7 +80,7 @@ def trained_runs(env: str, specs: list[str]) -> list[Path]:
                 path = Path(str(options["path"])) if "path" in options else shipped_network(env, "td")
             else:
                 continue
-        folder = path if path.is_dir() else path.parent
+        folder = folder_of(path)
         if (folder / CONFIG_FILE).is_file() and folder not in runs:
             runs.append(folder)
     return runs
@@ -515,7 +504,7 @@ def evaluate_run(run_dir: Path, games: int | None = None, seed: int = 10_000, ca
     run's own table comes first, then every table of ``evaluation.tables`` (game options
     overriding the run's), each in its own subfolder.
     """
-    config = yaml.safe_load((run_dir / CONFIG_FILE).read_text())
+    config = read_config(run_dir)
     evaluation = config.get("evaluation") or {}
     specs = [candidate or str(run_dir), *evaluation.get("opponents", ["random"])]
     out = run_dir / EVALUATION_DIR
@@ -549,34 +538,6 @@ def evaluate_run(run_dir: Path, games: int | None = None, seed: int = 10_000, ca
     return report
 
 
-def run_config(checkpoint: Path) -> dict:
-    """The config a checkpoint (run folder or model .zip) was trained with; {} when there is none."""
-    path = (checkpoint if checkpoint.is_dir() else checkpoint.parent) / CONFIG_FILE
-    if not path.is_file():
-        return {}
-    try:
-        config = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as error:
-        raise CheckpointError(f"{path} is not valid YAML: {error}") from None
-    return config if isinstance(config, dict) else {}
-
-
-def check_run_metadata(checkpoint: Path) -> None:
-    """A ``CheckpointError`` when the run folder's ``metadata.json`` is there but unreadable:
-    a damaged run is named before its games are played, as ``--resume`` names it."""
-    path = (checkpoint if checkpoint.is_dir() else checkpoint.parent) / METADATA_FILE
-    if not path.is_file():
-        return
-    try:
-        metadata = json.loads(path.read_text())
-    except (ValueError, UnicodeDecodeError) as error:
-        raise CheckpointError(f"{path} is not valid JSON ({error}): the run folder is damaged") from None
-    if not isinstance(metadata, dict):
-        raise CheckpointError(
-            f"{path} holds a {type(metadata).__name__}, not a run's metadata: the run folder is damaged"
-        )
-
-
 def output_dir(out: str | None, overwrite: bool, checkpoint: Path | None, env: str) -> Path:
     """Where the report goes: ``--out`` (never over a report unless ``--overwrite``), else a new
     dated folder: in the run folder of ``checkpoint`` when it is one (it holds the run's
@@ -588,7 +549,7 @@ def output_dir(out: str | None, overwrite: bool, checkpoint: Path | None, env: s
                 f"{out_dir} already holds files (an earlier report?); choose another --out or pass --overwrite"
             )
         return out_dir
-    folder = None if checkpoint is None else checkpoint if checkpoint.is_dir() else checkpoint.parent
+    folder = None if checkpoint is None else folder_of(checkpoint)
     if folder is not None and (folder / CONFIG_FILE).is_file():
         return new_report_dir(folder, f"{EVALUATION_DIR}-")
     return new_report_dir(results_root() / env)

@@ -24,9 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agents.trained import CheckpointError
+from agents.run_folder import METADATA_FILE, CheckpointError
 from training.framework import run_files
-from training.framework.run_files import METADATA_FILE
 
 
 def commit_checkpoint(

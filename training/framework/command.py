@@ -3,7 +3,7 @@
     python training/train.py --env invers                      # PPO (configs/invers.yaml)
     python training/train_td.py --env inverted_dice            # turn-value TD (configs/inverted_dice_td.yaml)
     python training/expert_iteration.py --config configs/invers_distill.yaml
-    python training/train_rllib.py --env invers                # Ray RLlib (configs/invers.yaml)
+    python training/train_rllib.py --env invers                # Ray RLlib (configs/invers_rllib.yaml)
 
 Every one of them takes ``--env``, ``--config``, ``--resume RUN_DIR``, ``--seed``,
 ``--run-dir``, ``--eval-games``, ``--no-eval``, ``--no-progress`` and the overrides its
@@ -24,13 +24,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from agents.run_folder import CONFIG_FILE, METADATA_FILE
 from envs.registry import ENVS, make_game
 from training.console import USER_ERRORS, fail, interrupted, invocation
 from training.evaluation.report import evaluate_run
 from training.framework.config import RunConfig, build_agent, config_from_dict, load_config
 from training.framework.paths import checkpoint_root, config_path
 from training.framework.run import Pipeline, print_interrupted, run_training
-from training.framework.run_files import CONFIG_FILE, METADATA_FILE
 from training.framework.schema import ConfigError
 from training.framework.stop import TrainingInterrupted, stop_requested_by_signals
 
@@ -100,7 +100,7 @@ def check_args(pipeline: type[Pipeline], args: argparse.Namespace) -> None:
     if not (args.env or args.config or args.resume):
         raise ConfigError("give --env NAME, --config FILE or --resume RUN_DIR")
     if args.resume and args.config:
-        raise ConfigError("--resume continues a run with its own config.yaml; --config cannot be combined with it")
+        raise ConfigError(f"--resume continues a run with its own {CONFIG_FILE}; --config cannot be combined with it")
     if args.resume and args.run_dir:
         raise ConfigError("--resume continues the run in its own folder; --run-dir cannot be combined with it")
     for option in pipeline.overrides:
@@ -162,14 +162,15 @@ def resolve(pipeline: type[Pipeline], args: argparse.Namespace):
     )
     if checkpoint is not None and checkpoint.done >= getattr(config, pipeline.budget_key):
         raise ConfigError(
-            f"run {run_dir} already has {checkpoint.done} {pipeline.unit} (budget {getattr(config, pipeline.budget_key)}); "
-            f"ask for more with the budget option"
+            f"run {run_dir} already has {checkpoint.done} {pipeline.unit} "
+            f"(budget {getattr(config, pipeline.budget_key)}); ask for more with the budget option"
         )
     return config, run_dir, checkpoint
 
 
 def default_config(pipeline: type[Pipeline], env: str) -> Path:
-    """The pipeline's default config of ``env`` (``configs/<env>.yaml`` for PPO, ...), or a ConfigError saying why not."""
+    """The pipeline's default config of ``env`` (``configs/<env>.yaml`` for PPO, ...), or a
+    ConfigError saying why not."""
     if env not in ENVS:
         raise ConfigError(f"unknown env {env!r}; known envs: {', '.join(sorted(ENVS))}")
     path = config_path(pipeline.default_config.format(env=env))
@@ -240,7 +241,8 @@ def main(pipeline: type[Pipeline], argv: list[str] | None, prog: str | None, scr
 
 def closing_evaluation(learner: Pipeline, run_dir: Path, config: RunConfig, evaluate_command: str) -> int:
     print(
-        f"Closing evaluation, {config.evaluation.games} games per agent or pairing (--eval-games N shortens it, --no-eval skips it)"
+        f"Closing evaluation, {config.evaluation.games} games per agent or pairing "
+        "(--eval-games N shortens it, --no-eval skips it)"
     )
     try:
         evaluate_run(run_dir, games=config.evaluation.games, candidate=learner.agent_spec())

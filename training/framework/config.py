@@ -72,13 +72,11 @@ class EvaluationConfig:
 class LearningCurveConfig:
     """Periodic evaluation during training (see :mod:`training.framework.curve`)."""
 
-    every: int = setting(
-        0, integer(0)
-    )  #: units of the budget (steps, games, ...) between evaluations; 0 turns the curve off
+    #: units of the budget (steps, games, ...) between evaluations; 0 turns the curve off
+    every: int = setting(0, integer(0))
     games: int = setting(200, integer(1))  #: games per evaluation, on the same seeds every time
-    reference: str = setting(
-        "heuristic", TEXT
-    )  #: the agent spec measured against (solitaire: same dice; else the opponent)
+    #: the agent spec measured against (solitaire: same dice; else the opponent)
+    reference: str = setting("heuristic", TEXT)
     seed: int = setting(20_000, integer(0))  #: first seed of the fixed evaluation games
 
 
@@ -90,6 +88,8 @@ class RunConfig:
     env: str = setting(None, TEXT)  #: a name of ``envs/registry.py`` (checked first, with the list of known envs)
     env_kwargs: dict[str, Any] = setting({}, MAPPING)  #: the game's options, checked against the game
     seed: int = setting(0, integer(0))
+    #: torch's intra-op threads; one is fastest for small MLPs and on a shared machine
+    torch_threads: int = setting(1, integer(1))
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -25,12 +25,11 @@ import numpy as np
 
 from agents.base import Agent
 from agents.registry import make_agent
+from agents.run_folder import CURVE_FILE, CURVE_PICTURE_FILE
 from envs.core import Game
 from training.evaluation.harness import evaluate_pairing, evaluate_solitaire, mean_ci
 from training.framework.config import LearningCurveConfig
 
-CURVE_FILE = "learning_curve.csv"
-PICTURE_FILE = "learning_curve.png"
 #: Random plies opening each curve game of several players (independent games between deterministic agents).
 OPENING_PLIES = 2
 
@@ -126,7 +125,10 @@ class LearningCurve:
 def summary(row: dict) -> str:
     """A curve row in a few words, for the progress lines."""
     if "mean_score" in row:
-        return f"{row['mean_score']:.1f} vs {row['reference_mean']:.1f} ({row['diff_vs_reference']:+.1f} ± {row['diff_ci95_half_width']:.1f})"
+        return (
+            f"{row['mean_score']:.1f} vs {row['reference_mean']:.1f} "
+            f"({row['diff_vs_reference']:+.1f} ± {row['diff_ci95_half_width']:.1f})"
+        )
     return f"win rate {row['win_rate']:.3f} [{row['win_ci95_low']:.3f}, {row['win_ci95_high']:.3f}]"
 
 
@@ -135,10 +137,10 @@ def draw(run_dir: Path, reference: str) -> Path | None:
     path = run_dir / CURVE_FILE
     if not path.is_file():
         return None
-    import matplotlib
+    import matplotlib  # noqa: PLC0415 (matplotlib takes a second to import; only the closing figure needs it)
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # noqa: PLC0415 (as matplotlib, and after its backend is chosen)
 
     with path.open() as handle:
         reader = csv.DictReader(handle)
@@ -167,7 +169,7 @@ def draw(run_dir: Path, reference: str) -> Path | None:
     ax.legend()
     ax.grid(alpha=0.3)
     fig.tight_layout()
-    picture = run_dir / PICTURE_FILE
+    picture = run_dir / CURVE_PICTURE_FILE
     fig.savefig(picture, dpi=100)
     plt.close(fig)
     return picture

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from training.framework.run_files import TENSORBOARD_DIR
+from agents.run_folder import TENSORBOARD_DIR
 
 
 class MetricsSink:

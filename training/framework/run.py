@@ -44,9 +44,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+import torch
 import yaml
 
 from agents.base import Agent
+from agents.run_folder import CONFIG_FILE, METADATA_FILE, TRAINING_STATE_FILE
 from envs.registry import make_game
 from training.framework import metadata as run_metadata
 from training.framework import rng
@@ -55,7 +57,7 @@ from training.framework.config import RunConfig
 from training.framework.curve import LearningCurve, draw, summary
 from training.framework.metrics import MetricsSink
 from training.framework.progress import StoppedDuringPreparation
-from training.framework.run_files import CONFIG_FILE, METADATA_FILE, TRAINING_STATE_FILE, write_text_atomic
+from training.framework.run_files import write_text_atomic
 from training.framework.stop import StopRequest, TrainingInterrupted, stop_requested_by_signals
 
 
@@ -190,8 +192,15 @@ class Pipeline(abc.ABC):
 
     def __init__(self, config: RunConfig, run_dir: Path, checkpoint: Checkpoint | None):
         """Build the learner; with ``checkpoint``, load its files (the framework then calls
-        :meth:`load_state_dict` with the rest). Writes nothing."""
+        :meth:`load_state_dict` with the rest). Writes nothing.
+
+        A subclass calls this first: it sets torch's threads and seed (the network's initial
+        weights come from it) and makes the configured game, ``self.game``.
+        """
         self.config, self.run_dir = config, run_dir
+        torch.set_num_threads(config.torch_threads)
+        torch.manual_seed(config.seed)
+        self.game = make_game(config.env, **config.env_kwargs)
 
     @classmethod
     def fit_to_budget(cls, config: RunConfig, planned: int, overridden: set[str]) -> str | None:
@@ -271,7 +280,8 @@ class Pipeline(abc.ABC):
     # -- facts for the run's records --------------------------------------------------------------
 
     def timing(self, wall_s: float) -> str:
-        """Where a session's ``wall_s`` seconds went, when the pipeline knows more than the total (e.g. a warm start)."""
+        """Where a session's ``wall_s`` seconds went, when the pipeline knows more than the total
+        (e.g. a warm start)."""
         return ""
 
     def metadata(self) -> dict[str, Any]:

@@ -1,9 +1,10 @@
-"""The layout of a run folder, ``checkpoints/<env>/<run>/``, and how its files are written.
+"""How a run folder's files are written: atomically, and checked by their SHA-256.
 
 Every file is written to ``<name>.partial`` and then renamed into place, so a reader (or
 a run killed at any moment, ``SIGKILL`` included) never sees half a file. A checkpoint
 is several files (model, reward statistics, training state) that must belong together;
-:mod:`training.pipelines.ppo.checkpoint` commits them as a set with ``metadata.json``.
+:mod:`training.framework.checkpoint` commits them as a set with ``metadata.json``. The
+files' names, and how a run folder is read, are :mod:`agents.run_folder`'s.
 """
 
 from __future__ import annotations
@@ -14,14 +15,6 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-CONFIG_FILE = "config.yaml"  #: the resolved config the run trains with
-METADATA_FILE = "metadata.json"  #: seed, steps, wall time, versions, and the last checkpoint's record
-MODEL_FILE = "model.zip"  #: the MaskablePPO model (SB3's format), latest checkpoint
-REWARD_STATS_FILE = "vecnormalize.pkl"  #: VecNormalize reward statistics, when ``normalize_reward``
-TRAINING_STATE_FILE = "training_state.pkl"  #: RNG states, env generators, self-play pool
-DEMONSTRATIONS_FILE = "demonstrations.pt"  #: a warm start's teacher demonstrations, for the guide loss after a resume
-TENSORBOARD_DIR = "tensorboard"
-EVALUATION_DIR = "evaluation"  #: the closing evaluation's report
 PARTIAL_SUFFIX = ".partial"
 
 

@@ -38,8 +38,8 @@ from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from agents.run_folder import CheckpointError
 from agents.solution_cache import CacheError
-from agents.trained import CheckpointError
 from envs.core import IllegalActionError
 from training import game_record
 from training.framework.config import build_agent

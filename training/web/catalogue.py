@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from agents.registry import NETWORK_AGENTS, TURN_VALUE_AGENTS, bot_names
+from agents.run_folder import holds_trained_agent
 from agents.shipped import shipped_envs
-from agents.trained import RUN_FILES
 from envs.games.lost_dice_faces import VARIANTS
 from envs.games.roll_five import MODES
 from envs.registry import ENVS, make_game
@@ -81,11 +81,7 @@ class Catalogue:
         root = self.checkpoints / env
         if not root.is_dir():
             return {}
-        return {
-            folder.name: folder
-            for folder in root.iterdir()
-            if folder.is_dir() and any((folder / name).is_file() for name in RUN_FILES)
-        }
+        return {folder.name: folder for folder in root.iterdir() if folder.is_dir() and holds_trained_agent(folder)}
 
     def agent_spec(self, env: str, choice: Any) -> str:
         """The agent spec behind a choice from :meth:`agents` (``human`` stays ``human``), or ConfigError."""

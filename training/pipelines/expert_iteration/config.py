@@ -1,6 +1,7 @@
-"""The expert-iteration pipeline's config schema (``configs/<env>_expert_iteration.yaml``, ``configs/invers_distill.yaml``).
+"""The expert-iteration pipeline's config schema.
 
-Every key is documented beside its field; :mod:`training.pipelines.expert_iteration.learner`
+Its configs are ``configs/<env>_expert_iteration.yaml`` and ``configs/invers_distill.yaml``;
+every key is documented beside its field; :mod:`training.pipelines.expert_iteration.learner`
 describes the method.
 """
 
@@ -23,45 +24,39 @@ from training.framework.schema import (
     setting,
     table,
 )
-from training.pipelines.ppo.config import POLICY_SETTINGS
+from training.pipelines.network import POLICY_SETTINGS
 
 
 @dataclass
 class ExpertIterationConfig(RunConfig):
-    init: str | None = setting(
-        None, OPTIONAL_TEXT
-    )  #: run directory or .zip to start from (e.g. a PPO run); null: a fresh network
+    #: run directory or .zip to start from (e.g. a PPO run); null: a fresh network
+    init: str | None = setting(None, OPTIONAL_TEXT)
     policy_kwargs: dict[str, Any] = setting(
         {"net_arch": [256, 256], "activation_fn": "relu"}, table(POLICY_SETTINGS, "policy_kwargs")
     )
     generations: int = setting(50, integer(1))  #: the budget
-    max_minutes: float | None = setting(
-        None, optional(number(above=0))
-    )  #: stop after the generation that passes this wall time
+    #: stop after the generation that passes this wall time
+    max_minutes: float | None = setting(None, optional(number(above=0)))
     games_per_generation: int = setting(40, integer(1))
     search_depth: int = setting(2, integer(1))  #: plies the learner searches while playing (every root move exact)
     random_opening_plies: int = setting(2, integer(0))
-    explore_plies: int = setting(
-        8, integer(0)
-    )  #: the learner samples its moves (softmax of search values) until this ply
+    #: the learner samples its moves (softmax of search values) until this ply
+    explore_plies: int = setting(8, integer(0))
     explore_temperature: float = setting(0.1, number(above=0))
     pool: list[str] = setting(["search:depth=1", "search:depth=2"], AGENT_SPECS)  #: fixed opponents
-    imitate_pool: bool = setting(
-        True, BOOL
-    )  #: also learn from the fixed bots' positions (their move, their seat's outcome)
+    #: also learn from the fixed bots' positions (their move, their seat's outcome)
+    imitate_pool: bool = setting(True, BOOL)
     #: share of games between two bots of the pool, without the learner (both seats imitated:
     #: games between strong players whose outcomes say more about positions than a
     #: beginner's losses do)
     bot_game_weight: float = setting(0.0, number(0, 1))
     self_play_weight: float = setting(0.4, number(0, 1))  #: share of (the other) games against the learner itself
-    snapshot_weight: float = setting(
-        0.2, number(0, 1)
-    )  #: share of games against a frozen earlier generation (when there is one)
+    #: share of games against a frozen earlier generation (when there is one)
+    snapshot_weight: float = setting(0.2, number(0, 1))
     max_snapshots: int = setting(5, integer(1))
     policy_temperature: float = setting(0.1, number(above=0))  #: softness of the policy target over search values
-    value_mix: float = setting(
-        0.5, number(0, 1)
-    )  #: weight of the search value (vs the game's outcome) in the value target
+    #: weight of the search value (vs the game's outcome) in the value target
+    value_mix: float = setting(0.5, number(0, 1))
     buffer_size: int = setting(100_000, integer(1))
     batch_size: int = setting(256, integer(1))
     sample_reuse: float = setting(4.0, number(above=0))  #: gradient samples per new position each generation
@@ -90,5 +85,6 @@ class ExpertIterationConfig(RunConfig):
             )
         if self.self_play_weight + self.snapshot_weight > 1.0:
             raise ConfigError(
-                f"self_play_weight + snapshot_weight must be at most 1, got {self.self_play_weight + self.snapshot_weight}"
+                "self_play_weight + snapshot_weight must be at most 1, "
+                f"got {self.self_play_weight + self.snapshot_weight}"
             )

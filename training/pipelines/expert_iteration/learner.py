@@ -58,14 +58,13 @@ import torch
 from agents.base import Agent
 from agents.network import PolicyValueNetwork
 from agents.registry import make_agent
+from agents.run_folder import MODEL_FILE
 from agents.trained import PolicyAgent, load_model
-from envs.registry import get_entry, make_game
 from training.framework.checkpoint import Checkpoint
 from training.framework.run import Override, Pipeline
-from training.framework.run_files import MODEL_FILE
 from training.pipelines.expert_iteration.config import ExpertIterationConfig
 from training.pipelines.expert_iteration.play import Learner, learner_targets, play_training_game
-from training.pipelines.ppo.vector import policy_kwargs
+from training.pipelines.network import build_policy, save_policy
 from training.teacher.labels import TeacherLabels, teacher_targets
 from training.teacher.loss import soft_target_cross_entropy
 from training.teacher.symmetry import symmetry_maps, turned
@@ -85,24 +84,13 @@ class ExpertIteration(Pipeline):
     )
 
     def __init__(self, config: ExpertIterationConfig, run_dir: Path, checkpoint: Checkpoint | None = None):
-        from sb3_contrib import MaskablePPO  # sb3 takes seconds to import
-
         super().__init__(config, run_dir, checkpoint)
-        torch.set_num_threads(1)
-        self.game = make_game(config.env, **config.env_kwargs)
         self.rng = np.random.default_rng(config.seed)
-        torch.manual_seed(config.seed)
         start = checkpoint.files[MODEL_FILE] if checkpoint is not None else config.init
         if start is not None:
-            self.model = load_model(start, self.game)
+            self.policy = load_model(start, self.game).policy
         else:
-            import gymnasium
-
-            env = gymnasium.make(get_entry(config.env).gym_id, **config.env_kwargs)
-            self.model = MaskablePPO(
-                "MlpPolicy", env, seed=config.seed, device="cpu", policy_kwargs=policy_kwargs(config.policy_kwargs)
-            )
-        self.policy = self.model.policy
+            self.policy = build_policy(self.game, config.policy_kwargs, config.seed)
         self.network = PolicyValueNetwork(self.policy)
         self.optimizer = torch.optim.Adam(
             self.policy.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
@@ -289,7 +277,7 @@ class ExpertIteration(Pipeline):
         }
 
     def checkpoint_files(self):
-        return {MODEL_FILE: self.model.save}
+        return {MODEL_FILE: lambda name: save_policy(name, self.policy, self.config.seed)}
 
     def close(self) -> None:
         if self.teacher is not None:

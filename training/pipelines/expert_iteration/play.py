@@ -1,4 +1,5 @@
-"""Expert iteration's games: the learner (a network inside the search) and the bots, and the targets their positions get."""
+"""Expert iteration's games: the learner (a network inside the search) and the bots, and the targets
+their positions get."""
 
 from __future__ import annotations
 

@@ -18,9 +18,8 @@ from collections.abc import Callable
 
 from stable_baselines3.common.vec_env import VecNormalize
 
-from agents.trained import CheckpointError
+from agents.run_folder import MODEL_FILE, REWARD_STATS_FILE, CheckpointError
 from training.framework.checkpoint import Checkpoint
-from training.framework.run_files import MODEL_FILE, REWARD_STATS_FILE
 
 
 def checkpoint_files(model, reward_normalizer) -> dict[str, Callable[[str], None]]:
@@ -43,7 +42,8 @@ def load_reward_normalizer(checkpoint: Checkpoint, venv):
     """The saved VecNormalize statistics around ``venv``."""
     if REWARD_STATS_FILE not in checkpoint.files:
         raise CheckpointError(
-            f"cannot resume: the checkpoint of {checkpoint.run_dir} has no {REWARD_STATS_FILE} (normalize_reward changed?)"
+            f"cannot resume: the checkpoint of {checkpoint.run_dir} has no {REWARD_STATS_FILE} "
+            "(normalize_reward changed?)"
         )
     try:
         return VecNormalize.load(str(checkpoint.files[REWARD_STATS_FILE]), venv)

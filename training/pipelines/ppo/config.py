@@ -1,9 +1,10 @@
 """The PPO pipeline's config schema: ``configs/<env>.yaml``, the single source of its hyperparameters.
 
 Every key is a declared field with its check (:mod:`training.framework.schema`); ``ppo``
-and ``policy_kwargs`` have a table of the keys they accept (MaskablePPO's arguments and
-the policy network's settings), and :meth:`PPOConfig.check` holds the rules that tie
-keys together (players and opponents, self-play, full minibatches).
+and ``policy_kwargs`` have a table of the keys they accept (MaskablePPO's arguments, and
+the policy network's settings: :mod:`training.pipelines.network`), and
+:meth:`PPOConfig.check` holds the rules that tie keys together (players and opponents,
+self-play, full minibatches).
 """
 
 from __future__ import annotations
@@ -12,12 +13,12 @@ import inspect
 from dataclasses import dataclass
 from typing import Any
 
+from envs.aec import REWARD_MODES
 from envs.core import Game
 from training.framework.config import EvaluationConfig, LearningCurveConfig, RunConfig
 from training.framework.schema import (
     AGENT_SPECS,
     BOOL,
-    NET_ARCH,
     OPTIONAL_TEXT,
     TEXT,
     Check,
@@ -30,9 +31,7 @@ from training.framework.schema import (
     setting,
     table,
 )
-
-#: ``policy_kwargs.activation_fn`` names accepted in configs.
-ACTIVATIONS = ("tanh", "relu", "elu", "gelu")
+from training.pipelines.network import POLICY_SETTINGS
 
 #: MaskablePPO arguments a config may set, and what each must be.
 PPO_SETTINGS: dict[str, Check] = {
@@ -52,14 +51,6 @@ PPO_SETTINGS: dict[str, Check] = {
     "stats_window_size": integer(1),
 }
 
-#: Policy network settings a config may set (``activation_fn`` by name, see ``training/pipelines/ppo/vector.py``).
-POLICY_SETTINGS: dict[str, Check] = {
-    "net_arch": NET_ARCH,
-    "activation_fn": one_of(*ACTIVATIONS),
-    "ortho_init": BOOL,
-    "share_features_extractor": BOOL,
-}
-
 
 @dataclass
 class SelfPlayConfig:
@@ -69,9 +60,8 @@ class SelfPlayConfig:
     pool: list[str] = setting(["random"], AGENT_SPECS)  #: fixed members (agent specs)
     snapshot_every: int = setting(50_000, integer(1))  #: learner steps between frozen snapshots added to the pool
     max_snapshots: int = setting(5, integer(1))  #: the oldest snapshot leaves the pool beyond this many
-    snapshot_weight: float = setting(
-        0.5, number(0, 1)
-    )  #: probability that an episode's opponent is a snapshot (when any exist)
+    #: probability that an episode's opponent is a snapshot (when any exist)
+    snapshot_weight: float = setting(0.5, number(0, 1))
 
 
 @dataclass
@@ -85,16 +75,14 @@ class WarmStartConfig:
     batch_size: int = setting(512, integer(1))
     learning_rate: float = setting(0.001, number(above=0))  #: of behaviour cloning (PPO keeps its own)
     value_coef: float = setting(0.5, number(minimum=0))  #: weight of the critic's loss on the teacher's returns
-    guide_coef: float = setting(
-        1.0, number(minimum=0)
-    )  #: initial weight of the cross-entropy towards the teacher during PPO
+    #: initial weight of the cross-entropy towards the teacher during PPO
+    guide_coef: float = setting(1.0, number(minimum=0))
     guide_decay_steps: int = setting(1_000_000, integer(1))  #: PPO steps over which that weight falls linearly to 0
     #: above 0: the teacher values every move (a search) and is imitated through the softmax
     #: of its values at this temperature; 0: through the move it plays
     temperature: float = setting(0.0, number(minimum=0))
-    label_with: str | None = setting(
-        None, OPTIONAL_TEXT
-    )  #: with temperature > 0: the search whose move values label the decisions (null: the teacher)
+    #: with temperature > 0: the search whose move values label the decisions (null: the teacher)
+    label_with: str | None = setting(None, OPTIONAL_TEXT)
     workers: int = setting(1, integer(1))  #: processes labelling the decisions (temperature > 0)
 
 
@@ -107,22 +95,17 @@ class PPOConfig(RunConfig):
     #: stepped one by one without wrappers (training/pipelines/ppo/game_vec_env.py);
     #: "dummy": SB3's DummyVecEnv over gymnasium.make and Monitor; "subproc": one process per env
     vec_env: str = setting("game", one_of("batched", "game", "dummy", "subproc"))
-    torch_threads: int = setting(
-        1, integer(1)
-    )  #: intra-op threads; one is fastest for small MLPs and on a shared machine
-    normalize_reward: bool = setting(
-        True, BOOL
-    )  #: running reward scaling (VecNormalize); observations are already in [0, 1]
+    #: running reward scaling (VecNormalize); observations are already in [0, 1]
+    normalize_reward: bool = setting(True, BOOL)
     #: the learner's reward: "score" (points as they are gained), "margin" (the change of its
     #: lead over the best other player) or "win" (+1/-1/0 at the end);
     #: empty: the env's default for the player count (evaluation always counts wins)
-    reward_mode: str = setting("", one_of("", "score", "margin", "win"))
+    reward_mode: str = setting("", one_of("", *REWARD_MODES))
     opponents: list[str] = setting(["random"], AGENT_SPECS)  #: other seats, when self-play is off
     policy_kwargs: dict[str, Any] = setting({}, table(POLICY_SETTINGS, "policy_kwargs"))
     ppo: dict[str, Any] = setting({}, table(PPO_SETTINGS, "ppo"))
-    checkpoint_every: int = setting(
-        100_000, integer(1)
-    )  #: timesteps between checkpoints (see training/framework/checkpoint.py)
+    #: timesteps between checkpoints (see training/framework/checkpoint.py)
+    checkpoint_every: int = setting(100_000, integer(1))
     evaluation: EvaluationConfig = section(EvaluationConfig)
     self_play: SelfPlayConfig = section(SelfPlayConfig)
     warm_start: WarmStartConfig = section(WarmStartConfig)
@@ -154,7 +137,7 @@ class PPOConfig(RunConfig):
 
     def _check_rollout(self) -> None:
         """Every PPO mini-batch full: ``batch_size`` divides a rollout of ``n_steps x n_envs`` steps."""
-        from sb3_contrib import MaskablePPO  # only for its defaults; sb3 takes seconds to import
+        from sb3_contrib import MaskablePPO  # noqa: PLC0415 (only for its defaults; sb3 takes seconds to import)
 
         defaults = inspect.signature(MaskablePPO.__init__).parameters
         n_steps = self.ppo.get("n_steps", defaults["n_steps"].default)
@@ -162,6 +145,6 @@ class PPOConfig(RunConfig):
         rollout = n_steps * self.n_envs
         if rollout % batch_size:
             raise ConfigError(
-                f"ppo.batch_size ({batch_size}) must divide the rollout of ppo.n_steps x n_envs = {n_steps} x {self.n_envs} = "
-                f"{rollout} steps, so that every mini-batch is full"
+                f"ppo.batch_size ({batch_size}) must divide the rollout of ppo.n_steps x n_envs = "
+                f"{n_steps} x {self.n_envs} = {rollout} steps, so that every mini-batch is full"
             )

@@ -14,18 +14,17 @@ import math
 from pathlib import Path
 from typing import Any
 
-import torch
 from stable_baselines3.common.logger import Logger
 
-from agents.trained import CheckpointError, PolicyAgent
-from envs.registry import make_game
+from agents.run_folder import MODEL_FILE, CheckpointError
+from agents.trained import PolicyAgent
 from training.framework.checkpoint import Checkpoint
 from training.framework.run import Override, Pipeline, Session
-from training.framework.run_files import MODEL_FILE
+from training.pipelines.network import policy_kwargs
 from training.pipelines.ppo import checkpoint as ppo_checkpoint
 from training.pipelines.ppo.callbacks import RunCallback, SinkOutput
 from training.pipelines.ppo.config import PPOConfig
-from training.pipelines.ppo.vector import make_training_env, policy_kwargs
+from training.pipelines.ppo.vector import make_training_env
 from training.pipelines.ppo.warm_start import TeacherGuidedPPO, resume_guide, warm_start
 
 
@@ -74,8 +73,6 @@ class PPO(Pipeline):
         self.resumed = checkpoint is not None
         self.warm_started = False
         self.warm_start_summary = None
-        self.game = make_game(config.env, **config.env_kwargs)
-        torch.set_num_threads(config.torch_threads)
         self.venv, self.self_play = make_training_env(config, seed=checkpoint is None)
         if checkpoint is not None:
             if config.normalize_reward:

@@ -3,8 +3,9 @@ the other seats, episode statistics and optional reward scaling.
 
 ``vec_env``: ``batched`` (:class:`training.pipelines.ppo.batched_vec_env.BatchedVecEnv`, the
 native batched env: all games in one call), ``game``
-(:class:`training.pipelines.ppo.game_vec_env.GameVecEnv`, one process, no wrappers), ``dummy`` (SB3's DummyVecEnv over ``gymnasium.make`` and Monitor, one
-process) or ``subproc`` (one process per env)."""
+(:class:`training.pipelines.ppo.game_vec_env.GameVecEnv`, one process, no wrappers),
+``dummy`` (SB3's DummyVecEnv over ``gymnasium.make`` and Monitor, one process) or
+``subproc`` (one process per env)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ import signal
 from typing import Any
 
 import gymnasium
-import torch
 from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecNormalize
@@ -21,20 +21,9 @@ from envs.batched.vector_env import BatchedVectorEnv
 from envs.registry import get_entry, make_game
 from training.framework.config import build_agent
 from training.pipelines.ppo.batched_vec_env import BatchedVecEnv
-from training.pipelines.ppo.config import ACTIVATIONS, PPOConfig
+from training.pipelines.ppo.config import PPOConfig
 from training.pipelines.ppo.game_vec_env import GameVecEnv
 from training.pipelines.ppo.self_play import SelfPlay
-
-_ACTIVATION_MODULES = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU, "elu": torch.nn.ELU, "gelu": torch.nn.GELU}
-assert set(_ACTIVATION_MODULES) == set(ACTIVATIONS)
-
-
-def policy_kwargs(config_kwargs: dict[str, Any]) -> dict[str, Any]:
-    """The config's ``policy_kwargs`` with the activation name turned into its torch class."""
-    kwargs = dict(config_kwargs)
-    if "activation_fn" in kwargs:
-        kwargs["activation_fn"] = _ACTIVATION_MODULES[kwargs["activation_fn"]]
-    return kwargs
 
 
 def make_training_env(config: PPOConfig, seed: bool = True) -> tuple[VecEnv, Any]:

@@ -43,9 +43,10 @@ from sb3_contrib.common.maskable.utils import get_action_masks
 from stable_baselines3.common.vec_env import VecEnv, VecNormalize
 
 from agents.registry import make_agent
+from agents.run_folder import DEMONSTRATIONS_FILE
 from envs.core import Game
 from training.framework.progress import Progress
-from training.framework.run_files import DEMONSTRATIONS_FILE, write_atomic
+from training.framework.run_files import write_atomic
 from training.framework.schema import ConfigError
 from training.teacher.labels import TeacherLabels, teacher_targets
 from training.teacher.loss import soft_target_cross_entropy

@@ -17,7 +17,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from agents.rllib import CHECKPOINT_FILE, SHARED_POLICY
+from agents.rllib import SHARED_POLICY
+from agents.run_folder import RLLIB_CHECKPOINT_FILE
 from training.framework.checkpoint import Checkpoint
 from training.framework.run import Override, Pipeline
 from training.framework.schema import ConfigError
@@ -34,19 +35,22 @@ def shared_policy(agent_id, episode, **kwargs) -> str:
 
 
 def build_config(config: RLlibConfig):
-    """RLlib's ``PPOConfig``: the env's game options, network and PPO hyperparameters in RLlib's names, masked self-play."""
-    from ray.rllib.algorithms.ppo import PPOConfig
-    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
-    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+    """RLlib's ``PPOConfig``: the env's game options, network and PPO hyperparameters in RLlib's
+    names, masked self-play."""
+    from ray.rllib.algorithms.ppo import PPOConfig  # noqa: PLC0415 (Ray: an optional extra, slow to import)
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec  # noqa: PLC0415 (Ray, as above)
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec  # noqa: PLC0415 (Ray, as above)
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import (  # noqa: PLC0415 (Ray, as above)
+        ActionMaskingTorchRLModule,
+    )
 
-    from envs.integrations.rllib import register_envs, rllib_env_name  # imports Ray, an optional extra
+    from envs.integrations.rllib import register_envs, rllib_env_name  # noqa: PLC0415 (imports Ray, as above)
 
     register_envs()
     ppo = config.ppo
     hidden = list(config.policy_kwargs.get("net_arch", [64, 64]))
     activation = ACTIVATIONS[config.policy_kwargs.get("activation_fn", "tanh")]  # sb3's default activation is tanh
-    batch = config.rollout_steps or ppo.get("n_steps", 2048) * config.n_envs
+    batch = config.rollout_steps
     env_config = {**config.env_kwargs, **({"reward_mode": config.reward_mode} if config.reward_mode else {})}
     return (
         PPOConfig()
@@ -92,8 +96,8 @@ class RLlib(Pipeline):
     schema = RLlibConfig
     unit = "iterations"
     budget_key = "iterations"
-    default_config = "{env}"
-    checkpoint_required = (CHECKPOINT_FILE,)
+    default_config = "{env}_rllib"
+    checkpoint_required = (RLLIB_CHECKPOINT_FILE,)
     overrides = (
         Override("iterations", "iterations", int, "PPO iterations (one train batch each)"),
         Override("workers", "workers", int, "env runners, one CPU each", positive=False),
@@ -105,17 +109,14 @@ class RLlib(Pipeline):
     def check_installed(cls) -> None:
         if importlib.util.find_spec("ray") is None:  # finds Ray without importing it (slow)
             raise ConfigError(
-                'training with RLlib needs Ray RLlib, which is not installed here; install it with pip install -e ".[rllib]" '
-                '(or "ray[rllib]>=2.60,<3")'
+                "training with RLlib needs Ray RLlib, which is not installed here; "
+                'install it with pip install -e ".[rllib]" (or "ray[rllib]>=2.60,<3")'
             )
 
     def __init__(self, config: RLlibConfig, run_dir: Path, checkpoint: Checkpoint | None):
-        import ray  # Ray is an optional extra: pip install -e ".[rllib]"
+        import ray  # noqa: PLC0415 (Ray is an optional extra: pip install -e ".[rllib]")
 
         super().__init__(config, run_dir, checkpoint)
-        unused = config.unused_keys()
-        if unused:
-            print(f"RLlib: the sb3 pipeline's {', '.join(unused)} are not used here (every seat is the shared policy)")
         if config.address:
             ray.init(address=config.address)
         else:
@@ -124,17 +125,13 @@ class RLlib(Pipeline):
         self.iterations = 0
         if checkpoint is not None:
             with tempfile.TemporaryDirectory() as folder:
-                with zipfile.ZipFile(checkpoint.files[CHECKPOINT_FILE]) as archive:
+                with zipfile.ZipFile(checkpoint.files[RLLIB_CHECKPOINT_FILE]) as archive:
                     archive.extractall(folder)
                 try:
                     self.algo.restore_from_path(folder)
                 except Exception as error:  # Ray raises many types for a foreign or damaged checkpoint
-                    raise checkpoint.unusable(CHECKPOINT_FILE, error) from None
+                    raise checkpoint.unusable(RLLIB_CHECKPOINT_FILE, error) from None
             self.iterations = checkpoint.done
-
-    @property
-    def checkpoint_every(self) -> int:
-        return self.config.checkpoint_iterations
 
     @property
     def done(self) -> int:
@@ -152,7 +149,7 @@ class RLlib(Pipeline):
         }
 
     def checkpoint_files(self):
-        return {CHECKPOINT_FILE: self._write_checkpoint}
+        return {RLLIB_CHECKPOINT_FILE: self._write_checkpoint}
 
     def _write_checkpoint(self, filename: str) -> None:
         with tempfile.TemporaryDirectory() as folder:
@@ -161,7 +158,7 @@ class RLlib(Pipeline):
             shutil.move(archive, filename)
 
     def close(self) -> None:
-        import ray
+        import ray  # noqa: PLC0415 (Ray is an optional extra, loaded by __init__ already)
 
         self.algo.stop()
         ray.shutdown()

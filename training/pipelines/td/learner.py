@@ -35,9 +35,9 @@ import numpy as np
 import torch
 
 from agents.registry import make_agent
-from agents.turn_value import VALUE_FILE, TurnValueAgent, TurnValueNet, save_turn_value
+from agents.run_folder import VALUE_FILE
+from agents.turn_value import TurnValueAgent, TurnValueNet, save_turn_value
 from envs.core import Game
-from envs.registry import make_game
 from training.framework.checkpoint import Checkpoint
 from training.framework.run import Override, Pipeline, Session
 from training.pipelines.td.config import TDConfig, td_agent_class
@@ -135,9 +135,6 @@ class TurnValueTD(Pipeline):
 
     def __init__(self, config: TDConfig, run_dir: Path, checkpoint: Checkpoint | None):
         super().__init__(config, run_dir, checkpoint)
-        torch.manual_seed(config.seed)  # first: the network's initial weights come from it
-        torch.set_num_threads(1)
-        self.game = make_game(config.env, **config.env_kwargs)
         self.agent_class = td_agent_class(config.env)
         self.net = TurnValueNet(self.agent_class.num_features, tuple(config.hidden), baseline=self.agent_class.baseline)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.learning_rate)
@@ -226,7 +223,7 @@ class TurnValueTD(Pipeline):
         estimated = sum(len(v) for _, v in estimates)
         also = f" and {estimated} of the teacher's own sheet values" if estimated else ""
         print(
-            f"Warm start: {settings.games} {settings.teacher} games, {sum(len(t) for _, t in turns)} turns{also}, mean return "
-            f"{float(np.mean([t[0] for _, t in turns])):.1f}, {updates} updates, loss {loss:.4f}",
+            f"Warm start: {settings.games} {settings.teacher} games, {sum(len(t) for _, t in turns)} turns{also}, "
+            f"mean return {float(np.mean([t[0] for _, t in turns])):.1f}, {updates} updates, loss {loss:.4f}",
             flush=True,
         )

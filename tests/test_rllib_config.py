@@ -1,0 +1,57 @@
+"""The RLlib pipeline's own config schema, checked without Ray: each env's default config, the keys it refuses,
+and ``train_rllib.py --env <env>`` resolving to it."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from envs.registry import ENVS
+from training.framework.command import default_config, parse_args, resolve
+from training.framework.config import config_from_dict, load_config
+from training.framework.schema import ConfigError
+from training.pipelines.ppo.config import PPOConfig
+from training.pipelines.ppo.learner import PPO
+from training.pipelines.rllib.config import PPO_SETTINGS, RLlibConfig
+from training.pipelines.rllib.learner import RLlib
+
+
+@pytest.mark.parametrize("env", list(ENVS))
+def test_every_env_s_default_config_has_its_ppo_config_s_game_network_and_hyperparameters(env):
+    config = load_config(RLlibConfig, default_config(RLlib, env))
+    ppo = load_config(PPOConfig, default_config(PPO, env))
+    assert (config.env, config.env_kwargs, config.seed, config.reward_mode) == (
+        ppo.env,
+        ppo.env_kwargs,
+        ppo.seed,
+        ppo.reward_mode,
+    )
+    assert config.policy_kwargs == ppo.policy_kwargs and config.evaluation == ppo.evaluation
+    assert config.ppo == {key: value for key, value in ppo.ppo.items() if key in PPO_SETTINGS}
+    assert config.rollout_steps == ppo.ppo["n_steps"] * ppo.n_envs  # the PPO pipeline's rollout
+
+
+@pytest.mark.parametrize(
+    "key, value, named",
+    [
+        ("n_envs", 8, "unknown key(s) ['n_envs']"),
+        ("warm_start", {"enabled": True}, "unknown key(s) ['warm_start']"),
+        ("checkpoint_iterations", 1, "unknown key(s) ['checkpoint_iterations']"),
+        ("ppo", {"n_steps": 256}, "unknown ppo key(s) ['n_steps']"),
+        ("policy_kwargs", {"ortho_init": False}, "unknown policy_kwargs key(s) ['ortho_init']"),
+        ("policy_kwargs", {"net_arch": {"pi": [8], "vf": [8]}}, "policy_kwargs.net_arch must be a list of layer sizes"),
+        ("reward_mode", "points", "reward_mode must be one of"),
+    ],
+)
+def test_a_key_rllib_does_not_use_is_refused_naming_it(key, value, named):
+    with pytest.raises(ConfigError, match=re.escape(f"config: {named}")):
+        config_from_dict(RLlibConfig, {"env": "invers", key: value})
+
+
+def test_train_rllib_with_an_env_trains_that_env_s_rllib_config(tmp_path):
+    argv = ["--env", "roll_five", "--iterations", "3", "--run-dir", str(tmp_path / "run")]
+    args = parse_args(RLlib, argv, prog=None, script="training/train_rllib.py", description="")
+    config, run_dir, checkpoint = resolve(RLlib, args)
+    assert (config.env, config.iterations, config.rollout_steps, checkpoint) == ("roll_five", 3, 4096, None)
+    assert run_dir == tmp_path / "run" and not run_dir.exists()  # resolving writes nothing
