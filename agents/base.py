@@ -16,6 +16,15 @@ class Agent(abc.ABC):
     the same object plays through the AEC env, the Gymnasium env's opponent seats and
     the evaluation harness. Any randomness comes from ``self.rng``, reseeded by
     ``reset(seed=...)`` so that seeded games are reproducible.
+
+    An agent may also offer ``act_batch(observations, action_masks) -> actions``: the
+    actions of many positions (rows) in one call, as ``act`` would choose them, in far less
+    than a call per row (a network's one forward pass). It is optional and declared by its
+    presence, which :func:`acts_in_batch` tells: the batched env's opponents
+    (:mod:`envs.batched.vector_env`) and the rollout agent's base policy
+    (:mod:`agents.rollout`) use it where it is there. There is deliberately no default that
+    loops over ``act``: the batched env plays an agent without ``act_batch`` through one copy
+    per game, reseeded as the single env reseeds it, and a default would hide that.
     """
 
     #: Short name used on the command line and in result tables.
@@ -37,6 +46,12 @@ class Agent(abc.ABC):
         return f"{type(self).__name__}({self.game!r})"
 
 
+def acts_in_batch(agent: object) -> bool:
+    """Whether ``agent`` has a batched ``act_batch(observations, action_masks)`` of its own
+    (see :class:`Agent`): a trained network's forward pass, the random agent's draws."""
+    return callable(getattr(agent, "act_batch", None))
+
+
 class RandomAgent(Agent):
     """Uniformly random over the legal actions: the floor every agent is measured against."""
 
@@ -47,3 +62,13 @@ class RandomAgent(Agent):
         if legal.size == 0:
             raise ValueError("random agent: the action mask allows no action")
         return int(legal[self.rng.integers(legal.size)])
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """A uniform legal action of every row, all drawn at once from the agent's generator
+        (one uniform number per row: the ``k``-th legal action, ``k`` below the row's count)."""
+        legal = np.asarray(action_masks) > 0
+        counts = legal.sum(axis=1)
+        if not counts.all():
+            raise ValueError(f"random agent: the action mask of row {int(np.argmin(counts))} allows no action")
+        picks = (self.rng.random(len(counts)) * counts).astype(np.int64)
+        return (legal.cumsum(axis=1) > picks[:, None]).argmax(axis=1)

@@ -16,6 +16,10 @@ An agent spec, as typed on the command line, is one of
   playing alone, or ``ppo+search`` (two-player games of perfect information): the same network inside an
   alpha-beta search (:mod:`agents.search`), e.g. ``ppo+search:ms=8`` or ``ppo+search:depth=3``.
   Both take ``path=RUN_DIR`` to use another trained run;
+* ``rollout`` (every game): a base policy improved by rollouts (:mod:`agents.rollout`),
+  ``rollout:n=64,base=ppo``; ``base=`` comes last and takes the rest of the spec, so the
+  base may be any spec, options and all (``rollout:n=8,base=ppo:path=RUN_DIR``), that
+  acts in batch;
 * ``module:attr`` (``my_agents:Greedy``, ``lab.players:make_agent:depth=2``): a user's own
   agent, a class or factory called as ``attr(game, seed=seed, **options)`` whose object
   follows the agent protocol (``reset(seed)``, ``act(observation, action_mask)``):
@@ -83,10 +87,17 @@ TURN_VALUE_AGENTS: dict[str, str] = {
 #: Agents that play the network shipped for a game (:func:`agents.shipped.shipped_network`).
 NETWORK_AGENTS = ("ppo", "ppo+search")
 
+#: The rollout agent's name, the same for every game, and its class (``rollout:n=...,base=...``).
+ROLLOUT = "rollout"
+ROLLOUT_AGENT = "agents.rollout:RolloutAgent"
+#: In a rollout spec, the option that takes the rest of the spec: the base's own spec.
+_BASE_OPTION = "base="
+
 
 def project_agent_names() -> set[str]:
-    """Every name the project's own specs start with: ``random``, each game's bots, ``td``, the network agents."""
-    return {"random", *(name for bots in BOTS.values() for name in bots), "td", *NETWORK_AGENTS}
+    """Every name the project's own specs start with: ``random``, each game's bots, ``td``, the
+    network agents, ``rollout``."""
+    return {"random", *(name for bots in BOTS.values() for name in bots), "td", *NETWORK_AGENTS, ROLLOUT}
 
 
 def is_user_spec(spec: str) -> bool:
@@ -102,19 +113,33 @@ def bot_names(env_name: str) -> list[str]:
 
 def parse_spec(spec: str) -> tuple[str, dict[str, object]]:
     """``"search:depth=3,c=1.5"`` -> ``("search", {"depth": 3, "c": 1.5})``; a user's agent
-    keeps its ``module:attr`` as the name: ``"my_agents:Greedy:depth=2"`` -> ``("my_agents:Greedy", {"depth": 2})``."""
+    keeps its ``module:attr`` as the name: ``"my_agents:Greedy:depth=2"`` -> ``("my_agents:Greedy", {"depth": 2})``;
+    a rollout's ``base=`` takes the rest of the spec as it is written:
+    ``"rollout:n=8,base=ppo:path=runs/a"`` -> ``("rollout", {"n": 8, "base": "ppo:path=runs/a"})``."""
     if is_user_spec(spec):
         module, attr, arguments = split_user_spec(spec)
         name = f"{module}:{attr}"
     else:
         name, _, arguments = spec.partition(":")
     options: dict[str, object] = {}
+    if name == ROLLOUT:
+        arguments, base = _split_base(arguments)
+        if base is not None:
+            options["base"] = base
     for item in filter(None, arguments.split(",")):
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise ValueError(f"agent spec {spec!r}: expected key=value options after ':', got {item!r}")
         options[key.strip()] = _parse_value(value.strip())
     return name, options
+
+
+def _split_base(arguments: str) -> tuple[str, str | None]:
+    """A rollout's options as ``(the options before base=, the base's spec)`` (None: no base given)."""
+    if arguments.startswith(_BASE_OPTION):
+        return "", arguments[len(_BASE_OPTION) :]
+    before, found, base = arguments.partition("," + _BASE_OPTION)
+    return (before, base) if found else (arguments, None)
 
 
 def _parse_value(text: str) -> object:
@@ -194,6 +219,8 @@ def check_spec(env_name: str, spec: str) -> None:
     cls, options = (load_factory(spec), options) if is_user_spec(spec) else _agent_class(env_name, spec)
     if cls is None:
         return
+    if name == ROLLOUT and isinstance(options.get("base"), str):
+        check_spec(env_name, options["base"])
     arguments = {"seed": None} if is_user_spec(spec) else {}  # a user's factory is always given the seed
     try:
         inspect.signature(cls).bind(None, **arguments, **options)
@@ -214,6 +241,7 @@ def _agent_class(env_name: str, spec: str) -> tuple[type[Agent] | None, dict[str
     classes = {
         **BOTS.get(env_name, {}),
         **({"td": TURN_VALUE_AGENTS[env_name]} if env_name in TURN_VALUE_AGENTS else {}),
+        ROLLOUT: ROLLOUT_AGENT,
     }
     if name in classes:
         module_name, class_name = classes[name].split(":")
@@ -221,8 +249,8 @@ def _agent_class(env_name: str, spec: str) -> tuple[type[Agent] | None, dict[str
     if Path(spec).exists():
         return None, {}
     raise ValueError(
-        f"unknown agent {spec!r} for {env_name}: expected one of {bot_names(env_name)} "
-        "or the path of a trained run directory or model .zip, or a module:attr of your own"
+        f"unknown agent {spec!r} for {env_name}: expected one of {bot_names(env_name)}, rollout:n=...,base=..., "
+        "the path of a trained run directory or model .zip, or a module:attr of your own"
     )
 
 

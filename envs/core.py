@@ -34,6 +34,9 @@ with a default that fits most games:
 * **Chance for search** (``clone_resampled(rng)``): a copy whose chance still to come is
   drawn afresh, so a look-ahead cannot peek at the real future dice or cards. Every game
   implements it (a game without chance returns ``clone()``).
+* **A state from a player's view** (``Game.sample_state(observation, rng)``): a full state
+  consistent with what the player to act sees, its hidden part and its chance to come
+  drawn from ``rng``, for rollouts that only have an agent's observation.
 * **A canonical key** (``key()``, behind ``==`` and ``hash``) for transposition tables.
 * **Action names both ways**: ``game.action_from_name(game.action_name(a)) == a``.
 """
@@ -113,6 +116,30 @@ class Game(abc.ABC):
         raise NotImplementedError(
             f"{self.name}: an observation does not determine the state, so search cannot rebuild it"
         )
+
+    def sample_state(self, observation: np.ndarray, rng: np.random.Generator) -> GameState:
+        """A full state that the player to act could be in, given only their observation: a
+        *determinization*, what a rollout agent plays on.
+
+        ``observation`` is that of a player who is to act; in the state returned that player
+        is the first of ``acting_players()`` and ``observe`` shows them exactly
+        ``observation``. Everything the observation shows is kept; only what it cannot show
+        is drawn from ``rng``: the chance still to come (dice not yet rolled) and what is
+        hidden from that player (other players' cards, the details of a score sheet that
+        the observation sums up). Calls with one generator give independent samples.
+
+        The default, for games whose observation determines the state and which have no
+        chance, is :meth:`state_from_observation`; a game with chance or hidden information
+        overrides it.
+        """
+        return self.state_from_observation(observation)
+
+    def _observation_array(self, observation: np.ndarray) -> np.ndarray:
+        """``observation`` as an array, or a one-line ``ValueError`` if it has another shape than the game's."""
+        array = np.asarray(observation)
+        if array.shape != self.observation_shape:
+            raise ValueError(f"{self.name}: an observation has shape {self.observation_shape}, got {array.shape}")
+        return array
 
     def symmetries(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """The game's symmetries other than the identity, for data augmentation.

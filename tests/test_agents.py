@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import agents
-from agents.base import RandomAgent
+from agents.base import RandomAgent, acts_in_batch
 from agents.inverted_dice.heuristic import InvertedDiceHeuristic, turn_hit_probability
 from agents.match import pairing_games, play_game
 from agents.registry import bot_names, make_agent, parse_spec
@@ -176,3 +176,26 @@ def test_act_batch_plays_each_row_as_act_does():
     assert len({tuple(row) for row in sampled}) > 1  # a sample, not the argmax
     agent.reset(seed=5)
     assert (agent.act_batch(observations, masks) == sampled[0]).all()  # seeded
+
+
+def test_random_act_batch_draws_uniform_legal_actions_from_its_seed():
+    """The random agent acts in batch (a rollout's base): every row's legal actions equally
+    often, nothing else, the same draws from the same seed; a row with nothing legal is named."""
+    game = InvertedDice()
+    agent = RandomAgent(game, seed=1)
+    masks = np.zeros((3, game.num_actions), np.int8)
+    masks[0, [2, 7]] = 1
+    masks[1, [0, 5, 9, 51]] = 1
+    masks[2, 31] = 1
+    draws = np.stack([agent.act_batch(np.zeros((3, *game.observation_shape), np.float32), masks) for _ in range(4000)])
+    for row, legal in enumerate([[2, 7], [0, 5, 9, 51], [31]]):
+        counts = np.bincount(draws[:, row], minlength=game.num_actions)
+        assert set(np.flatnonzero(counts)) == set(legal)
+        assert np.allclose(counts[legal] / len(draws), 1 / len(legal), atol=0.03)
+    agent.reset(seed=1)
+    assert (agent.act_batch(np.zeros((3, *game.observation_shape), np.float32), masks) == draws[0]).all()
+    masks[1] = 0
+    with pytest.raises(ValueError, match="random agent: the action mask of row 1 allows no action"):
+        agent.act_batch(np.zeros((3, *game.observation_shape), np.float32), masks)
+    assert acts_in_batch(agent) and acts_in_batch(make_agent("inverted_dice", "ppo", game))
+    assert not acts_in_batch(InvertedDiceHeuristic(game))

@@ -18,6 +18,12 @@ ROOT = Path(__file__).resolve().parent.parent
         (["benchmarks/train_speed.py", "--config", "no/such.yaml"], "error: config file no/such.yaml does not exist"),
         (["benchmarks/search_speed.py", "--network", "no/such/run"], "error: checkpoint no/such/run does not exist"),
         (["benchmarks/env_speed.py", "--env", "yahtzee"], "error: unknown env 'yahtzee'; known envs: "),
+        (["benchmarks/rollout_strength.py", "--env", "yahtzee"], "error: unknown env 'yahtzee'; known envs: "),
+        (["benchmarks/rollout_strength.py", "--games", "0"], "error: --games must be positive, got 0"),
+        (
+            ["benchmarks/rollout_strength.py", "--n", "0"],
+            "error: rollout: n must be a positive integer (continuations per legal move), got 0",
+        ),
         (["benchmarks/env_speed.py", "--page", "no/such/page.md"], "error: --page no/such/page.md: no folder no/such"),
         (
             ["benchmarks/train_speed.py", "--page", "no/such/page.md"],

@@ -13,7 +13,9 @@ evaluation), and the generator is touched once per game.
 
 The dice on the table are copied out of the tape when rolled, so only rows not yet read
 are the future: :meth:`DiceRoundsState.clone_resampled` gives a copy on a fresh tape,
-which is what a search must expand (``clone()`` keeps the real future dice).
+which is what a search must expand (``clone()`` keeps the real future dice). A player's
+view becomes a full state again in ``sample_state`` (a rollout's start), on a fresh tape
+too, the seat and round read off the sheets (:meth:`DiceRoundsGame._seat_and_round`).
 """
 
 from __future__ import annotations
@@ -62,6 +64,32 @@ class DiceRoundsGame(Game):
         if array.min() < 1 or array.max() > FACES:
             raise ValueError(f"{self.name}: tape values must be dice faces 1..6, got {array.min()}..{array.max()}")
         return self.state_class(self, array.tolist())
+
+    def _seat_and_round(self, turns_left: int, closed: list[int]) -> tuple[int, int]:
+        """The seat and round of the player to act, read off their view of the table.
+
+        The view does not name the seat, but every turn closes one box (category) of the
+        sheet: the player to act has closed one per round played, and this round's earlier
+        players, the seats before theirs, one more. ``closed`` lists the counts of the
+        player to act first, then of the others in seat order after them.
+        """
+        round_ = self.num_rounds - turns_left
+        seat = sum(count == round_ + 1 for count in closed[1:])
+        expected = [round_] * (len(closed) - seat) + [round_ + 1] * seat
+        if not 0 <= round_ < self.num_rounds or closed != expected:
+            raise ValueError(
+                f"{self.name}: the observation shows round {round_ + 1} and sheets with {closed} entries "
+                "(the observer's first), which no player to act sees"
+            )
+        return seat, round_
+
+    def _sampled_turn(self, rng: np.random.Generator, seat: int, round_: int, roll: int) -> DiceRoundsState:
+        """A state at roll ``roll`` of ``seat``'s turn in round ``round_`` on a dice tape drawn from
+        ``rng`` (the dice to come): the start of every :meth:`sample_state`, which then writes the
+        sheets and the dice on the table."""
+        state = self.new_initial_state(rng)
+        state._player, state._round, state._roll = seat, round_, roll
+        return state
 
 
 class DiceRoundsState(GameState):

@@ -15,6 +15,8 @@ die rerolled (counting rerolled dice from the lowest) takes the roll's k-th tape
 
 from __future__ import annotations
 
+import functools
+import itertools
 from typing import Any, ClassVar
 
 import numpy as np
@@ -137,6 +139,57 @@ OWN_SIZE = 112
 OPPONENT_SIZE = NUM_BOXES + 1  # open boxes, score / 360
 
 
+def _section_boxes(section: int) -> range:
+    _, low, high = SECTIONS[section]
+    return range(low, high + 1)
+
+
+@functools.lru_cache(maxsize=4096)
+def _section_splits(section: int, closed: int, rule: str, scored_count: int | None) -> dict[int, tuple[int, ...]]:
+    """The ways the closed boxes of one section (bits of ``closed``) can split into scored and
+    crossed out, by the points they are worth (the scored boxes' numbers, +50 for the whole
+    section scored): ``{points: (scored bits, ...)}``.
+
+    ``rule`` is what the observer's own sheet tells of the section: ``"any"`` (nothing: an
+    opponent's sheet), ``"scored"`` (alive or bonus: every closed box was scored) or
+    ``"dead"`` (no bonus, not alive: at least one box crossed out). ``scored_count``, where
+    known (the observer's section progress), is how many boxes were scored.
+    """
+    mask = _SECTION_MASKS[section]
+    boxes = [b - 1 for b in _section_boxes(section) if closed >> (b - 1) & 1]
+    splits: dict[int, list[int]] = {}
+    for size in range(len(boxes) + 1):
+        if scored_count is not None and size != scored_count:
+            continue
+        for chosen in itertools.combinations(boxes, size):
+            scored = sum(1 << b for b in chosen)
+            if (rule == "scored" and scored != closed) or (rule == "dead" and scored == closed):
+                continue
+            points = sum(b + 1 for b in chosen) + (SECTION_BONUS if scored == mask else 0)
+            splits.setdefault(points, []).append(scored)
+    return {points: tuple(ways) for points, ways in splits.items()}
+
+
+def _sample_scored(splits: list[dict[int, tuple[int, ...]]], total: int, rng: np.random.Generator) -> int:
+    """Scored bits of a whole sheet: one split per section (:func:`_section_splits`) whose points
+    add up to ``total``, drawn uniformly among all such sheets."""
+    counts = [np.bincount(list(ways), [len(w) for w in ways.values()], MAX_SCORE + 1) for ways in splits]
+    below = [np.zeros(MAX_SCORE + 1)]  # below[s]: sheets of the sections before s, by points
+    below[0][0] = 1.0
+    for count in counts[:-1]:
+        below.append(np.convolve(below[-1], count)[: MAX_SCORE + 1])
+    scored, left = 0, total
+    for section in reversed(range(len(splits))):
+        weights = counts[section][: left + 1] * below[section][left::-1]
+        if weights.sum() == 0:
+            raise ValueError(f"inverted_dice: no sheet with these boxes closed adds up to {total} points")
+        points = int(rng.choice(left + 1, p=weights / weights.sum()))
+        ways = splits[section][points]
+        scored |= ways[rng.integers(len(ways))]
+        left -= points
+    return scored
+
+
 class InvertedDice(DiceRoundsGame):
     """Inverted Dice for 1 to 5 players.
 
@@ -183,6 +236,41 @@ class InvertedDice(DiceRoundsGame):
             return "score the inverted sum"
         return f"cross out box {action - CROSS_OUT + 1}"
 
+    def sample_state(self, observation: np.ndarray, rng: np.random.Generator) -> InvertedDiceState:
+        """The player to act's view made a full state (see :meth:`envs.core.Game.sample_state`).
+
+        The view shows the dice, the roll, every sheet's open boxes and total, and of the
+        observer's own sheet which sections are alive or paid (and, with the planning
+        features, how many boxes of each were scored). Which closed boxes were scored and
+        which crossed out is drawn uniformly among the sheets that show all that (it decides
+        which bonuses can still be won); the seat and round are read off the sheets, and the
+        dice to come are a fresh tape from ``rng``.
+        """
+        obs = self._observation_array(observation)
+        if obs[OBS_MY_TURN] < 0.5:
+            raise ValueError("inverted_dice: sample_state needs the observation of the player to act")
+        n = self.num_players
+        own_size = OWN_SIZE if self.planning_features else OWN_SIZE_V0
+        opponents = [own_size + k * OPPONENT_SIZE for k in range(n - 1)]
+        opens = [obs[OBS_OPEN_BOXES] > 0.5] + [obs[start : start + NUM_BOXES] > 0.5 for start in opponents]
+        totals = [obs[OBS_SCORE]] + [obs[start + NUM_BOXES] for start in opponents]
+        turns_left = int(np.rint(obs[OBS_ROUNDS_LEFT] * NUM_ROUNDS))
+        seat, round_ = self._seat_and_round(turns_left, [int((~is_open).sum()) for is_open in opens])
+        roll = int(obs[OBS_ROLL].argmax()) + 1
+        state = self._sampled_turn(rng, seat, round_, roll)
+        for k, (is_open, total) in enumerate(zip(opens, totals)):
+            closed = sum(1 << b for b in np.flatnonzero(~is_open).tolist())
+            rules, counts = ["any"] * len(SECTIONS), [None] * len(SECTIONS)
+            if k == 0:  # the observer's own sheet says more
+                alive, paid = obs[OBS_SECTIONS_ALIVE] > 0.5, obs[OBS_BONUSES] > 0.5
+                rules = ["scored" if a or b else "dead" for a, b in zip(alive, paid)]
+                if self.planning_features:  # and how many boxes of each section were scored
+                    counts = np.rint(obs[OBS_SECTION_PROGRESS] * _SECTION_SIZES).astype(int).tolist()
+            splits = [_section_splits(s, closed & _SECTION_MASKS[s], rules[s], counts[s]) for s in range(len(SECTIONS))]
+            state._write_sheet((seat + k) % n, closed, _sample_scored(splits, int(np.rint(total * MAX_SCORE)), rng))
+        state._set_dice((np.flatnonzero(obs[OBS_DICE] > 0.5) % 6 + 1).tolist())
+        return state
+
 
 class InvertedDiceState(DiceRoundsState):
     """A game of Inverted Dice in progress."""
@@ -198,6 +286,18 @@ class InvertedDiceState(DiceRoundsState):
         self._crossed = [0] * n
         self._bonuses = [[False] * len(SECTIONS) for _ in range(n)]
         self._start_turn()
+
+    def _write_sheet(self, player: int, closed: int, scored: int) -> None:
+        """Make ``player``'s sheet the one with the boxes of bits ``closed`` closed, those of
+        ``scored`` scored and the others crossed out (:meth:`InvertedDice.sample_state`)."""
+        self._open[player] = [not closed >> b & 1 for b in range(NUM_BOXES)]
+        self._boxes[player] = [(b + 1 if scored >> b & 1 else 0) if closed >> b & 1 else None for b in range(NUM_BOXES)]
+        self._scored[player] = scored
+        self._crossed[player] = closed & ~scored
+        self._bonuses[player] = [scored & mask == mask for mask in _SECTION_MASKS]
+        self._totals[player] = sum(b + 1 for b in range(NUM_BOXES) if scored >> b & 1) + SECTION_BONUS * sum(
+            self._bonuses[player]
+        )
 
     # -- chance ------------------------------------------------------------------------
     def _start_turn(self) -> None:

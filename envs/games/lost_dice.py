@@ -37,6 +37,7 @@ thrown (``clone()`` keeps the real ones).
 from __future__ import annotations
 
 import functools
+import itertools
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -281,6 +282,12 @@ def _keldice_score_bounds(table: ThrowTable, rolls: int) -> tuple[int, int]:
     )
 
 
+@functools.lru_cache(maxsize=4096)
+def _earlier_numbers(values: tuple[int, ...], size: int, total: int) -> tuple[tuple[int, ...], ...]:
+    """Every set of ``size`` distinct ``values`` adding up to ``total``, each ascending."""
+    return tuple(chosen for chosen in itertools.combinations(values, size) if sum(chosen) == total)
+
+
 def keldice_column_points(count: int) -> int:
     return KELDICE_COLUMN_POINTS[min(count, len(KELDICE_COLUMN_POINTS) - 1)]
 
@@ -453,6 +460,47 @@ class LostDice(Game):
             raise ValueError(f"{self.name}: throw ids must be 0..{NUM_THROWS - 1}")
         return LostDiceState(self, rows)
 
+    @functools.cached_property
+    def column_values(self) -> tuple[tuple[int, ...], ...]:
+        """Per colour, the numbers the dice can write in it, ascending."""
+        return tuple(tuple(sorted(v for v in options if v != INVESTMENT)) for options in _column_options(self.table))
+
+    def sample_state(self, observation: np.ndarray, rng: np.random.Generator) -> LostDiceState:
+        """The player to act's view made a full state (see :meth:`envs.core.Game.sample_state`),
+        that player in seat 0 (the rules never look at a seat's number, only at the order
+        round the table, which the view keeps).
+
+        The view shows every sheet column by column (last number, count, sum, investments,
+        direction), the stones, VP, rolls left and skips, whose turn it is and the throw on
+        the table. Drawn from ``rng``: the earlier numbers of each column (the rules only
+        look at the last one, the count and the sum; any set the colour's dice can write
+        that adds up is taken, uniformly) and every throw to come (a fresh tape). Kept as
+        the view reads them: stones and VP at their cap of 10 where the score does not say
+        more, skips at their cap of 3; and a throw to play may be discarded, as after a
+        roll: the view does not say that it was taken (which forbids the discard; the
+        player's mask says it).
+        """
+        obs = self._observation_array(observation)
+        if obs[OBS_TO_ACT] < 0.5:
+            raise ValueError(f"{self.name}: sample_state needs the observation of the player to act")
+        n = self.num_players
+        state = self.new_initial_state(rng)
+        blocks = [obs[GLOBAL_SIZE + k * PLAYER_SIZE : GLOBAL_SIZE + (k + 1) * PLAYER_SIZE] for k in range(n)]
+        for player, block in enumerate(blocks):
+            state._write_sheet(player, block, rng)
+        turn, discarder = (np.array([block[entry] for block in blocks]) > 0.5 for entry in (PL_TURN, PL_DISCARDER))
+        state._phase = int(obs[OBS_PHASE].argmax())
+        state._turn = int(turn.argmax())
+        state._discarder = int(discarder.argmax()) if discarder.any() else -1
+        state._offered = bool(obs[OBS_OFFERED] > 0.5)
+        faces = np.flatnonzero(obs[OBS_THROW] > 0.5) % FACES_PER_DIE
+        state._throw = self.table.throw_index(faces.tolist()) if len(faces) else -1
+        if state._phase == OFFER:  # the others still to ask, as the discard lined them up
+            order = [(state._discarder + k) % n for k in range(1, n)]
+            asked = [p for p in order if state._can_use(p, state._throw)]
+            state._asked = asked[asked.index(0) + 1 :]
+        return state
+
     def throw(self, *faces: str) -> int:
         """The id of the throw showing ``faces``, one per die as written in the dice file ("4/G")."""
         if len(faces) != NUM_DICE:
@@ -529,6 +577,40 @@ class LostDiceState(GameState):
         self._discarder = -1
         self._asked: list[int] = []  # players still to ask about the offer (offer phase)
         self._terminal = False
+
+    def _write_sheet(self, player: int, block: np.ndarray, rng: np.random.Generator) -> None:
+        """Make ``player``'s sheet, stones, VP, rolls left and skips the ones a view's block of
+        that player shows, each column's earlier numbers drawn from ``rng`` (:meth:`LostDice.sample_state`)."""
+        game = self.game
+        for colour in range(NUM_COLOURS):
+            column = block[colour * COLUMN_SIZE : (colour + 1) * COLUMN_SIZE]
+            last = int(column[COL_LAST].argmax())
+            count = int(np.rint(column[COL_COUNT] * _COUNT_SCALE))
+            total = int(np.rint(column[COL_SUM] * SUM_SCALE))
+            direction = int(column[COL_UP] > 0.5) - int(column[COL_DOWN] > 0.5)
+            earlier = tuple(v for v in game.column_values[colour] if (v > last if direction < 0 else v < last))
+            choices = _earlier_numbers(earlier, max(count - 1, 0), total - last)
+            if not choices:
+                raise ValueError(
+                    f"{game.name}: no numbers the dice write in {COLOUR_NAMES[colour]} make a column of "
+                    f"{count} numbers ending in {last} that adds up to {total}"
+                )
+            chosen = sorted(choices[rng.integers(len(choices))], reverse=direction < 0)
+            self._numbers[player][colour] = chosen + [last] if count else []
+            self._sums[player][colour] = total
+            self._investments[player][colour] = int(column[COL_INVESTMENTS].argmax())
+            self._direction[player][colour] = direction
+            self._allowed[player][colour] = allowed_values(
+                last, count, self._investments[player][colour], direction, game.keldice
+            )
+        self._stones[player] = int(np.rint(block[PL_STONES] * _CAP))
+        self._vp[player] = int(np.rint(block[PL_VP] * _CAP))
+        self._rolls_left[player] = int(np.rint(block[PL_ROLLS_LEFT] * game.rolls_per_player))
+        self._skips[player] = int(np.rint(block[PL_SKIPS] * 3))
+        self._settle(player)
+        if game.keldice and abs(block[PL_SCORE]) < 1:  # VP beyond the cap: the score tells them
+            self._vp[player] += int(np.rint(block[PL_SCORE] * game.score_scale - self._totals[player])) // VP_POINTS
+            self._settle(player)
 
     # -- the rules ----------------------------------------------------------------------
     def _can_write(self, player: int, play: Play) -> bool:

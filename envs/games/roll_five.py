@@ -271,6 +271,45 @@ class RollFive(Game):
         rolls = rng.integers(1, FACES + 1, size=(n, NUM_TURNS, CARDS_PER_PLAYER))
         return RollFiveState(self, dealt.reshape(n, CARDS_PER_PLAYER).tolist(), rolls.tolist())
 
+    def sample_state(self, observation: np.ndarray, rng: np.random.Generator) -> RollFiveState:
+        """The player to act's view made a full state (see :meth:`envs.core.Game.sample_state`),
+        that player in seat 0 (the rules treat every seat alike) and no one committed yet this
+        round (the view does not show who has; the others choose again in a rollout).
+
+        Kept from the view: the observer's cards, dice and roll, and the dice every other
+        player has placed. Drawn from ``rng``: the others' cards (from what the deck holds
+        beyond the observer's), which of their cards their dice lie on, their rolls this
+        turn, and every roll to come.
+        """
+        obs = self._observation_array(observation)
+        view = read_observation(obs)
+        if not view.to_act:
+            raise ValueError("roll_five: sample_state needs the observation of a player to act")
+        if view.tournament != (self.mode == "tournament"):
+            raise ValueError(
+                f"roll_five: the observation is of a {'tournament' if view.tournament else 'casual'} game, "
+                f"not {self.mode}"
+            )
+        n = self.num_players
+        deck = list(self.deck)
+        for card in view.cards:
+            deck.remove(card)
+        others = rng.permutation(deck)[: (n - 1) * CARDS_PER_PLAYER].reshape(n - 1, CARDS_PER_PLAYER).tolist()
+        rolls = rng.integers(1, FACES + 1, size=(n, NUM_TURNS, CARDS_PER_PLAYER)).tolist()
+        turn = view.turn - 1
+        if turn < NUM_TURNS:
+            rolls[0][turn][: len(view.roll)] = view.roll
+        state = RollFiveState(self, [list(view.cards), *others], rolls)
+        state._dice[0] = list(view.dice)
+        for player, placed in enumerate(view.opponents_dice, start=1):
+            slots = rng.permutation(CARDS_PER_PLAYER)[: len(placed)]
+            for slot, die in zip(slots.tolist(), placed):
+                state._dice[player][slot] = die
+        state._uncovered = [sum(1 << slot for slot, die in enumerate(dice) if not die) for dice in state._dice]
+        state._turn = turn
+        state._start_turn()
+        return state
+
     def new_state_from_deal(self, hands, rolls) -> RollFiveState:
         """A game with chosen cards and dice (tests, puzzles).
 

@@ -250,6 +250,37 @@ class SixHundred(DiceRoundsGame):
             return "roll the unlocked dice"
         return "lock dice " + ",".join(str(p + 1) for p in _LOCK_POSITIONS[action]) + " and roll the rest"
 
+    def sample_state(self, observation: np.ndarray, rng: np.random.Generator) -> SixHundredState:
+        """The player to act's view made a full state (see :meth:`envs.core.Game.sample_state`).
+
+        The view shows every sheet's points category by category and the dice on the table
+        (locked first), so only the dice to come are drawn (a fresh tape from ``rng``); the
+        seat and round are read off the sheets.
+        """
+        obs = self._observation_array(observation)
+        if obs[OBS_MY_TURN] < 0.5:
+            raise ValueError("six_hundred: sample_state needs the observation of the player to act")
+        n = self.num_players
+        blocks = [(obs[OBS_OPEN], obs[OBS_SHEET])]
+        for k in range(n - 1):
+            start = OWN_SIZE + k * OPPONENT_SIZE
+            blocks.append(
+                (obs[start + NUM_CATEGORIES : start + 2 * NUM_CATEGORIES], obs[start : start + NUM_CATEGORIES])
+            )
+        sheets = [
+            [None if is_open > 0.5 else int(np.rint(points * MAX_CATEGORY_POINTS)) for is_open, points in zip(*block)]
+            for block in blocks
+        ]
+        turns_left = int(np.rint(obs[OBS_TURNS_LEFT] * NUM_ROUNDS))
+        seat, round_ = self._seat_and_round(turns_left, [sum(v is not None for v in sheet) for sheet in sheets])
+        state = self._sampled_turn(rng, seat, round_, int(obs[OBS_ROLL].argmax()) + 1)
+        for k, sheet in enumerate(sheets):
+            state._write_sheet((seat + k) % n, sheet)
+        dice = (np.flatnonzero(obs[OBS_DICE] > 0.5) % FACES + 1).tolist()
+        num_locked = int((obs[OBS_LOCKED] > 0.5).sum())
+        state._locked, state._free = tuple(dice[:num_locked]), tuple(dice[num_locked:])
+        return state
+
 
 class SixHundredState(DiceRoundsState):
     """A game of Six Hundred in progress."""
@@ -272,6 +303,18 @@ class SixHundredState(DiceRoundsState):
         for p in range(n):
             self._refresh_blocks(p)
         self._start_turn()
+
+    def _write_sheet(self, player: int, sheet: list[int | None]) -> None:
+        """Make ``player``'s sheet hold ``sheet`` (points per category, None while open), as
+        written in play before the end (:meth:`SixHundred.sample_state`)."""
+        self._sheet[player] = list(sheet)
+        self._open[player] = np.array([v is None for v in sheet], np.int8)
+        self._ladder[player] = rung_windows(sheet[RUNGS.start : RUNGS.stop])
+        self._zero_written[player] = any(sheet[c] == 0 for c in range(NUM_CATEGORIES) if c != SEXTET)
+        self._numbers_total[player] = sum(sheet[c] or 0 for c in NUMBERS)
+        self._numbers_bonus[player] = self._numbers_total[player] >= NUMBERS_BONUS_THRESHOLD
+        self._totals[player] = sum(v or 0 for v in sheet) + NUMBERS_BONUS * self._numbers_bonus[player]
+        self._refresh_blocks(player)
 
     # -- a turn ------------------------------------------------------------------------
     def _start_turn(self) -> None:

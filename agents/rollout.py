@@ -1,0 +1,118 @@
+"""The rollout agent: a base policy improved by playing every legal move on with it, many times.
+
+Bertsekas' rollout algorithm (Tesauro and Galperin's on-line policy improvement for
+backgammon): at each decision, for every legal move, play ``n`` continuations to the end
+of the game with the base policy in every seat, and choose the move whose continuations
+end best for the deciding seat on average: the game's outcome (``returns()``), or the
+score in a one-player game. The rollout policy is at least as good as its base in
+expectation, and usually much better; it is a strong bot to benchmark against and a
+teacher for the networks.
+
+How it plays, from nothing but its observation:
+
+* **Determinizations.** Continuation ``k`` starts from a full state drawn from the
+  observation with the agent's own generator (:meth:`envs.core.Game.sample_state`): what the
+  observation shows, with the hidden part (other players' cards, ...) and the chance to come
+  (the dice not yet rolled) drawn afresh for every ``k``.
+* **Common random numbers.** Every candidate move is played on the same ``n``
+  determinizations: continuation ``k`` of every move starts from the same state and so
+  meets the same dice, and the comparison between moves is not drowned in dice luck.
+* **Rows of the batched twin.** The candidates × continuations are rows of the game's
+  batched twin (:mod:`envs.batched`), each loaded with its determinization
+  (``load_state``), the candidate applied, then played to the end: at each step, one
+  ``act_batch`` call of the base per seat over every row where that seat acts. So the base
+  must act in batch (:func:`agents.base.acts_in_batch`): ``random``, ``ppo``, a trained run.
+
+The agent spec is ``rollout:n=<int>,base=<spec>``; ``base=`` comes last and takes the rest
+of the spec, so the base may carry options of its own (``rollout:n=16,base=ppo:path=RUN``).
+The defaults are ``n=32`` and ``base=random``. Its cost per move is about ``n`` × the
+legal moves × the rest of a game of base moves, in batches: ``benchmarks/rollout_strength.py``
+measures it, and its strength against its base, in every env.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.base import Agent, acts_in_batch
+from agents.registry import make_agent
+from envs.core import Game
+from envs.registry import get_entry
+
+
+class RolloutAgent(Agent):
+    """The best legal move by the mean end of ``n`` continuations of the base policy per move.
+
+    Args:
+        game: the game to play.
+        seed: seeds the determinizations and tie-breaks, and the base's own generator.
+        base: the base policy, an agent spec (``"random"``, ``"ppo"``, a run folder) or an
+            :class:`Agent`; it must act in batch (``act_batch``).
+        n: continuations per legal move (at least 1).
+    """
+
+    name = "rollout"
+
+    def __init__(self, game: Game, seed: int | None = None, base: str | Agent = "random", n: int = 32):
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise ValueError(f"rollout: n must be a positive integer (continuations per legal move), got {n!r}")
+        self.n = int(n)
+        self.base = make_agent(game.name, base, game) if isinstance(base, str) else base
+        if not acts_in_batch(self.base):
+            raise ValueError(
+                f"rollout: the base {base if isinstance(base, str) else type(base).__name__!r} cannot act in batch "
+                "(it has no act_batch); bases that can: random, ppo, a trained run"
+            )
+        self.twin = get_entry(game.name).batched_class()(game, game.num_actions * self.n)
+        self._observations = np.zeros((self.twin.num_games, *game.observation_shape), np.float32)
+        self._masks = np.zeros((self.twin.num_games, game.num_actions), np.int8)
+        super().__init__(game, seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Reseed the agent's generator, and the base's from it."""
+        super().reset(seed)
+        self.base.reset(int(self.rng.integers(2**63)))
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        candidates = np.flatnonzero(action_mask)
+        if candidates.size == 0:
+            raise ValueError("rollout agent: the action mask allows no action")
+        if candidates.size == 1:
+            return int(candidates[0])
+        values = self.move_values(observation, candidates)
+        best = np.flatnonzero(values == values.max())
+        return int(candidates[best[self.rng.integers(best.size)]])
+
+    def move_values(self, observation: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+        """The mean end of ``n`` continuations of each of ``candidates`` (legal action ids) for
+        the player whose ``observation`` it is: their return, or their score in a one-player game.
+
+        Row ``c * n + k`` plays candidate ``c`` on determinization ``k``.
+        """
+        n, twin = self.n, self.twin
+        rows = np.arange(len(candidates) * n)
+        decider = -1
+        for k in range(n):
+            state = self.game.sample_state(observation, self.rng)
+            decider = state.acting_players()[0]
+            if not state.legal_mask(decider)[candidates].all():
+                raise ValueError(f"rollout agent: the action mask allows moves that {self.game.name}'s state forbids")
+            twin.load_state(rows[k::n], state)
+        twin.apply(rows, np.full(rows.size, decider), np.repeat(candidates, n))
+        self._play_out()
+        ends = twin.scores() if self.game.num_players == 1 else twin.returns()
+        return ends[rows, decider].reshape(len(candidates), n).mean(axis=1)
+
+    def _play_out(self) -> None:
+        """Play every row of the twin to its end with the base: one ``act_batch`` per seat and step."""
+        twin = self.twin
+        while not twin.terminal().all():
+            for seat in range(self.game.num_players):
+                rows = np.flatnonzero(twin.acting()[:, seat])
+                if rows.size == 0:
+                    continue
+                seats = np.full(rows.size, seat)
+                observations, masks = self._observations[: rows.size], self._masks[: rows.size]
+                twin.legal_masks(rows, seats, masks)
+                twin.observe(rows, seats, observations)
+                twin.apply(rows, seats, np.asarray(self.base.act_batch(observations, masks), np.int64))
