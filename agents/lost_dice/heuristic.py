@@ -15,6 +15,8 @@ move for move as ``act`` (:mod:`agents.batched`: ties drawn from the same genera
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from agents.base import Agent
@@ -35,8 +37,12 @@ class LostDiceHeuristic(Agent):
 
     def __init__(self, game: Game, seed: int | None = None):
         self.model = SheetModel(game)
-        self.batch_model = BatchModel(self.model)
         super().__init__(game, seed)
+
+    @functools.cached_property
+    def batch_model(self) -> BatchModel:
+        """The sheet model over arrays, built with the first ``act_batch`` (a few ms)."""
+        return BatchModel(self.model)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         position = read_position(self.game, observation)
