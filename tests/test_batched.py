@@ -109,12 +109,10 @@ def test_native_vector_env_plays_the_single_envs_games(name, options, steps):
 @pytest.mark.parametrize(
     "name, options",
     [
-        (
-            "lost_dice",
-            {"num_players": 3, "rolls_per_player": 4, "opponents": "heuristic"},
-        ),  # a bot that breaks ties at random
+        ("invers", {"opponents": "greedy"}),  # a bot that breaks ties at random: one copy per game (no act_batch)
+        ("inverted_dice", {"num_players": 2, "opponents": "heuristic"}),  # a bot with act_batch and no randomness
         ("invers", {"opponents": "ppo"}),  # the shipped network: act_batch, one forward pass
-        ("roll_five", {"num_players": 3, "opponents": ["heuristic", "ppo"]}),
+        ("roll_five", {"num_players": 3, "opponents": ["search", "ppo"]}),
     ],
 )
 def test_bots_and_networks_as_opponents_play_the_single_envs_moves(name, options, monkeypatch):

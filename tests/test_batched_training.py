@@ -33,7 +33,7 @@ def _episode(item) -> dict | None:
     [
         ("inverted_dice", {}),
         ("six_hundred", {}),
-        ("lost_dice", {"opponents": ["heuristic"]}),  # a bot that acts one game at a time (act, not act_batch)
+        ("invers", {"opponents": ["greedy"]}),  # a bot that acts one game at a time (act, not act_batch)
     ],
 )
 def test_same_games_as_the_game_vec_env_seed_for_seed(env, extra):

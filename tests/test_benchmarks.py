@@ -29,6 +29,10 @@ ROOT = Path(__file__).resolve().parent.parent
             ["benchmarks/train_speed.py", "--page", "no/such/page.md"],
             "error: --page no/such/page.md: no folder no/such",
         ),
+        (
+            ["benchmarks/bot_speed.py", "--positions", "0"],
+            "error: --positions, --batch and --num-envs must be positive",
+        ),
     ],
 )
 def test_bad_input_is_one_line_and_exit_code_2(command, message):

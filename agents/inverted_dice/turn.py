@@ -22,6 +22,7 @@ included (ties go to ending the turn, to scoring, to the lowest box crossed out,
 from __future__ import annotations
 
 import abc
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,6 +34,10 @@ from envs.games.dice_math import keep_tables, reroll_positions_for_keep
 TABLES = keep_tables(rules.NUM_DICE)
 #: Box (0-based) of the inverted sum of each sorted roll.
 ROLL_BOX = np.array([rules.inverted_sum(roll) - 1 for roll in TABLES.rolls])
+_FACE_POWERS = 6 ** np.arange(rules.NUM_DICE)
+#: Row of each sorted roll by its code ``Σ (die − 1) · 6^position`` (-1: not a sorted roll).
+_ROW_OF_CODE = np.full(6**rules.NUM_DICE, -1)
+_ROW_OF_CODE[(np.array(TABLES.rolls) - 1) @ _FACE_POWERS] = np.arange(len(TABLES.rolls))
 
 
 @dataclass
@@ -144,3 +149,31 @@ class TurnPlanningAgent(Agent):
             return rules.SCORE if plan.score[box, 0] else rules.cross_out_action(int(plan.cross_box[0]) + 1)
         keep = TABLES.keeps[plan.keep[roll - 1, row, 0]]
         return rules.reroll_action(reroll_positions_for_keep(dice, keep))
+
+
+def roll_rows(dice: np.ndarray) -> np.ndarray:
+    """``(B,)``: the row in ``TABLES.rolls`` of each sorted roll of ``dice`` (``(B, dice)``, values 1..6)."""
+    return _ROW_OF_CODE[(dice - 1) @ _FACE_POWERS]
+
+
+@functools.cache
+def _reroll_actions() -> np.ndarray:
+    """``[roll row, keep row]``: the action that rerolls that roll down to that keep (-1: not a keep of it)."""
+    actions = np.full((len(TABLES.rolls), TABLES.num_partial_keeps), -1)
+    for row, dice in enumerate(TABLES.rolls):
+        for keep in TABLES.rerolls_of_roll[row]:
+            if keep >= 0:
+                actions[row, keep] = rules.reroll_action(reroll_positions_for_keep(dice, TABLES.keeps[keep]))
+    return actions
+
+
+def decide_rows(plan: TurnPlan, rows: np.ndarray, rolls: np.ndarray, sheets: np.ndarray) -> np.ndarray:
+    """:meth:`TurnPlanningAgent.decide` of many positions: ``(B,)`` action ids after roll
+    ``rolls`` with the sorted roll of row ``rows`` showing, on the sheets ``sheets`` (each a
+    column of ``plan``, a plan of several sheets)."""
+    early = np.minimum(rolls, rules.MAX_ROLLS - 1) - 1  # the decision index of rolls 1 and 2
+    stop = (rolls == rules.MAX_ROLLS) | plan.stop[early, rows, sheets]
+    scores = plan.score[ROLL_BOX[rows], sheets]
+    ends = np.where(scores, rules.SCORE, rules.CROSS_OUT + plan.cross_box[sheets])
+    rerolls = _reroll_actions()[rows, plan.keep[early, rows, sheets]]
+    return np.where(stop, ends, rerolls)

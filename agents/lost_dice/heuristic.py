@@ -9,18 +9,27 @@
 * Never passes.
 
 The same code serves both variants: the sheet model knows each variant's scoring.
+``act_batch`` decides many positions at once over arrays (:mod:`agents.lost_dice.batch`),
+move for move as ``act`` (:mod:`agents.batched`: ties drawn from the same generator).
 """
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from agents.base import Agent
+from agents.batched import batch_arguments, break_ties
+from agents.lost_dice.batch import Batch, BatchModel, best_within, read_batch, read_sheets, row_means
 from agents.lost_dice.planning import PlayValues
 from agents.lost_dice.position import Position, read_position
 from agents.lost_dice.values import SheetModel
 from envs.core import Game
 from envs.games.lost_dice import DECLINE, DISCARD, OFFER, PLAY, PLAY_THROW, ROLL, TAKE
+
+#: Plays whose values differ by no more than this are equally good (ties).
+TIE_TOLERANCE = 1e-9
 
 
 class LostDiceHeuristic(Agent):
@@ -29,6 +38,11 @@ class LostDiceHeuristic(Agent):
     def __init__(self, game: Game, seed: int | None = None):
         self.model = SheetModel(game)
         super().__init__(game, seed)
+
+    @functools.cached_property
+    def batch_model(self) -> BatchModel:
+        """The sheet model over arrays, built with the first ``act_batch`` (a few ms)."""
+        return BatchModel(self.model)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         position = read_position(self.game, observation)
@@ -50,9 +64,9 @@ class LostDiceHeuristic(Agent):
         best, choices = -np.inf, []
         for action in np.flatnonzero(action_mask).tolist():
             value = discard_value(position) if action == DISCARD else values.gain(slots[action - PLAY])
-            if value > best + 1e-9:
+            if value > best + TIE_TOLERANCE:
                 best, choices = value, [action]
-            elif value >= best - 1e-9:
+            elif value >= best - TIE_TOLERANCE:
                 choices.append(action)
         return choices[self.rng.integers(len(choices))]
 
@@ -62,3 +76,41 @@ class LostDiceHeuristic(Agent):
     def roll_value(self, position: Position, values: PlayValues) -> float:
         """The expected gain of a roll: the best play of each throw, or 0 by discarding it."""
         return float(np.maximum(values.throw_values(), 0.0).mean())
+
+    # -- many positions at once -----------------------------------------------------------
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """``act`` of every row, as if called on the rows in order: the same actions, and
+        the generator left where ``act`` would leave it (:mod:`agents.batched`)."""
+        observations, legal = batch_arguments(self.game, observations, action_masks, self.name)
+        batch = read_batch(observations)
+        actions = np.empty(len(legal), np.int64)
+        playing = batch.phase == PLAY_THROW
+        for rows, decide in ((np.flatnonzero(playing), self.play_rows), (np.flatnonzero(~playing), self.turn_rows)):
+            if rows.size:
+                actions[rows] = decide(batch, rows, legal[rows])
+        return actions
+
+    def play_rows(self, batch: Batch, rows: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """:meth:`play` of rows ``rows`` (a throw to play in each), ``legal`` their masks."""
+        me = read_sheets(self.game, batch, rows, 0)
+        values = np.full(legal.shape, -np.inf)
+        values[:, DISCARD] = self.discard_values(batch, rows)
+        plays = self.batch_model.slot_plays[batch.throw[rows]]
+        values[:, PLAY:] = self.batch_model.play_gains(me, me.rolls_left, plays)
+        return break_ties(best_within(values, legal, TIE_TOLERANCE), self.rng, self.name)
+
+    def discard_values(self, batch: Batch, rows: np.ndarray) -> np.ndarray:
+        """:meth:`discard_value` of rows ``rows``."""
+        return np.zeros(len(rows))
+
+    def turn_rows(self, batch: Batch, rows: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """``act`` of rows ``rows``: each a turn's start or an offer, ``legal`` their masks."""
+        actions = np.where(batch.phase[rows] == OFFER, DECLINE, ROLL)
+        offered = np.flatnonzero(legal[:, TAKE])
+        if offered.size:
+            me = read_sheets(self.game, batch, rows[offered], 0)
+            values = self.batch_model.throw_values(me, me.rolls_left - 1)
+            offer = values[np.arange(len(offered)), batch.throw[rows[offered]]]
+            actions[offered[offer > row_means(np.maximum(values, 0.0))]] = TAKE
+        return actions

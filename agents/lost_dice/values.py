@@ -74,7 +74,7 @@ class SheetModel:
         p = self.p[colour]
         return above if p[above].sum() >= p[below].sum() else below
 
-    def _outlook(self, colour: int, last: int, count: int, direction: int) -> tuple[float, float, float]:
+    def outlook(self, colour: int, last: int, count: int, direction: int) -> tuple[float, float, float]:
         """(chance per throw of a number the column can take, how many numbers it can still
         take, their mean weighted by how often they come), remembered."""
         key = (colour, last, count, direction)
@@ -96,7 +96,7 @@ class SheetModel:
         started = [(c, col) for c, col in enumerate(sheet.columns) if col.started]
         if not started:
             return total
-        outlooks = [self._outlook(c, col.last, col.count, col.direction) for c, col in started]
+        outlooks = [self.outlook(c, col.last, col.count, col.direction) for c, col in started]
         opportunity = sum(o[0] for o in outlooks)
         writes = rolls_left * PLAY_RATE
         for (c, column), (chance, size, mean) in zip(started, outlooks):

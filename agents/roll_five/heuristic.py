@@ -11,6 +11,9 @@
   preferring a placement that would at least survive the other bid.
 * **Bid**: the bid under which more pairs survive; equal, the one with the better
   tournament tie-break; still equal, High.
+
+``act_batch`` applies the same rules to many observations at once over arrays, move for
+move as ``act`` (:mod:`agents.batched`: ties drawn from the same generator).
 """
 
 from __future__ import annotations
@@ -18,13 +21,21 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import Agent
+from agents.batched import batch_arguments, break_ties
 from envs.games.roll_five import (
     BID_HIGH,
     BID_LOW,
+    CARDS_PER_PLAYER,
     FACES,
     HIGH,
+    HIGH_BEST,
     HIGH_LIMIT,
     LOW,
+    NUM_PLACEMENTS,
+    OBS_ROLL,
+    SLOT_BLOCK,
+    SLOT_CARD,
+    SLOT_DIE,
     bid_distance,
     keeps_high,
     keeps_low,
@@ -32,6 +43,10 @@ from envs.games.roll_five import (
     place_action,
     read_observation,
 )
+
+#: Die value and slot of every placement action id (``place_action``'s inverse), as arrays.
+_PLACED_DIE, _PLACED_SLOT = np.divmod(np.arange(NUM_PLACEMENTS), CARDS_PER_PLAYER)
+_PLACED_DIE = _PLACED_DIE + 1
 
 
 def best_bid(cards, dice) -> int:
@@ -89,3 +104,50 @@ class RollFiveHeuristic(Agent):
             return bid_action(view.cards, view.dice)
         plan = planned_bid(view.cards, view.dice)
         return best_placement(view, lambda die, slot: placement_key(view.cards[slot], die, plan), self.rng, self.name)
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """``act`` of every row, as if called on the rows in order: the same actions, and
+        the generator left where ``act`` would leave it (:mod:`agents.batched`)."""
+        observations, legal = batch_arguments(self.game, observations, action_masks, f"roll_five {self.name}")
+        slots = observations[:, : OBS_ROLL.start].reshape(-1, CARDS_PER_PLAYER, SLOT_BLOCK)
+        cards = slots[:, :, SLOT_CARD].argmax(axis=2) + 1
+        dice = np.where(slots[:, :, SLOT_DIE].any(axis=2), slots[:, :, SLOT_DIE].argmax(axis=2) + 1, 0)
+        placed = dice > 0
+        fits_high, fits_low = placed & (cards + dice <= HIGH_LIMIT), placed & (cards - dice >= 0)
+        kept_high, kept_low = fits_high.sum(axis=1), fits_low.sum(axis=1)
+        bidding = legal[:, BID_HIGH] | legal[:, BID_LOW]
+        actions = np.empty(len(legal), np.int64)
+        # the bid: more pairs, then the closer tie-break score, then High (best_bid)
+        high_distance = np.abs(HIGH_BEST - np.where(fits_high, cards + dice, 0).sum(axis=1))
+        low_distance = np.where(fits_low, cards - dice, 0).sum(axis=1)
+        high_first = (kept_high > kept_low) | ((kept_high == kept_low) & (high_distance <= low_distance))
+        actions[bidding] = np.where(high_first, BID_HIGH, BID_LOW)[bidding]
+        placing = np.flatnonzero(~bidding)
+        if placing.size:
+            actions[placing] = self._placements(
+                cards[placing], placed[placing], kept_high[placing], kept_low[placing], observations[placing]
+            )
+        return actions
+
+    def _placements(self, cards, placed, kept_high, kept_low, observations) -> np.ndarray:
+        """The placements of ``act`` for rows that place a die (see :func:`best_placement`)."""
+        # the plan (planned_bid): the odds of the uncovered cards, added slot by slot as act adds them
+        high, low = 0.0, 0.0
+        for slot in range(CARDS_PER_PLAYER):
+            open_card = ~placed[:, slot]
+            high = high + np.where(open_card, (HIGH_LIMIT - cards[:, slot]) / FACES, 0.0)
+            low = low + np.where(open_card, cards[:, slot] / FACES, 0.0)
+        plan_high = (kept_high + high >= kept_low + low)[:, None]
+        # placement_key of every placement id, as one integer that orders as its tuple
+        card, die = cards[:, _PLACED_SLOT], _PLACED_DIE[None, :]
+        fit_high, fit_low = card + die <= HIGH_LIMIT, card - die >= 0
+        fits_plan = np.where(plan_high, fit_high, fit_low)
+        tightness = np.where(plan_high, HIGH_LIMIT - card - die, card - die)
+        hardness = np.where(plan_high, card, -card)
+        fits_other = np.where(plan_high, fit_low, fit_high)
+        key = 10_000 * fits_plan + 100 * np.where(fits_plan, -tightness, fits_other) + hardness
+        # the candidates act ranks: each die value of the roll on each uncovered card
+        rolled = np.rint(observations[:, OBS_ROLL].astype(np.float64) * CARDS_PER_PLAYER) > 0
+        candidates = rolled[:, _PLACED_DIE - 1] & ~placed[:, _PLACED_SLOT]
+        best = candidates & (key == np.where(candidates, key, np.iinfo(key.dtype).min).max(axis=1, keepdims=True))
+        return break_ties(best, self.rng, f"roll_five {self.name}")
