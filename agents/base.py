@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+import inspect
 
 import numpy as np
 
@@ -24,7 +25,12 @@ class Agent(abc.ABC):
     (:mod:`envs.batched.vector_env`) and the rollout agent's base policy
     (:mod:`agents.rollout`) use it where it is there. There is deliberately no default that
     loops over ``act``: the batched env plays an agent without ``act_batch`` through one copy
-    per game, reseeded as the single env reseeds it, and a default would hide that.
+    per game, reseeded as the single env reseeds it, and a default would hide that. An agent
+    whose choices draw on its generator (the random agent, bots that break ties at random)
+    takes a third argument, ``rngs`` (one generator per row, :func:`draws_per_row`), and
+    draws row ``k``'s choices from ``rngs[k]`` as ``act`` draws from ``self.rng``: the
+    batched env passes each game's own generator, reseeded per game, so it still plays the
+    single env's games exactly.
     """
 
     #: Short name used on the command line and in result tables.
@@ -46,6 +52,12 @@ class Agent(abc.ABC):
         return f"{type(self).__name__}({self.game!r})"
 
 
+def draws_per_row(agent: object) -> bool:
+    """Whether ``agent``'s ``act_batch`` takes ``rngs``, one generator per row (see :class:`Agent`)."""
+    act_batch = getattr(agent, "act_batch", None)
+    return callable(act_batch) and "rngs" in inspect.signature(act_batch).parameters
+
+
 def acts_in_batch(agent: object) -> bool:
     """Whether ``agent`` has a batched ``act_batch(observations, action_masks)`` of its own
     (see :class:`Agent`): a trained network's forward pass, the random agent's draws."""
@@ -63,12 +75,19 @@ class RandomAgent(Agent):
             raise ValueError("random agent: the action mask allows no action")
         return int(legal[self.rng.integers(legal.size)])
 
-    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray, rngs=None) -> np.ndarray:
         """A uniform legal action of every row, all drawn at once from the agent's generator
-        (one uniform number per row: the ``k``-th legal action, ``k`` below the row's count)."""
+        (one uniform number per row: the ``k``-th legal action, ``k`` below the row's count);
+        with ``rngs`` (one generator per row), row ``k``'s is drawn from ``rngs[k]`` as :meth:`act`
+        draws it, so each row plays what a copy of the agent with that generator would."""
         legal = np.asarray(action_masks) > 0
         counts = legal.sum(axis=1)
         if not counts.all():
             raise ValueError(f"random agent: the action mask of row {int(np.argmin(counts))} allows no action")
-        picks = (self.rng.random(len(counts)) * counts).astype(np.int64)
+        if rngs is not None:
+            if len(rngs) != len(counts):
+                raise ValueError(f"random agent: rngs must hold one generator per row ({len(counts)}), got {len(rngs)}")
+            picks = np.array([rng.integers(count) for rng, count in zip(rngs, counts.tolist())], np.int64)
+        else:
+            picks = (self.rng.random(len(counts)) * counts).astype(np.int64)
         return (legal.cumsum(axis=1) > picks[:, None]).argmax(axis=1)

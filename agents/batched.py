@@ -9,9 +9,16 @@ row that has a tie, in row order (numpy's ``integers`` with an array of bounds d
 in that order, as successive scalar calls do). So a bot's ``act_batch`` picks the moves,
 and leaves its generator in the state, that ``act`` called on the rows one after the
 other would.
+
+``act_batch(observations, action_masks, rngs=...)`` takes instead one generator per row:
+row ``k``'s tie is drawn from ``rngs[k]`` as ``act`` draws it from its own, so a batch of
+games each with its own bot copy's generator (the batched env's opponents, reseeded per
+game as the single env reseeds them) plays each game's moves exactly.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -32,14 +39,32 @@ def batch_arguments(game: Game, observations, action_masks, bot: str) -> tuple[n
     return observations, legal
 
 
-def break_ties(best: np.ndarray, rng: np.random.Generator, bot: str) -> np.ndarray:
+def break_ties(best: np.ndarray, rng: np.random.Generator | Sequence[np.random.Generator], bot: str) -> np.ndarray:
     """``(B,)``: for each row of ``best`` (``(B, actions)`` bool: its best actions), the only
-    one, or the ``k``-th in ascending order with ``k`` drawn from ``rng`` as above."""
+    one, or the ``k``-th in ascending order with ``k`` drawn from ``rng`` as above (a
+    sequence of ``B`` generators: row ``k``'s from ``rng[k]``)."""
     counts = best.sum(axis=1)
     if not counts.all():
         raise ValueError(f"{bot}: row {int(np.argmin(counts))} of the batch has no legal action to choose")
     picks = np.zeros(len(best), np.int64)
     tied = counts > 1
     if tied.any():
-        picks[tied] = rng.integers(counts[tied])
+        if isinstance(rng, np.random.Generator):
+            picks[tied] = rng.integers(counts[tied])
+        else:
+            for k in np.flatnonzero(tied).tolist():
+                picks[k] = rng[k].integers(counts[k])
     return (best.cumsum(axis=1) > picks[:, None]).argmax(axis=1)
+
+
+def row_generators(
+    rng: np.random.Generator, rngs: Sequence[np.random.Generator] | None, rows: np.ndarray
+) -> np.random.Generator | list[np.random.Generator]:
+    """What rows ``rows`` of a batch draw their ties from: the bot's own generator, or each row's of ``rngs``."""
+    return rng if rngs is None else [rngs[row] for row in rows.tolist()]
+
+
+def check_generators(rngs: Sequence[np.random.Generator] | None, rows: int, bot: str) -> None:
+    """``rngs``, when given, is one generator per row."""
+    if rngs is not None and len(rngs) != rows:
+        raise ValueError(f"{bot}: rngs must hold one generator per observation ({rows}), got {len(rngs)}")

@@ -198,4 +198,13 @@ def test_random_act_batch_draws_uniform_legal_actions_from_its_seed():
     with pytest.raises(ValueError, match="random agent: the action mask of row 1 allows no action"):
         agent.act_batch(np.zeros((3, *game.observation_shape), np.float32), masks)
     assert acts_in_batch(agent) and acts_in_batch(make_agent("inverted_dice", "ppo", game))
-    assert not acts_in_batch(InvertedDiceHeuristic(game))
+    assert not acts_in_batch(make_agent("inverted_dice", "td", game))
+    # with one generator per row, each row draws as act does from that generator
+    rows = [np.random.default_rng(seed) for seed in (5, 6, 7)]
+    copies = [np.random.default_rng(seed) for seed in (5, 6, 7)]
+    masks[1, 0] = 1
+    drawn = agent.act_batch(np.zeros((3, *game.observation_shape), np.float32), masks, rngs=rows)
+    alone = [RandomAgent(game) for _ in copies]
+    for one, rng in zip(alone, copies):
+        one.rng = rng
+    assert drawn.tolist() == [one.act(None, mask) for one, mask in zip(alone, masks)]

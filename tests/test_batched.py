@@ -111,6 +111,12 @@ def test_native_vector_env_plays_the_single_envs_games(name, options, steps):
     [
         ("invers", {"opponents": "greedy"}),  # a bot that breaks ties at random: one copy per game (no act_batch)
         ("inverted_dice", {"num_players": 2, "opponents": "heuristic"}),  # a bot with act_batch and no randomness
+        # bots with act_batch that break ties at random, and the random agent by name: each game's draws
+        # come from its own generator (act_batch's rngs), so the games stay the single env's
+        ("lost_dice", {"num_players": 3, "opponents": ["heuristic", "search"]}),
+        ("keldice", {"opponents": "heuristic"}),
+        ("roll_five", {"num_players": 2, "opponents": "heuristic"}),
+        ("six_hundred", {"num_players": 2, "opponents": "random"}),
         ("invers", {"opponents": "ppo"}),  # the shipped network: act_batch, one forward pass
         ("roll_five", {"num_players": 3, "opponents": ["search", "ppo"]}),
     ],

@@ -34,6 +34,7 @@ def _episode(item) -> dict | None:
         ("inverted_dice", {}),
         ("six_hundred", {}),
         ("invers", {"opponents": ["greedy"]}),  # a bot that acts one game at a time (act, not act_batch)
+        ("lost_dice", {"opponents": ["heuristic"]}),  # act_batch with random ties, one generator per game
     ],
 )
 def test_same_games_as_the_game_vec_env_seed_for_seed(env, extra):

@@ -222,7 +222,7 @@ def test_rollout_specs_parse_and_bad_options_are_one_line_errors():
         ("rollout:n=0", "rollout: n must be a positive integer (continuations per legal move), got 0", ""),
         ("rollout:n=2.5", "rollout: n must be a positive integer (continuations per legal move), got 2.5", ""),
         ("rollout:base=genius", "unknown agent 'genius' for inverted_dice: expected one of ", ""),
-        ("rollout:base=heuristic", "rollout: the base 'heuristic' cannot act in batch (it has no act_batch)", ""),
+        ("rollout:base=td", "rollout: the base 'td' cannot act in batch (it has no act_batch)", ""),
         ("rollout:depth=3", "agent spec 'rollout:depth=3': ", "'depth'; RolloutAgent options: ['base', 'n']"),
     ]:
         with pytest.raises(ValueError) as error:

@@ -20,7 +20,7 @@ import functools
 import numpy as np
 
 from agents.base import Agent
-from agents.batched import batch_arguments, break_ties
+from agents.batched import batch_arguments, break_ties, check_generators, row_generators
 from agents.lost_dice.batch import Batch, BatchModel, best_within, read_batch, read_sheets, row_means
 from agents.lost_dice.planning import PlayValues
 from agents.lost_dice.position import Position, read_position
@@ -79,26 +79,31 @@ class LostDiceHeuristic(Agent):
 
     # -- many positions at once -----------------------------------------------------------
 
-    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray, rngs=None) -> np.ndarray:
         """``act`` of every row, as if called on the rows in order: the same actions, and
-        the generator left where ``act`` would leave it (:mod:`agents.batched`)."""
+        the generator left where ``act`` would leave it; with ``rngs``, row ``k``'s ties are
+        drawn from ``rngs[k]`` instead (:mod:`agents.batched`)."""
         observations, legal = batch_arguments(self.game, observations, action_masks, self.name)
+        check_generators(rngs, len(legal), self.name)
         batch = read_batch(observations)
         actions = np.empty(len(legal), np.int64)
-        playing = batch.phase == PLAY_THROW
-        for rows, decide in ((np.flatnonzero(playing), self.play_rows), (np.flatnonzero(~playing), self.turn_rows)):
-            if rows.size:
-                actions[rows] = decide(batch, rows, legal[rows])
+        playing = np.flatnonzero(batch.phase == PLAY_THROW)
+        turns = np.flatnonzero(batch.phase != PLAY_THROW)
+        if playing.size:
+            actions[playing] = self.play_rows(batch, playing, legal[playing], row_generators(self.rng, rngs, playing))
+        if turns.size:
+            actions[turns] = self.turn_rows(batch, turns, legal[turns])
         return actions
 
-    def play_rows(self, batch: Batch, rows: np.ndarray, legal: np.ndarray) -> np.ndarray:
-        """:meth:`play` of rows ``rows`` (a throw to play in each), ``legal`` their masks."""
+    def play_rows(self, batch: Batch, rows: np.ndarray, legal: np.ndarray, rng) -> np.ndarray:
+        """:meth:`play` of rows ``rows`` (a throw to play in each), ``legal`` their masks, ties
+        drawn from ``rng`` (a generator, or one per row)."""
         me = read_sheets(self.game, batch, rows, 0)
         values = np.full(legal.shape, -np.inf)
         values[:, DISCARD] = self.discard_values(batch, rows)
         plays = self.batch_model.slot_plays[batch.throw[rows]]
         values[:, PLAY:] = self.batch_model.play_gains(me, me.rolls_left, plays)
-        return break_ties(best_within(values, legal, TIE_TOLERANCE), self.rng, self.name)
+        return break_ties(best_within(values, legal, TIE_TOLERANCE), rng, self.name)
 
     def discard_values(self, batch: Batch, rows: np.ndarray) -> np.ndarray:
         """:meth:`discard_value` of rows ``rows``."""

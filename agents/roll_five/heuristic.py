@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import Agent
-from agents.batched import batch_arguments, break_ties
+from agents.batched import batch_arguments, break_ties, check_generators, row_generators
 from envs.games.roll_five import (
     BID_HIGH,
     BID_LOW,
@@ -105,10 +105,12 @@ class RollFiveHeuristic(Agent):
         plan = planned_bid(view.cards, view.dice)
         return best_placement(view, lambda die, slot: placement_key(view.cards[slot], die, plan), self.rng, self.name)
 
-    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray, rngs=None) -> np.ndarray:
         """``act`` of every row, as if called on the rows in order: the same actions, and
-        the generator left where ``act`` would leave it (:mod:`agents.batched`)."""
+        the generator left where ``act`` would leave it; with ``rngs``, row ``k``'s ties are
+        drawn from ``rngs[k]`` instead (:mod:`agents.batched`)."""
         observations, legal = batch_arguments(self.game, observations, action_masks, f"roll_five {self.name}")
+        check_generators(rngs, len(legal), f"roll_five {self.name}")
         slots = observations[:, : OBS_ROLL.start].reshape(-1, CARDS_PER_PLAYER, SLOT_BLOCK)
         cards = slots[:, :, SLOT_CARD].argmax(axis=2) + 1
         dice = np.where(slots[:, :, SLOT_DIE].any(axis=2), slots[:, :, SLOT_DIE].argmax(axis=2) + 1, 0)
@@ -125,12 +127,18 @@ class RollFiveHeuristic(Agent):
         placing = np.flatnonzero(~bidding)
         if placing.size:
             actions[placing] = self._placements(
-                cards[placing], placed[placing], kept_high[placing], kept_low[placing], observations[placing]
+                cards[placing],
+                placed[placing],
+                kept_high[placing],
+                kept_low[placing],
+                observations[placing],
+                row_generators(self.rng, rngs, placing),
             )
         return actions
 
-    def _placements(self, cards, placed, kept_high, kept_low, observations) -> np.ndarray:
-        """The placements of ``act`` for rows that place a die (see :func:`best_placement`)."""
+    def _placements(self, cards, placed, kept_high, kept_low, observations, rng) -> np.ndarray:
+        """The placements of ``act`` for rows that place a die (see :func:`best_placement`), ties
+        drawn from ``rng`` (a generator, or one per row)."""
         # the plan (planned_bid): the odds of the uncovered cards, added slot by slot as act adds them
         high, low = 0.0, 0.0
         for slot in range(CARDS_PER_PLAYER):
@@ -150,4 +158,4 @@ class RollFiveHeuristic(Agent):
         rolled = np.rint(observations[:, OBS_ROLL].astype(np.float64) * CARDS_PER_PLAYER) > 0
         candidates = rolled[:, _PLACED_DIE - 1] & ~placed[:, _PLACED_SLOT]
         best = candidates & (key == np.where(candidates, key, np.iinfo(key.dtype).min).max(axis=1, keepdims=True))
-        return break_ties(best, self.rng, f"roll_five {self.name}")
+        return break_ties(best, rng, f"roll_five {self.name}")

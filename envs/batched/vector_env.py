@@ -29,7 +29,10 @@ It is the single env, ``N`` times, game for game:
   opponent stream, as the single env draws it); a policy with
   ``act_batch(observations, action_masks) -> actions`` acts for all its games in one call
   (a trained network: one batched forward pass; its ``reset(seed=)``, if any, is called
-  once per ``reset`` of the vector env); a policy with only
+  once per ``reset`` of the vector env); one whose ``act_batch`` also takes ``rngs`` (the
+  random agent, bots that break ties at random) draws each game's choices from that game's
+  own generator, kept and reseeded per game as below, so it plays the single env's moves
+  exactly, in one call; a policy with only
   ``act(observation, action_mask)`` (a bot, or a bot's name) plays each game through its
   own shallow copy, reseeded at every game's start as the single env reseeds it, so
   even a bot that breaks ties at random plays the single env's moves. That is a Python
@@ -45,6 +48,7 @@ game's; an illegal action raises with the message under ``illegal_action="raise"
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 from copy import copy as shallow_copy
 from typing import Any
@@ -90,6 +94,12 @@ def _random_actions(rows, masks, opponent_streams, out):
     opponent stream, as the single env's random opponent draws it."""
     for k in range(rows.shape[0]):
         out[k] = random_streams.choose_legal(opponent_streams, rows[k], masks[k])
+
+
+def _draws_per_row(agent) -> bool:
+    """Whether ``agent``'s ``act_batch`` takes ``rngs``, one generator per row (agents.base.draws_per_row's
+    rule, restated here: envs do not import the agents layer)."""
+    return "rngs" in inspect.signature(agent.act_batch).parameters
 
 
 class BatchedVectorEnv(VectorEnv):
@@ -141,11 +151,12 @@ class BatchedVectorEnv(VectorEnv):
         self.opponents = opponent_list(self.game, opponents, players - 1, methods=("act", "act_batch"))
         self._resettable = [o for o in self.opponents if o is not None and hasattr(o, "reset")]
         self._opponent_seeds = np.zeros((int(num_envs), len(self._resettable)), np.int64)
-        # one shallow copy per game of each bot that acts one game at a time (see the module doc)
+        # one shallow copy per game of each bot that acts one game at a time, or whose batched
+        # choices draw on a generator per game (see the module doc)
         self._per_game = {
             id(o): [shallow_copy(o) for _ in range(int(num_envs))]
             for o in self.opponents
-            if o is not None and not hasattr(o, "act_batch")
+            if o is not None and (not hasattr(o, "act_batch") or _draws_per_row(o))
         }
 
         self.single_observation_space = observation_box(self.game)
@@ -360,11 +371,13 @@ class BatchedVectorEnv(VectorEnv):
         else:
             observations = self._scratch_observations[:count]
             self.batched.observe(rows, seats, observations)
-            if hasattr(opponent, "act_batch"):
-                actions[:] = opponent.act_batch(observations, masks)
-            else:
-                copies = self._per_game[id(opponent)]
+            copies = self._per_game.get(id(opponent))
+            if not hasattr(opponent, "act_batch"):
                 actions[:] = [copies[row].act(observations[k], masks[k]) for k, row in enumerate(rows)]
+            elif copies is not None:  # each game's choices from its own copy's generator
+                actions[:] = opponent.act_batch(observations, masks, rngs=[copies[row].rng for row in rows.tolist()])
+            else:
+                actions[:] = opponent.act_batch(observations, masks)
             legal = masks[np.arange(count), actions].astype(bool)
             if not legal.all():
                 k = int(np.flatnonzero(~legal)[0])
