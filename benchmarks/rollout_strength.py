@@ -19,17 +19,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 
-import numpy as np
 import torch
 
-from agents.base import Agent
 from agents.registry import make_agent
 from agents.shipped import shipped_envs
 from envs.registry import ENVS, get_entry, make_game
 from training.console import USER_ERRORS, fail
 from training.evaluation.harness import evaluate_pairing, evaluate_solitaire, mean_ci, share_interval
+from training.evaluation.ladder import TimedAgent
 from training.framework.schema import ConfigError
 
 BASES = ("random", "ppo")
@@ -38,30 +36,7 @@ OPENING_PLIES = {"invers": 2}
 BASE_SEED = 20_000
 
 
-class Timed(Agent):
-    """An agent whose moves are timed: ``seconds`` spent in ``act`` over ``moves`` calls."""
-
-    def __init__(self, inner: Agent):
-        self.inner, self.name = inner, inner.name
-        self.seconds, self.moves = 0.0, 0
-        super().__init__(inner.game)
-
-    def reset(self, seed: int | None = None) -> None:
-        self.inner.reset(seed)
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        started = time.perf_counter()
-        action = self.inner.act(observation, action_mask)
-        self.seconds += time.perf_counter() - started
-        self.moves += 1
-        return action
-
-    @property
-    def ms_per_move(self) -> float:
-        return 1000.0 * self.seconds / max(self.moves, 1)
-
-
-def measure(env: str, base: str, rollout: Timed, opponent: Timed, games: int) -> str:
+def measure(env: str, base: str, rollout: TimedAgent, opponent: TimedAgent, games: int) -> str:
     """The rollout agent against its base in ``games`` games of ``env``: the result as one table cell."""
     game = rollout.game
     if game.num_players == 1:
@@ -101,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
                 if base == "ppo" and env not in shipped_envs():
                     continue
                 rollout = make_agent(env, f"rollout:n={args.n},base={base}", game, seed=0)
-                pairings.append((env, base, Timed(rollout), Timed(make_agent(env, base, game, seed=1))))
+                pairings.append((env, base, TimedAgent(rollout), TimedAgent(make_agent(env, base, game, seed=1))))
     except (*USER_ERRORS, KeyError, ValueError) as error:  # an unknown env; a spec make_agent cannot build
         return fail(error)
     print(
