@@ -9,7 +9,7 @@
 #   make docs             build the documentation site into site/, warnings as errors (CI runs it after make test)
 #   make docs-serve       serve the site at http://127.0.0.1:8000, rebuilt on every change
 #   make results          every results report (results/), from the agents shipped in checkpoints/
-#                         (the PPO networks against every bot, the Inverted Dice turn-value agent, Roll Five's
+#                         (the PPO networks against every bot, Lost Dice's at three and four players, the Inverted Dice turn-value agent, Roll Five's
 #                         network at two and four players over 10,000 games, and the Invers network alone and
 #                         in its search against the search bot, and the benchmark suite's leaderboard of every bot and
 #                         shipped agent: results/leaderboard.md); the tables come out the same, digit for digit,
@@ -61,10 +61,11 @@ results: $(VENV)/.installed
 	done; \
 	$(PYTHON) training/evaluate.py --env inverted_dice --agents td ppo heuristic optimal random --out results/inverted_dice_td --overwrite || exit 1; \
 	$(PYTHON) training/evaluate.py --checkpoint checkpoints/lost_dice/shipped_3p --agents heuristic random --games 3000 --out results/lost_dice_3_players --overwrite || exit 1; \
+	$(PYTHON) training/evaluate.py --checkpoint checkpoints/lost_dice/shipped_4p --agents heuristic random --games 3000 --out results/lost_dice_4_players --overwrite || exit 1; \
 	$(PYTHON) training/evaluate.py --checkpoint checkpoints/roll_five/shipped --agents search heuristic --games 10000 --out results/roll_five/two_players --overwrite || exit 1; \
 	$(PYTHON) training/evaluate.py --checkpoint checkpoints/roll_five/shipped --agents search heuristic --games 10000 --env-kwargs "{num_players: 4}" --out results/roll_five/four_players --overwrite || exit 1; \
 	$(PYTHON) training/ladder.py --env invers --agents search:depth=4 ppo+search:depth=3 --games 400 --workers 2 --out results/invers/ppo_search_vs_search4 --overwrite > /dev/null || exit 1; \
 	$(PYTHON) training/ladder.py --env invers --agents search:depth=2 ppo --games 400 --workers 2 --out results/invers/ppo_vs_search2 --overwrite > /dev/null || exit 1; \
 	$(PYTHON) training/benchmark.py --leaderboard --workers 2 --out results --no-progress > /dev/null || exit 1; \
 	$(PYTHON) training/results_pages.py || exit 1; \
-	echo "make results: every table regenerated in $$(( $$(date +%s) - start )) s (results/<game>/report.md, results/inverted_dice_td/report.md, results/roll_five/*/report.md, results/invers/*/ladder.md, results/leaderboard.md; docs/reports/, README.md)"
+	echo "make results: every table regenerated in $$(( $$(date +%s) - start )) s (results/<game>/report.md, results/inverted_dice_td/report.md, results/lost_dice_*_players/report.md, results/roll_five/*/report.md, results/invers/*/ladder.md, results/leaderboard.md; docs/reports/, README.md)"

@@ -23,7 +23,14 @@ How it plays, from nothing but its observation:
   ``act_batch`` call of the base per seat over every row where that seat acts. So the base
   must act in batch (:func:`agents.base.acts_in_batch`): ``random``, ``ppo``, a trained run.
 
-The agent spec is ``rollout:n=<int>,base=<spec>``; ``base=`` comes last and takes the rest
+* **Keeping the base's move** (``confidence=z``, default 0: off). With a few continuations
+  the mean end of a move is noisy, and the best of many noisy means is often a move worse
+  than the base's own: the chosen move then loses to its base. With ``confidence`` above 0
+  the agent plays the base's own move unless another move's mean improvement over it,
+  paired continuation by continuation, exceeds ``confidence`` standard errors of that
+  improvement (the best such move then).
+
+The agent spec is ``rollout:n=<int>,confidence=<z>,base=<spec>``; ``base=`` comes last and takes the rest
 of the spec, so the base may carry options of its own (``rollout:n=16,base=ppo:path=RUN``).
 The defaults are ``n=32`` and ``base=random``. Its cost per move is about ``n`` × the
 legal moves × the rest of a game of base moves, in batches: ``benchmarks/rollout_strength.py``
@@ -48,15 +55,23 @@ class RolloutAgent(Agent):
         seed: seeds the determinizations and tie-breaks, and the base's own generator.
         base: the base policy, an agent spec (``"random"``, ``"ppo"``, a run folder) or an
             :class:`Agent`; it must act in batch (``act_batch``).
-        n: continuations per legal move (at least 1).
+        n: continuations per legal move (at least 1; at least 2 with ``confidence``).
+        confidence: above 0, keep the base's own move unless another improves on it by more than
+            this many standard errors (see the module docstring); 0 (default): the best mean.
     """
 
     name = "rollout"
 
-    def __init__(self, game: Game, seed: int | None = None, base: str | Agent = "random", n: int = 32):
+    def __init__(
+        self, game: Game, seed: int | None = None, base: str | Agent = "random", n: int = 32, confidence: float = 0.0
+    ):
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ValueError(f"rollout: n must be a positive integer (continuations per legal move), got {n!r}")
-        self.n = int(n)
+        if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or confidence < 0:
+            raise ValueError(f"rollout: confidence must be a number of standard errors, 0 or more, got {confidence!r}")
+        if confidence > 0 and n < 2:
+            raise ValueError(f"rollout: confidence needs n of 2 or more (a standard error), got n={n}")
+        self.n, self.confidence = int(n), float(confidence)
         self.base = make_agent(game.name, base, game) if isinstance(base, str) else base
         if not acts_in_batch(self.base):
             raise ValueError(
@@ -79,15 +94,23 @@ class RolloutAgent(Agent):
             raise ValueError("rollout agent: the action mask allows no action")
         if candidates.size == 1:
             return int(candidates[0])
-        values = self.move_values(observation, candidates)
+        ends = self.move_ends(observation, candidates)
+        values = ends.mean(axis=1)
+        if self.confidence > 0:
+            own = int(np.asarray(self.base.act_batch(observation[None], action_mask[None]))[0])
+            improvement = ends - ends[np.flatnonzero(candidates == own)[0]]  # paired: the same continuations
+            error = improvement.std(axis=1, ddof=1) / np.sqrt(self.n)
+            sure = improvement.mean(axis=1) > self.confidence * error
+            if not sure.any():
+                return own
+            values = np.where(sure, values, -np.inf)
         best = np.flatnonzero(values == values.max())
         return int(candidates[best[self.rng.integers(best.size)]])
 
-    def move_values(self, observation: np.ndarray, candidates: np.ndarray) -> np.ndarray:
-        """The mean end of ``n`` continuations of each of ``candidates`` (legal action ids) for
-        the player whose ``observation`` it is: their return, or their score in a one-player game.
+    def move_ends(self, observation: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+        """``(candidates, n)``: the end of every continuation of every candidate for the deciding player.
 
-        Row ``c * n + k`` plays candidate ``c`` on determinization ``k``.
+        Row ``c * n + k`` of the twin plays candidate ``c`` on determinization ``k``.
         """
         n, twin = self.n, self.twin
         rows = np.arange(len(candidates) * n)
@@ -101,7 +124,7 @@ class RolloutAgent(Agent):
         twin.apply(rows, np.full(rows.size, decider), np.repeat(candidates, n))
         self._play_out()
         ends = twin.scores() if self.game.num_players == 1 else twin.returns()
-        return ends[rows, decider].reshape(len(candidates), n).mean(axis=1)
+        return ends[rows, decider].reshape(len(candidates), n)
 
     def _play_out(self) -> None:
         """Play every row of the twin to its end with the base: one ``act_batch`` per seat and step."""

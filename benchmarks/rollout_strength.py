@@ -62,6 +62,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--n", type=int, default=16, help="the rollout agent's continuations per legal move (default 16)"
     )
+    parser.add_argument(
+        "--confidence",
+        type=float,
+        default=0.0,
+        help="the rollout agent's confidence: keep the base's move unless another is better by this many "
+        "standard errors (default 0: the best mean)",
+    )
+    parser.add_argument("--base", action="append", choices=BASES, help="base (repeatable; default: all)")
     parser.add_argument("--env", action="append", help="env name (repeatable; default: all)")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
@@ -72,15 +80,17 @@ def main(argv: list[str] | None = None) -> int:
         pairings = []
         for env in names:
             game = make_game(env)
-            for base in BASES:
+            for base in args.base or BASES:
                 if base == "ppo" and env not in shipped_envs():
                     continue
-                rollout = make_agent(env, f"rollout:n={args.n},base={base}", game, seed=0)
+                spec = f"rollout:n={args.n},confidence={args.confidence},base={base}"
+                rollout = make_agent(env, spec, game, seed=0)
                 pairings.append((env, base, TimedAgent(rollout), TimedAgent(make_agent(env, base, game, seed=1))))
     except (*USER_ERRORS, KeyError, ValueError) as error:  # an unknown env; a spec make_agent cannot build
         return fail(error)
     print(
-        f"rollout:n={args.n},base=BASE against BASE, {args.games} games each; 95% intervals; ms per move on one thread"
+        f"rollout:n={args.n},confidence={args.confidence},base=BASE against BASE, {args.games} games each; "
+        "95% intervals; ms per move on one thread"
     )
     print("\n| env | base | the rollout agent against its base | ms / move, rollout | ms / move, base |")
     print("|---|---|---|---|---|", flush=True)

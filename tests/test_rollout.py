@@ -147,6 +147,17 @@ class ObservationHash(Agent):
         return np.array([self.act(o, m) for o, m in zip(observations, action_masks)])
 
 
+class CrossOut(Agent):
+    """An Inverted Dice base that crosses out the last box whenever it may, else takes the first legal action."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        cross = cross_out_action(NUM_BOXES)
+        return cross if action_mask[cross] else int(np.flatnonzero(action_mask)[0])
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        return np.array([self.act(o, m) for o, m in zip(observations, action_masks)])
+
+
 #: Every env, briefly: a game of each with two continuations per move (Invers cut short).
 GAMES = [
     ("inverted_dice", {}),
@@ -182,13 +193,13 @@ def test_a_few_rollouts_find_the_obvious_move():
     assert state.open_boxes(0) == (NUM_BOXES,) and state.current_inverted_sum == NUM_BOXES
     agent = RolloutAgent(game, seed=0, n=4)
     assert agent.act(state.observe(0), state.legal_mask(0)) == SCORE
-    values = agent.move_values(state.observe(0), np.array([0, SCORE, cross_out_action(NUM_BOXES)]))
+    values = agent.move_ends(state.observe(0), np.array([0, SCORE, cross_out_action(NUM_BOXES)])).mean(axis=1)
     assert values[1] == NUM_BOXES and values[2] == 0 and values[0] <= NUM_BOXES
 
 
 def test_the_batched_rollouts_are_the_cores_games():
     """Each candidate played on each determinization to its end by the base, one game at a time on
-    the rules core, ends as the twin's rows do: the same means, to the last bit."""
+    the rules core, ends as the twin's rows do, to the last bit."""
     game = make_game("lost_dice", num_players=3, rolls_per_player=4)
     n = 3
     agent = RolloutAgent(game, seed=0, base=ObservationHash(game), n=n)
@@ -197,7 +208,7 @@ def test_the_batched_rollouts_are_the_cores_games():
         observation, mask = state.observe(player), state.legal_mask(player)
         candidates = np.flatnonzero(mask)
         agent.rng = np.random.default_rng(9)
-        batched = agent.move_values(observation, candidates)
+        batched = agent.move_ends(observation, candidates)
         rng = np.random.default_rng(9)
         by_hand = np.zeros((len(candidates), n))
         for k in range(n):
@@ -209,7 +220,7 @@ def test_the_batched_rollouts_are_the_cores_games():
                     seat = game_on.acting_players()[0]
                     game_on.apply(seat, base.act(game_on.observe(seat), game_on.legal_mask(seat)))
                 by_hand[c, k] = game_on.returns()[0]
-        np.testing.assert_array_equal(batched, by_hand.mean(axis=1))
+        np.testing.assert_array_equal(batched, by_hand)
 
 
 def test_rollout_specs_parse_and_bad_options_are_one_line_errors():
@@ -223,7 +234,11 @@ def test_rollout_specs_parse_and_bad_options_are_one_line_errors():
         ("rollout:n=2.5", "rollout: n must be a positive integer (continuations per legal move), got 2.5", ""),
         ("rollout:base=genius", "unknown agent 'genius' for inverted_dice: expected one of ", ""),
         ("rollout:base=td", "rollout: the base 'td' cannot act in batch (it has no act_batch)", ""),
-        ("rollout:depth=3", "agent spec 'rollout:depth=3': ", "'depth'; RolloutAgent options: ['base', 'n']"),
+        (
+            "rollout:depth=3",
+            "agent spec 'rollout:depth=3': ",
+            "'depth'; RolloutAgent options: ['base', 'n', 'confidence']",
+        ),
     ]:
         with pytest.raises(ValueError) as error:
             make_agent("inverted_dice", spec, game)
@@ -231,3 +246,23 @@ def test_rollout_specs_parse_and_bad_options_are_one_line_errors():
         assert message.startswith(start) and message.endswith(end) and "\n" not in message, message
     with pytest.raises(ValueError, match=r"agent spec 'search:depht=2': .*'depht'"):
         check_spec("invers", "rollout:n=2,base=search:depht=2")  # the base is checked up front too
+
+
+def test_with_confidence_it_keeps_the_bases_move_unless_another_is_surely_better():
+    """confidence: the base's own move stands against noise; a move that is better for sure still wins."""
+    game = make_game("lost_dice", num_players=2, rolls_per_player=4)
+    base = ObservationHash(game)
+    agent = RolloutAgent(game, seed=0, base=base, n=8, confidence=1e9)  # nothing is ever that sure
+    for state, player in random_positions(game, 12, seed=3, stride=2):
+        observation, mask = state.observe(player), state.legal_mask(player)
+        assert agent.act(observation, mask) == base.act_batch(observation[None], mask[None])[0]
+    game = InvertedDice(free_cross_out=True)  # the forced position above: scoring is worth 20 for sure
+    tape = np.random.default_rng(0).integers(1, 7, size=game.tape_shape)
+    tape[0, NUM_ROUNDS - 1, 0] = 1
+    state = game.new_state_from_tape(tape)
+    for box in range(1, NUM_BOXES):
+        state.apply(0, cross_out_action(box))
+    crossing = RolloutAgent(game, seed=0, base=CrossOut(game), n=4, confidence=2.0)
+    assert crossing.act(state.observe(0), state.legal_mask(0)) == SCORE
+    with pytest.raises(ValueError, match="^rollout: confidence needs n of 2 or more"):
+        RolloutAgent(game, n=1, confidence=1.0)
