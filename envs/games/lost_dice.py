@@ -848,20 +848,6 @@ class LostDiceState(GameState):
             if self._discarder >= 0:
                 obs[GLOBAL_SIZE + (self._discarder - player) % n * PLAYER_SIZE + PL_DISCARDER] = 1.0
         return obs
-        head = obs  # the global block is the start of the vector
-        head[OBS_PHASE.start + self._phase] = 1.0
-        if player == self._player:
-            head[OBS_TO_ACT] = 1.0
-        throw = self._throw
-        if throw >= 0:
-            head[OBS_OFFERED] = self._offered
-            head[OBS_THROW.start : OBS_PLAY_WRITABLE.start] = game.throw_blocks[throw]
-            head[OBS_PLAY_WRITABLE] = self._writable(player, throw)[2]
-        obs[GLOBAL_SIZE + (self._player - player) % n * PLAYER_SIZE + PL_TO_ACT] = 1.0
-        obs[GLOBAL_SIZE + (self._turn - player) % n * PLAYER_SIZE + PL_TURN] = 1.0
-        if self._discarder >= 0:
-            obs[GLOBAL_SIZE + (self._discarder - player) % n * PLAYER_SIZE + PL_DISCARDER] = 1.0
-        return obs
 
     @property
     def phase(self) -> int:
