@@ -499,3 +499,19 @@ def test_opponents_may_be_given_by_bot_name():
         gymnasium.make("InvertedDice-v0", num_players=2, opponents="heurstic")
     with pytest.raises(TypeError, match="opponents must be None"):
         gymnasium.make("InvertedDice-v0", num_players=2, opponents=5)
+
+
+def test_no_eval_is_the_runs_choice_and_a_resume_keeps_it(tmp_path, capsys):
+    """--no-eval is written to the run's config.yaml: the resume command printed after a stop (no
+    --no-eval in it) does not play the closing evaluation the first session skipped; --eval-games asks for it."""
+    run = tmp_path / "run"
+    config = str(tiny_config(tmp_path))
+    assert train.main(["--config", config, "--run-dir", str(run), "--timesteps", str(ROLLOUT), *QUIET]) == 0
+    assert yaml.safe_load((run / "config.yaml").read_text())["evaluation"]["enabled"] is False
+    assert train.main(["--resume", str(run), "--timesteps", str(2 * ROLLOUT), "--no-progress"]) == 0
+    assert "No closing evaluation (the run's evaluation.enabled is false)" in capsys.readouterr().out
+    assert not (run / "evaluation").exists()
+    assert (
+        train.main(["--resume", str(run), "--timesteps", str(3 * ROLLOUT), "--eval-games", "2", "--no-progress"]) == 0
+    )
+    assert (run / "evaluation" / "report.md").is_file()
