@@ -239,6 +239,10 @@ def test_shipped_networks_and_run_folders_play_from_the_page():
         assert [m["player"] for m in view["moves"]] == [0, 1]
         response = client.post(
             "/api/sessions",
-            json={"env": "lost_dice", "options": {"num_players": 4}, "seats": ["human", "ppo", "random", "random"]},
+            json={
+                "env": "lost_dice",
+                "options": {"num_players": 4},
+                "seats": ["human", "run:shipped", "random", "random"],
+            },
         )
         assert response.status_code == 400 and "\n" not in response.json()["error"]
