@@ -162,6 +162,34 @@ def test_a_signal_before_the_learner_is_built_still_leaves_a_run_to_resume(tmp_p
     assert _checkpoint_steps(run) == ROLLOUT
 
 
+def test_a_signal_as_the_preparation_ends_saves_before_any_step(tmp_path, capsys, monkeypatch):
+    """A stop that arrives once the warm start is done but before the first update: no step is
+    taken (nor a curve point), the checkpoint at 0 records the preparation as done, and the resume
+    goes straight to learning."""
+    run = tmp_path / "run"
+    config = tiny_config(
+        tmp_path,
+        warm_start={"enabled": True, "episodes": 2, "epochs": 1, "guide_coef": 0.0},
+        learning_curve={"every": ROLLOUT, "games": 2, "reference": "random"},
+    )
+    prepared = PPO.prepare
+
+    def prepare_then_signal(self, session):
+        prepared(self, session)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    monkeypatch.setattr(PPO, "prepare", prepare_then_signal)
+    assert train.main(["--config", str(config), "--run-dir", str(run), *QUIET]) == 128 + signal.SIGTERM
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        f"SIGTERM: checkpoint saved at 0 timesteps; resume with: python training/train.py --resume {run}"
+    )
+    assert json.loads((run / METADATA_FILE).read_text())["sessions"][0]["ended"] == "interrupted (SIGTERM)"
+    monkeypatch.undo()
+    assert train.main(["--resume", str(run), "--timesteps", str(ROLLOUT), *QUIET]) == 0
+    assert "Warm start:" not in capsys.readouterr().out  # prepared once: the resume does not warm up again
+    assert _checkpoint_steps(run) == ROLLOUT
+
+
 def test_a_shorter_run_than_the_config_shortens_its_warm_start(tmp_path, capsys):
     planned = load_config(PPOConfig, "configs/invers.yaml")
     short = load_config(PPOConfig, "configs/invers.yaml", {"total_timesteps": 20_000})

@@ -138,7 +138,7 @@ class Session:
 
     def start(self) -> None:
         """Before the first step of this session: the curve's reference scores, and its point at 0."""
-        if self.curve is None or self.stop_requested:
+        if self.curve is None:
             return
         self.curve.start(self.pipeline.done)
         if self.pipeline.done == 0:
@@ -368,7 +368,7 @@ def run_training(
                 session.prepared = True
             except StoppedDuringPreparation as stopped:
                 session.say(f"{stop.name}: stopped during {stopped.during}; a resume starts it again")
-        if session.prepared:
+        if session.prepared and not session.stop_requested:
             session.start()
             stopped_early = pipeline.train(session)
         complete = pipeline.done >= pipeline.budget
