@@ -76,7 +76,7 @@ class RolloutAgent(Agent):
         if not acts_in_batch(self.base):
             raise ValueError(
                 f"rollout: the base {base if isinstance(base, str) else type(base).__name__!r} cannot act in batch "
-                "(it has no act_batch); bases that can: random, ppo, a trained run"
+                "(it has no act_batch); bases that can: random, ppo, a trained run, most heuristics"
             )
         self.twin = get_entry(game.name).batched_class()(game, game.num_actions * self.n)
         self._observations = np.zeros((self.twin.num_games, *game.observation_shape), np.float32)

@@ -14,8 +14,8 @@ Two tables, one run:
   steps/s: *before*, the heuristic with its ``act_batch`` hidden, so the env plays it as it
   did before the bots had one (a copy per game, ``act`` in a Python loop over the games
   waiting for it); *after*, the heuristic as it is (one ``act_batch`` call per opponent
-  turn of all the games). Each game's default table, Inverted Dice at two players (its
-  default is solitaire: no opponent).
+  turn of all the games). Each game's default table, Inverted Dice and Six Hundred at two
+  players (their default is solitaire: no opponent).
 
 The figures depend on the machine and its load, printed with them: compare the columns of
 one run.
@@ -45,6 +45,7 @@ BOTS = [
     ("keldice", "search"),
     ("roll_five", "heuristic"),
     ("inverted_dice", "heuristic"),
+    ("six_hundred", "heuristic"),
 ]
 #: (env, options) of the batched env with heuristic opponents.
 TABLES = [
@@ -52,6 +53,7 @@ TABLES = [
     ("keldice", {}),
     ("roll_five", {}),
     ("inverted_dice", {"num_players": 2}),
+    ("six_hundred", {"num_players": 2}),
 ]
 
 

@@ -22,9 +22,18 @@ from agents.lost_dice.planning import PlayValues
 from agents.lost_dice.position import read_position
 from agents.lost_dice.search import LostDiceSearch
 from agents.roll_five.heuristic import RollFiveHeuristic
+from agents.six_hundred.heuristic import (
+    _POINTS,
+    SixHundredHeuristic,
+    read_sheet,
+    sheet_key,
+    sheet_value,
+    write_values,
+)
 from envs.games.inverted_dice import InvertedDice
 from envs.games.lost_dice import Keldice, LostDice
 from envs.games.roll_five import RollFive
+from envs.games.six_hundred import OBS_NUMBERS_BONUS, SixHundred
 
 #: Positions per table; a bot meets every table of its games below (thousands per game).
 POSITIONS = 500
@@ -62,7 +71,7 @@ def assert_batch_equals_one_at_a_time(game, bot_class, observations, masks) -> N
     differ = np.flatnonzero(actions != expected)
     assert differ.size == 0, f"{len(differ)} of {len(masks)} positions differ, first row {differ[:1]}"
     assert batched.rng.bit_generator.state == one.rng.bit_generator.state, "the batch drew other numbers than act"
-    if bot_class is not InvertedDiceHeuristic:  # the other bots break ties at random, and these positions have ties
+    if bot_class not in (InvertedDiceHeuristic, SixHundredHeuristic):  # the others break ties at random, and do here
         assert one.rng.bit_generator.state != untouched, "no tie was broken: the positions do not test the draws"
 
 
@@ -107,6 +116,31 @@ def test_inverted_dice_heuristic_acts_in_batch_as_one_at_a_time(free, players):
     game = InvertedDice(num_players=players, free_cross_out=free)
     positions = bot_positions(game, InvertedDiceHeuristic, seed=players)
     assert_batch_equals_one_at_a_time(game, InvertedDiceHeuristic, *positions)
+
+
+@pytest.mark.parametrize("players", [1, 3])
+def test_six_hundred_heuristic_acts_in_batch_as_one_at_a_time(players):
+    game = SixHundred(num_players=players)
+    observations, masks = bot_positions(game, SixHundredHeuristic, 1000, seed=players)
+    assert_batch_equals_one_at_a_time(game, SixHundredHeuristic, observations, masks)
+    bot = SixHundredHeuristic(game)
+    halves = [bot.act_batch(observations[part], masks[part]) for part in (slice(0, 500), slice(500, None))]
+    np.testing.assert_array_equal(np.concatenate(halves), bot.act_batch(observations, masks))  # with kept plans
+
+
+def test_six_hundred_write_values_are_the_sheet_values_of_every_write_bit_for_bit():
+    """The heuristic's fast write values are :func:`sheet_value` of each written sheet, exactly."""
+    observations, _ = bot_positions(SixHundred(), SixHundredHeuristic, 300, seed=7)
+    sheets = {sheet_key(observation): observation for observation in observations}  # one per turn
+    for observation in sheets.values():
+        sheet, numbers_bonus = read_sheet(observation), bool(observation[OBS_NUMBERS_BONUS] > 0.5)
+        expected = np.full(_POINTS.shape, -np.inf)
+        for c in [c for c, v in enumerate(sheet) if v is None]:
+            for points in np.unique(_POINTS[:, c]):
+                written = sheet[:c] + [int(points)] + sheet[c + 1 :]
+                expected[_POINTS[:, c] == points, c] = sheet_value(written, numbers_bonus)
+        np.testing.assert_array_equal(write_values(sheet, numbers_bonus), expected)
+    assert len(sheets) > 50
 
 
 def test_ties_are_drawn_row_by_row_as_one_position_at_a_time():

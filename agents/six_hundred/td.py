@@ -33,7 +33,15 @@ import itertools
 
 import numpy as np
 
-from agents.six_hundred.heuristic import _POINTS, _TABLES, SixHundredHeuristic, read_sheet, sheet_value
+from agents.six_hundred.heuristic import (
+    _POINTS,
+    _TABLES,
+    SixHundredHeuristic,
+    TurnPlan,
+    read_sheet,
+    sheet_key,
+    sheet_value,
+)
 from agents.turn_value import TurnValueAgent
 from envs.games import six_hundred as rules
 
@@ -98,11 +106,17 @@ class SixHundredTD(TurnValueAgent, SixHundredHeuristic):
 
     @staticmethod
     def sheet_key(observation: np.ndarray) -> bytes:
-        return observation[rules.OBS_OPEN.start : rules.OBS_SHEET.stop].tobytes()
+        return sheet_key(observation)
 
     @staticmethod
     def sheet_features(observation: np.ndarray) -> np.ndarray:
         return sheet_features(read_sheet(observation), bool(observation[rules.OBS_NUMBERS_BONUS] > 0.5))
+
+    def write_values_of(self, observations: np.ndarray) -> np.ndarray:
+        """:meth:`write_values` of the sheet of each observation, stacked."""
+        return np.stack(
+            [self.write_values(read_sheet(o), bool(o[rules.OBS_NUMBERS_BONUS] > 0.5)) for o in observations]
+        )
 
     def write_values(self, sheet: list[int | None], numbers_bonus: bool) -> np.ndarray:
         """Points now + V(sheet after), for every roll and open category; -inf where closed."""
@@ -184,7 +198,8 @@ class SixHundredTD(TurnValueAgent, SixHundredHeuristic):
         features = self._after_features(sheet, numbers_bonus, numbers_total, writes)
         return features, features[:, F_ESTIMATE].astype(np.float64) * ESTIMATE_SCALE
 
-    def _plan_turn(self, observation: np.ndarray) -> None:
-        super()._plan_turn(observation)
-        first = _TABLES.best_over_keeps(self._lock_values[1], include_full_keep=True)
+    def plan_turn(self, observation: np.ndarray) -> TurnPlan:
+        plan = super().plan_turn(observation)
+        first = _TABLES.best_over_keeps(plan.lock_values[1], include_full_keep=True)
         self.last_turn_value = float(_TABLES.first_roll @ first)
+        return plan

@@ -229,7 +229,7 @@ def keep_tables(num_dice: int) -> KeepTables:
 
 
 @functools.cache
-def _lock_groups(num_dice: int) -> tuple[tuple[np.ndarray, np.ndarray, KeepTables], ...]:
+def lock_groups(num_dice: int) -> tuple[tuple[np.ndarray, np.ndarray, KeepTables], ...]:
     """Per lock size: the locks' rows, and for every lock the rows of lock + each keep of the fresh dice."""
     tables = keep_tables(num_dice)
     groups = []
@@ -256,7 +256,7 @@ def expect_after_lock(num_dice: int, lock_values: np.ndarray) -> np.ndarray:
     if lock_values.shape[0] != len(tables.keeps):
         raise ValueError(f"expected {len(tables.keeps)} lock values for {num_dice} dice, got {lock_values.shape[0]}")
     result = np.empty(lock_values.shape)
-    for lock_rows, extended, fresh in _lock_groups(num_dice):
+    for lock_rows, extended, fresh in lock_groups(num_dice):
         values = lock_values[extended]  # (locks, fresh keeps, ...)
         padding = np.full((len(lock_rows), 1) + values.shape[2:], -np.inf)
         best = np.concatenate([values, padding], axis=1)[:, fresh.keeps_of_roll].max(axis=2)
