@@ -20,6 +20,9 @@ counted against the config measured first.
 
 ``--vec-env game batched`` measures every config once per listed ``vec_env`` (the config's
 own otherwise), e.g. today's one-game-at-a-time env against the native batched env.
+``--pool-game-by-game`` measures every self-play config a second time with its pool seats
+playing one game at a time in the batched env, as they did before the pool had an
+``act_batch`` (each game's member then acts alone, ``act`` per game).
 ``--page docs/benchmarks/train_speed.md`` also writes the table as the docs page.
 
 Configs given together are measured one after another in the same run, so their
@@ -30,6 +33,7 @@ the machine and its load.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shlex
 import sys
@@ -106,6 +110,21 @@ def measure(config: PPOConfig, timesteps: int) -> dict[str, float]:
     return {"steps": steps, "wall_s": wall, "steps_per_s": steps / wall, **seconds}
 
 
+@contextlib.contextmanager
+def pool_game_by_game(hidden: bool):
+    """While ``hidden``, :class:`PoolOpponent` has no ``act_batch``: the batched env then plays each
+    game's copy of a pool seat through ``act``, one game at a time."""
+    from training.pipelines.ppo.self_play import PoolOpponent  # noqa: PLC0415 (loads torch: --help need not wait)
+
+    method = PoolOpponent.__dict__["act_batch"]
+    if hidden:
+        delattr(PoolOpponent, "act_batch")
+    try:
+        yield
+    finally:
+        PoolOpponent.act_batch = method
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--env", nargs="+", help="envs whose default configs to measure (default: all)")
@@ -116,6 +135,11 @@ def main(argv: list[str] | None = None) -> int:
         nargs="+",
         choices=("batched", "game", "dummy", "subproc"),
         help="measure each config with each of these vec_env settings",
+    )
+    parser.add_argument(
+        "--pool-game-by-game",
+        action="store_true",
+        help="also measure each self-play config with its pool seats acting one game at a time",
     )
     parser.add_argument(
         "--page",
@@ -132,10 +156,18 @@ def main(argv: list[str] | None = None) -> int:
             (
                 f"{path} vec_env={vec_env}" if vec_env else str(path),
                 load_config(PPOConfig, path, {"vec_env": vec_env} if vec_env else None),
+                False,
             )
             for path in paths
             for vec_env in (args.vec_env or [None])
         ]
+        if args.pool_game_by_game:
+            configs = [
+                variant
+                for label, config, _ in configs
+                for variant in [(label, config, False)]
+                + ([(f"{label} pool game by game", config, True)] if config.self_play.enabled else [])
+            ]
         if args.timesteps <= 0:
             raise ConfigError(f"--timesteps must be positive, got {args.timesteps}")
         if args.page is not None and not args.page.parent.is_dir():
@@ -145,9 +177,10 @@ def main(argv: list[str] | None = None) -> int:
     record = MachineRecord()
     rows = []
     print(f"{'config':<64} {'steps/s':>8} {'wall s':>7}  " + "  ".join(f"{p:>12}" for p in PARTS))
-    for path, config in configs:
+    for path, config, hidden in configs:
         config.warm_start.enabled = False
-        result = measure(config, args.timesteps)
+        with pool_game_by_game(hidden):
+            result = measure(config, args.timesteps)
         shares = "  ".join(f"{result[p]:>6.1f} s" + f" {100 * result[p] / result['wall_s']:>3.0f}%" for p in PARTS)
         print(f"{path:<64} {result['steps_per_s']:>8,.0f} {result['wall_s']:>7.1f}  {shares}", flush=True)
         rows.append(

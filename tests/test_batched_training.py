@@ -78,7 +78,7 @@ def test_a_tiny_batched_run_trains_and_resumes(tmp_path):
 
 
 def test_self_play_trains_on_the_batched_env_with_a_pool_member_per_game(tmp_path):
-    """Pool opponents act one game at a time there: each game's copy draws its own member at its start."""
+    """Each game's copy of a pool seat draws its own member at its start."""
     path = tiny_config(
         tmp_path,
         env="lost_dice",
@@ -98,3 +98,46 @@ def test_self_play_trains_on_the_batched_env_with_a_pool_member_per_game(tmp_pat
     assert isinstance(opponent, PoolOpponent) and len(members) == 2  # both fixed members, game by game
     run = tmp_path / "run"
     assert train.main(["--config", str(path), "--run-dir", str(run), "--no-eval", *TINY]) == 0
+
+
+class _FirstLegal:
+    """A member that acts one position at a time: the lowest legal action."""
+
+    def act(self, observation, action_mask):
+        return int(np.flatnonzero(action_mask)[0])
+
+
+class _LastLegalInBatch(_FirstLegal):
+    """A member that acts in batch: the highest legal action of every row, counting its calls."""
+
+    calls = 0
+
+    def act_batch(self, observations, action_masks):
+        self.calls += 1
+        return np.array([np.flatnonzero(mask)[-1] for mask in action_masks])
+
+
+def test_a_pool_seat_plays_each_game_by_that_games_member_and_a_batched_member_in_one_call(tmp_path):
+    config = load_config(
+        PPOConfig,
+        tiny_config(
+            tmp_path,
+            env="lost_dice",
+            env_kwargs={"num_players": 2},
+            vec_env="batched",
+            self_play={"enabled": True, "pool": ["random"]},
+        ),
+    )
+    venv, _ = make_training_env(config)
+    (seat,) = venv.env.opponents
+    games = venv.env._per_game[id(seat)]
+    one_at_a_time, batched = _FirstLegal(), _LastLegalInBatch()
+    for k, game in enumerate(games):
+        game.member = batched if k % 2 else one_at_a_time
+    rng = np.random.default_rng(0)
+    masks = (rng.random((len(games), seat.game.num_actions)) < 0.5).astype(np.int8)
+    masks[:, 0] = masks[:, -1] = 1
+    observations = np.zeros((len(games), *seat.game.observation_shape), np.float32)
+    actions = seat.act_batch(observations, masks, games=games)
+    np.testing.assert_array_equal(actions, np.where(np.arange(len(games)) % 2, seat.game.num_actions - 1, 0))
+    assert batched.calls == 1

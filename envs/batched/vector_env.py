@@ -32,7 +32,10 @@ It is the single env, ``N`` times, game for game:
   once per ``reset`` of the vector env); one whose ``act_batch`` also takes ``rngs`` (the
   random agent, bots that break ties at random) draws each game's choices from that game's
   own generator, kept and reseeded per game as below, so it plays the single env's moves
-  exactly, in one call; a policy with only
+  exactly, in one call; one whose ``act_batch`` takes ``games`` (an opponent that is more
+  than a generator per game: a self-play pool that draws a member per game) gets, for each
+  row, that game's own shallow copy, reseeded per game as below, and reads its per-game
+  state off it; a policy with only
   ``act(observation, action_mask)`` (a bot, or a bot's name) plays each game through its
   own shallow copy, reseeded at every game's start as the single env reseeds it, so
   even a bot that breaks ties at random plays the single env's moves. That is a Python
@@ -96,10 +99,14 @@ def _random_actions(rows, masks, opponent_streams, out):
         out[k] = random_streams.choose_legal(opponent_streams, rows[k], masks[k])
 
 
-def _draws_per_row(agent) -> bool:
-    """Whether ``agent``'s ``act_batch`` takes ``rngs``, one generator per row (agents.base.draws_per_row's
-    rule, restated here: envs do not import the agents layer)."""
-    return "rngs" in inspect.signature(agent.act_batch).parameters
+def _call_of(agent) -> str:
+    """How the env calls a bot: ``"act"`` (it has no ``act_batch``), ``"games"`` (its ``act_batch``
+    takes each row's per-game copy), ``"rngs"`` (one generator per row: agents.base.draws_per_row's
+    rule, restated here, as envs do not import the agents layer) or ``"batch"``."""
+    if not hasattr(agent, "act_batch"):
+        return "act"
+    parameters = inspect.signature(agent.act_batch).parameters
+    return next((name for name in ("games", "rngs") if name in parameters), "batch")
 
 
 class BatchedVectorEnv(VectorEnv):
@@ -153,10 +160,13 @@ class BatchedVectorEnv(VectorEnv):
         self._opponent_seeds = np.zeros((int(num_envs), len(self._resettable)), np.int64)
         # one shallow copy per game of each bot that acts one game at a time, or whose batched
         # choices draw on a generator per game (see the module doc)
+        # how each bot acts: "act" (a copy per game), "games" / "rngs" (act_batch, given the
+        # games' copies / their generators) or "batch" (act_batch alone); read once, not per step
+        self._calls = {id(o): _call_of(o) for o in self.opponents if o is not None}
         self._per_game = {
             id(o): [shallow_copy(o) for _ in range(int(num_envs))]
             for o in self.opponents
-            if o is not None and (not hasattr(o, "act_batch") or _draws_per_row(o))
+            if o is not None and self._calls[id(o)] != "batch"
         }
 
         self.single_observation_space = observation_box(self.game)
@@ -371,10 +381,12 @@ class BatchedVectorEnv(VectorEnv):
         else:
             observations = self._scratch_observations[:count]
             self.batched.observe(rows, seats, observations)
-            copies = self._per_game.get(id(opponent))
-            if not hasattr(opponent, "act_batch"):
+            copies, call = self._per_game.get(id(opponent)), self._calls[id(opponent)]
+            if call == "act":
                 actions[:] = [copies[row].act(observations[k], masks[k]) for k, row in enumerate(rows)]
-            elif copies is not None:  # each game's choices from its own copy's generator
+            elif call == "games":  # each game's state from its own copy
+                actions[:] = opponent.act_batch(observations, masks, games=[copies[row] for row in rows.tolist()])
+            elif call == "rngs":  # each game's choices from its own copy's generator
                 actions[:] = opponent.act_batch(observations, masks, rngs=[copies[row].rng for row in rows.tolist()])
             else:
                 actions[:] = opponent.act_batch(observations, masks)

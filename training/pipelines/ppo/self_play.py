@@ -6,14 +6,16 @@ or ``heuristic``) and frozen snapshots of the learner, one added every
 each opponent seat draws a member: a snapshot with probability ``snapshot_weight`` when
 there is one, else a fixed agent. Seats are random each episode (the Gymnasium env's
 ``learner_seat=None``), and the reward is always the learner's own seat's (the env
-pays ``returns()[learner]``), never an opponent's.
+pays ``returns()[learner]``), never an opponent's. In the batched env each game holds its
+own copy of each seat's :class:`PoolOpponent` (its member), and the games that wait for a
+member are played by it in one call where it acts in batch.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent
+from agents.base import Agent, acts_in_batch
 from agents.trained import PolicyAgent
 from envs.core import Game
 from training.framework.config import build_agent
@@ -85,3 +87,22 @@ class PoolOpponent(Agent):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         return self.member.act(observation, action_mask)
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray, games: list[PoolOpponent]) -> np.ndarray:
+        """The batched env's call: row ``k`` is a game whose own copy of this seat is ``games[k]``.
+
+        Each row is played by its game's member: the rows of one member in one ``act_batch``
+        call where the member has one (a snapshot's forward pass, a bot written over arrays),
+        else one ``act`` per row.
+        """
+        actions = np.empty(len(observations), np.int64)
+        by_member: dict[int, list[int]] = {}
+        for row, game in enumerate(games):
+            by_member.setdefault(id(game.member), []).append(row)
+        for rows in by_member.values():
+            member = games[rows[0]].member
+            if acts_in_batch(member):
+                actions[rows] = member.act_batch(observations[rows], action_masks[rows])
+            else:
+                actions[rows] = [member.act(observations[k], action_masks[k]) for k in rows]
+        return actions
