@@ -9,12 +9,15 @@ model). So a game numbered ``g`` of a pairing is the same game wherever it is pl
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from copy import copy as shallow_copy
 
 import numpy as np
 from gymnasium.utils import seeding
 
-from agents.base import Agent
+from agents.base import Agent, acts_in_batch, draws_per_row
+from envs.batched import streams as random_streams
 from envs.core import Game, GameState
+from envs.registry import get_entry
 
 
 def start_game(game: Game, seats: Sequence[Agent | None], seed: int) -> tuple[GameState, np.random.Generator]:
@@ -51,6 +54,78 @@ def play_game(game: Game, seats: Sequence[Agent], seed: int, random_opening_plie
     return state, tuple(history)
 
 
+def play_games_in_batch(
+    game: Game, tables: Sequence[Sequence[Agent]], seeds: Sequence[int], random_opening_plies: int = 0
+) -> list[tuple[GameState, tuple]]:
+    """:func:`play_game` of every ``(tables[k], seeds[k])``, all the games at once, as rows of
+    the game's batched twin (:mod:`envs.batched`): at each step one ``act_batch`` call per
+    agent and seat over every game where that seat waits for it.
+
+    Every agent must act in batch (:func:`agents.base.acts_in_batch`). Each game starts
+    from its seed's chance and its agents are reset from it as :func:`play_game` resets
+    them; an agent whose choices draw on its generator (:func:`agents.base.draws_per_row`)
+    draws each game's from that game's own copy of it. Bots whose ``act_batch`` is ``act``
+    row by row (the tests check them) play the very games :func:`play_game` plays. A
+    network's batched forward pass rounds differently from its one-row pass (in the last
+    bits of the logits), so a network's near-tie may go the other way: its games are then
+    reproducible for the same ``tables`` and ``seeds``, not always :func:`play_game`'s.
+    """
+    if len(tables) != len(seeds):
+        raise ValueError(f"one seed per table: {len(tables)} tables, {len(seeds)} seeds")
+    draws = {}  # id(agent) -> whether it draws per row
+    for agent in {id(a): a for table in tables for a in table}.values():
+        if not acts_in_batch(agent):
+            raise ValueError(f"{agent!r} cannot act in batch (it has no act_batch): play its games with play_game")
+        draws[id(agent)] = draws_per_row(agent)
+    twin = get_entry(game.name).batched_class()(game, len(seeds))
+    streams = random_streams.new_streams(len(seeds))
+    games = np.arange(len(seeds))
+    openings, players = [], []  # per game: its opening generator, and per seat the agent that acts (a copy if it draws)
+    for row, (table, seed) in enumerate(zip(tables, seeds)):
+        opening_seed, *agent_seeds = np.random.SeedSequence(seed).spawn(len(table) + 1)
+        openings.append(np.random.default_rng(opening_seed))
+        copies: dict[int, Agent] = {}
+        for agent, agent_seed in zip(
+            table, agent_seeds
+        ):  # reset in seat order: an agent in several seats keeps the last
+            own = copies.setdefault(id(agent), shallow_copy(agent) if draws[id(agent)] else agent)
+            own.reset(int(agent_seed.generate_state(1)[0]))
+        players.append([copies[id(agent)] for agent in table])
+        random_streams.load_generator(streams, row, seeding.np_random(seed)[0].bit_generator)
+    twin.start(games, streams)
+    observations = np.zeros((len(seeds), *game.observation_shape), np.float32)
+    masks = np.zeros((len(seeds), game.num_actions), np.int8)
+    moves = np.zeros(len(seeds), np.int64)
+    while not twin.terminal().all():
+        for seat in range(game.num_players):
+            rows = np.flatnonzero(twin.acting()[:, seat])
+            if rows.size == 0:
+                continue
+            twin.legal_masks(rows, np.full(rows.size, seat), masks[: rows.size])
+            actions = np.empty(rows.size, np.int64)
+            opening = moves[rows] < random_opening_plies
+            for k in np.flatnonzero(opening).tolist():
+                actions[k] = int(openings[rows[k]].choice(np.flatnonzero(masks[k])))
+            by_agent: dict[int, list[int]] = {}
+            for k in np.flatnonzero(~opening).tolist():
+                by_agent.setdefault(id(tables[rows[k]][seat]), []).append(k)
+            for chosen in by_agent.values():
+                agent = tables[rows[chosen[0]]][seat]
+                picked = rows[chosen]
+                twin.observe(picked, np.full(len(chosen), seat), observations[: len(chosen)])
+                own = {"rngs": [players[row][seat].rng for row in picked.tolist()]} if draws[id(agent)] else {}
+                actions[chosen] = agent.act_batch(observations[: len(chosen)], masks[chosen], **own)
+            illegal = ~masks[np.arange(rows.size), actions].astype(bool)
+            if illegal.any():
+                k = int(np.flatnonzero(illegal)[0])
+                raise RuntimeError(
+                    f"{tables[rows[k]][seat]!r} chose illegal action {actions[k]} in game seed {seeds[rows[k]]}"
+                )
+            twin.apply(rows, np.full(rows.size, seat), actions)
+            moves[rows] += 1
+    return [(twin.state(row), twin.history(row)) for row in range(len(seeds))]
+
+
 def pairing_games(
     game: Game, candidate: Agent, opponent: Agent, numbers: Iterable[int], base_seed: int, random_opening_plies: int = 0
 ) -> Iterator[tuple[int, GameState, tuple]]:
@@ -69,9 +144,15 @@ def pairing_game(
     game: Game, candidate: Agent, opponent: Agent, number: int, base_seed: int, random_opening_plies: int = 0
 ) -> tuple[int, GameState, tuple]:
     """Game ``number`` of a pairing (:func:`pairing_games`): ``(candidate's seat, final state, history)``."""
-    n = game.num_players
-    seat = number % n
-    players = [opponent] * n
-    players[seat] = candidate
-    state, history = play_game(game, players, base_seed + number, random_opening_plies)
-    return seat, state, history
+    state, history = play_game(
+        game, pairing_seats(game, candidate, opponent, number), base_seed + number, random_opening_plies
+    )
+    return number % game.num_players, state, history
+
+
+def pairing_seats(game: Game, candidate: Agent, opponent: Agent, number: int) -> list[Agent]:
+    """The seats of game ``number`` of a pairing: the candidate in seat ``number % num_players``,
+    the opponent in every other."""
+    players = [opponent] * game.num_players
+    players[number % game.num_players] = candidate
+    return players

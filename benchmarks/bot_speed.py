@@ -1,7 +1,7 @@
 """Bots acting in batch: moves/s of ``act`` one at a time against ``act_batch``, and the batched env with them.
 
     python benchmarks/bot_speed.py                      # every batched bot; 2,048 positions each
-    python benchmarks/bot_speed.py --positions 8192 --seconds 5
+    python benchmarks/bot_speed.py --positions 8192 --seconds 5 --games 2048
 
 Two tables, one run:
 
@@ -16,6 +16,10 @@ Two tables, one run:
   waiting for it); *after*, the heuristic as it is (one ``act_batch`` call per opponent
   turn of all the games). Each game's default table, Inverted Dice and Six Hundred at two
   players (their default is solitaire: no opponent).
+* **Evaluation.** The evaluation harness (:mod:`training.evaluation.harness`) playing
+  ``--games`` games of a table whose agents all act in batch, games/s: one game at a time
+  (the harness's default) against ``--eval-batch`` games at once (``batch=``, the games as
+  rows of the batched twin), and whether the two played the same games (every history).
 
 The figures depend on the machine and its load, printed with them: compare the columns of
 one run.
@@ -35,6 +39,7 @@ import numpy as np
 import envs  # noqa: F401  (registers the ids)
 from agents.registry import make_agent
 from envs.registry import get_entry, make_game
+from training.evaluation.harness import evaluate_pairing, evaluate_solitaire
 from training.evaluation.machine import MachineRecord
 
 #: (env, bot spec) of every bot with an ``act_batch``.
@@ -46,6 +51,14 @@ BOTS = [
     ("roll_five", "heuristic"),
     ("inverted_dice", "heuristic"),
     ("six_hundred", "heuristic"),
+]
+#: (env, agent, opponent or None for a one-player game) of the evaluation table.
+EVALUATIONS = [
+    ("lost_dice", "ppo", "heuristic"),
+    ("keldice", "search", "heuristic"),
+    ("roll_five", "ppo", "heuristic"),
+    ("inverted_dice", "heuristic", None),
+    ("six_hundred", "heuristic", None),
 ]
 #: (env, options) of the batched env with heuristic opponents.
 TABLES = [
@@ -112,15 +125,36 @@ def env_steps_per_second(env: str, options: dict, num_envs: int, seconds: float,
     return steps / (time.perf_counter() - started)
 
 
+def evaluation_speeds(env: str, spec: str, opponent: str | None, games: int, batch: int) -> tuple:
+    """(games/s one at a time, games/s in batches of ``batch``, same games) of the harness."""
+    game = make_game(env)
+    agent = make_agent(env, spec, game, seed=0)
+    histories: dict[int, list] = {0: [], batch: []}
+    rates = {}
+    for size in (batch, 0, batch):  # the first pass loads the twin's compiled kernels: not timed
+        histories[size].clear()
+        started = time.perf_counter()
+        record = lambda *played, size=size: histories[size].append(played[2])  # noqa: E731 (the game's history)
+        if opponent is None:
+            evaluate_solitaire(game, {spec: agent}, range(games), on_game=record, batch=size)
+        else:
+            versus = make_agent(env, opponent, game, seed=1)
+            evaluate_pairing(game, (spec, agent), (opponent, versus), games, 0, on_game=record, batch=size)
+        rates[size] = games / (time.perf_counter() - started)
+    return rates[0], rates[batch], histories[0] == histories[batch]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--positions", type=int, default=2048, help="positions per bot (default 2048)")
     parser.add_argument("--batch", type=int, default=1024, help="rows per act_batch call (default 1024)")
     parser.add_argument("--num-envs", type=int, default=256, help="games of the batched env (default 256)")
     parser.add_argument("--seconds", type=float, default=3.0, help="seconds per batched-env figure (default 3)")
+    parser.add_argument("--games", type=int, default=512, help="games per evaluation figure (default 512)")
+    parser.add_argument("--eval-batch", type=int, default=256, help="games at once in the evaluation (default 256)")
     args = parser.parse_args(argv)
-    if min(args.positions, args.batch, args.num_envs) < 1 or args.seconds <= 0:
-        print("error: --positions, --batch and --num-envs must be positive and --seconds above 0", file=sys.stderr)
+    if min(args.positions, args.batch, args.num_envs, args.games, args.eval_batch) < 1 or args.seconds <= 0:
+        print("error: the counts must be positive and --seconds above 0", file=sys.stderr)
         return 2
 
     record = MachineRecord()
@@ -140,6 +174,12 @@ def main(argv: list[str] | None = None) -> int:
         after = env_steps_per_second(env, options, args.num_envs, args.seconds)
         table = get_entry(env).gym_id + "".join(f" {k}={v}" for k, v in options.items())
         print(f"{table:<26} {before:>22,.0f} {after:>18,.0f} {after / before:>6.1f}x", flush=True)
+    print(f"\nevaluation harness, {args.games:,} games per table: games/s, one at a time and {args.eval_batch} at once")
+    print(f"{'env':<15} {'table':<22} {'one at a time':>14} {'in batch':>10} {'ratio':>7}  same games", flush=True)
+    for env, spec, opponent in EVALUATIONS:
+        one, batched, same = evaluation_speeds(env, spec, opponent, args.games, args.eval_batch)
+        table = f"{spec} vs {opponent}" if opponent else f"{spec} (solitaire)"
+        print(f"{env:<15} {table:<22} {one:>14,.1f} {batched:>10,.1f} {batched / one:>6.1f}x  {same}", flush=True)
     print(f"\n{record.describe()}")
     return 0
 

@@ -125,6 +125,14 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         help="also write every game played to DIR as a record (JSON lines) that `tabletop serve` replays",
     )
     parser.add_argument(
+        "--batch",
+        type=int,
+        default=0,
+        metavar="N",
+        help="play N games of a pairing at once as rows of the batched twin (every agent must act in batch; "
+        "a network's near-ties may then fall otherwise than one game at a time, in the last bits of its logits)",
+    )
+    parser.add_argument(
         "--env-kwargs",
         default=None,
         help="game options as YAML, e.g. \"{num_players: 2}\", over the run's (default: the run's)",
@@ -148,6 +156,8 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("--games must be positive")
     if args.random_opening is not None and args.random_opening < 0:
         raise ConfigError("--random-opening must be 0 or more")
+    if args.batch < 0:
+        raise ConfigError("--batch must be 0 (one game at a time) or a number of games")
     asked_kwargs = yaml_mapping(args.env_kwargs, "--env-kwargs") if args.env_kwargs else None
     checkpoint = Path(args.checkpoint) if args.checkpoint else None
     if checkpoint is not None and not checkpoint.exists():
@@ -193,7 +203,7 @@ def run(args: argparse.Namespace) -> int:
     record_games = Path(args.record_games) if args.record_games else None
     if record_games is not None and record_games.exists() and not record_games.is_dir():
         raise ConfigError(f"--record-games {record_games} is a file; give a folder to write the games to")
-    report = evaluate(env, specs, games, args.seed, out, env_kwargs, random_opening, setup, record_games)
+    report = evaluate(env, specs, games, args.seed, out, env_kwargs, random_opening, setup, record_games, args.batch)
     print(report)
     print(f"Report written to {out}")
     return 0

@@ -161,6 +161,11 @@ class BatchedGame(abc.ABC):
             state.apply(int(seat), int(action))
         return state
 
+    def history(self, row: int) -> tuple[tuple[int, int], ...]:
+        """The ``(seat, action)`` pairs game ``row`` has played since its start or load: what
+        :func:`agents.match.play_game` returns as the game's identity."""
+        return tuple((int(seat), int(action)) for seat, action in self._history[row, : self._history_length[row]])
+
     def acting(self) -> np.ndarray:
         """``(N, P)`` bool: ``acting[row, p]`` when player ``p`` must act in game ``row``
         (the core's ``acting_players()``); all False where the game is over. The kernels'

@@ -27,14 +27,14 @@ Wilson's interval for it is conservative (:func:`share_interval`).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from agents.base import Agent
-from agents.match import pairing_game, play_game
-from envs.core import Game
+from agents.match import pairing_seats, play_game, play_games_in_batch
+from envs.core import Game, GameState
 
 Z95 = 1.959963984540054
 
@@ -85,8 +85,42 @@ class SolitaireResult:
     stats: dict[str, np.ndarray] = field(default_factory=dict)
 
 
+def played_in_batches(
+    game: Game,
+    tables: Sequence[tuple[Hashable, Callable[[int], Sequence[Agent]]]],
+    seeds: Sequence[int],
+    random_opening_plies: int = 0,
+    batch: int = 0,
+) -> Iterator[tuple[int, Hashable, tuple[GameState, tuple]]]:
+    """Game ``i`` (seeded ``seeds[i]``) of every table ``(key, seats_of)``, its seats
+    ``seats_of(i)``: ``(i, key, (final state, history))``, game by game in the order ``i``,
+    then the tables.
+
+    ``batch`` 0 plays them one by one (:func:`agents.match.play_game`); above 0, ``batch``
+    games of a table at a time as rows of the batched twin
+    (:func:`agents.match.play_games_in_batch`: every agent must act in batch), yielded in
+    the same order.
+    """
+    if batch <= 0:
+        for i, seed in enumerate(seeds):
+            for key, seats_of in tables:
+                yield i, key, play_game(game, seats_of(i), seed, random_opening_plies)
+        return
+    for start in range(0, len(seeds), batch):
+        numbers = range(start, min(start + batch, len(seeds)))
+        played = {
+            key: play_games_in_batch(
+                game, [seats_of(i) for i in numbers], [seeds[i] for i in numbers], random_opening_plies
+            )
+            for key, seats_of in tables
+        }
+        for i in numbers:
+            for key, _ in tables:
+                yield i, key, played[key][i - start]
+
+
 def evaluate_solitaire(
-    game: Game, agents: dict[str, Agent], seeds: Sequence[int], progress=None, on_game=None
+    game: Game, agents: dict[str, Agent], seeds: Sequence[int], progress=None, on_game=None, batch: int = 0
 ) -> list[SolitaireResult]:
     """Every agent plays one-player games on the same seeds.
 
@@ -95,19 +129,19 @@ def evaluate_solitaire(
     estimate of the time left holds from the first games on; the results do not depend on
     the order, every agent being reset for each game from its seed (:func:`agents.match.play_game`).
     ``on_game(seat_labels, seed, history, state)``, if given, sees every game played (to record it).
+    ``batch`` above 0 plays ``batch`` seeds of an agent at once (:func:`played_in_batches`).
     """
     scores: dict[str, list[float]] = {label: [] for label in agents}
     stats: dict[str, dict[str, list]] = {label: {} for label in agents}
-    for seed in seeds:
-        for label, agent in agents.items():
-            state, history = play_game(game, [agent], seed)
-            if on_game is not None:
-                on_game([label], seed, history, state)
-            scores[label].append(state.scores()[0])
-            for key, value in state.stats(0).items():
-                stats[label].setdefault(key, []).append(value)
-            if progress is not None:
-                progress()
+    tables = [(label, lambda _, agent=agent: [agent]) for label, agent in agents.items()]
+    for i, label, (state, history) in played_in_batches(game, tables, list(seeds), 0, batch):
+        if on_game is not None:
+            on_game([label], seeds[i], history, state)
+        scores[label].append(state.scores()[0])
+        for key, value in state.stats(0).items():
+            stats[label].setdefault(key, []).append(value)
+        if progress is not None:
+            progress()
     return [
         SolitaireResult(label, np.array(scores[label]), {k: np.array(v) for k, v in stats[label].items()})
         for label in agents
@@ -147,13 +181,14 @@ def evaluate_pairing(
     random_opening_plies: int = 0,
     progress=None,
     on_game=None,
+    batch: int = 0,
 ) -> PairingResult:
     """``candidate`` in each seat in turn against ``opponent`` in all other seats.
 
     ``on_game(seat_labels, seed, history, state)``, if given, sees every game played (to record it).
     """
     [result] = evaluate_pairings(
-        game, [(candidate, opponent)], games, base_seed, random_opening_plies, progress, on_game
+        game, [(candidate, opponent)], games, base_seed, random_opening_plies, progress, on_game, batch
     )
     return result
 
@@ -166,6 +201,7 @@ def evaluate_pairings(
     random_opening_plies: int = 0,
     progress=None,
     on_game=None,
+    batch: int = 0,
 ) -> list[PairingResult]:
     """Every ``(candidate, opponent)`` pairing, as :func:`evaluate_pairing` plays one.
 
@@ -174,26 +210,29 @@ def evaluate_pairings(
     a search bot cost many times the others, and ``progress``'s estimate of the time left,
     from the games played so far, would be far too short after the cheap pairings alone. A
     game depends only on its number (:func:`agents.match.pairing_games`), so the results are
-    those of each pairing played on its own.
+    those of each pairing played on its own. ``batch`` above 0 plays ``batch`` games of a
+    pairing at once (:func:`played_in_batches`).
     """
     outcomes: list[list[int]] = [[] for _ in pairings]
     seats: list[list[int]] = [[] for _ in pairings]
     histories: list[set[tuple]] = [set() for _ in pairings]
-    for g in range(games):
-        for k, (candidate, opponent) in enumerate(pairings):
-            seat, state, history = pairing_game(game, candidate[1], opponent[1], g, base_seed, random_opening_plies)
-            if on_game is not None:
-                on_game(
-                    [candidate[0] if p == seat else opponent[0] for p in range(game.num_players)],
-                    base_seed + g,
-                    history,
-                    state,
-                )
-            outcomes[k].append(state.returns()[seat])
-            seats[k].append(seat)
-            histories[k].add(history)
-            if progress is not None:
-                progress()
+    tables = [
+        (k, lambda g, candidate=candidate[1], opponent=opponent[1]: pairing_seats(game, candidate, opponent, g))
+        for k, (candidate, opponent) in enumerate(pairings)
+    ]
+    seeds = [base_seed + g for g in range(games)]
+    for g, k, (state, history) in played_in_batches(game, tables, seeds, random_opening_plies, batch):
+        candidate, opponent = pairings[k]
+        seat = g % game.num_players
+        if on_game is not None:
+            on_game(
+                [candidate[0] if p == seat else opponent[0] for p in range(game.num_players)], seeds[g], history, state
+            )
+        outcomes[k].append(state.returns()[seat])
+        seats[k].append(seat)
+        histories[k].add(history)
+        if progress is not None:
+            progress()
     return [
         PairingResult(candidate[0], opponent[0], np.array(outcomes[k]), np.array(seats[k]), len(histories[k]))
         for k, (candidate, opponent) in enumerate(pairings)

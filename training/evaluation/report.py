@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from agents.base import Agent
+from agents.base import Agent, acts_in_batch
 from agents.registry import NETWORK_AGENTS, TURN_VALUE_AGENTS, parse_spec
 from agents.run_folder import CONFIG_FILE, EVALUATION_DIR, folder_of, read_config, run_loaders
 from agents.shipped import shipped_network
@@ -411,8 +411,13 @@ def evaluate(
     random_opening_plies: int = 0,
     setup: Setup | None = None,
     record_games: Path | None = None,
+    batch: int = 0,
 ) -> str:
     """Run the evaluation, write the report files into ``out_dir`` and return the Markdown report.
+
+    ``batch`` above 0 plays that many games of a pairing (or an agent) at once, as rows of the
+    game's batched twin (:func:`training.evaluation.harness.played_in_batches`); every agent
+    must then act in batch.
 
     Every agent is built (and any bad spec or a missing opponent reported) before the
     first game; ``setup`` (which run, and where the settings came from) is printed before
@@ -433,6 +438,13 @@ def evaluate(
         )
     specs = dict(zip(agent_labels(agent_specs), agent_specs))
     agents = {label: build_agent(env, spec, game, seed=seed) for label, spec in specs.items()}
+    if batch > 0:
+        unable = [spec for label, spec in specs.items() if not acts_in_batch(agents[label])]
+        if unable:
+            raise ConfigError(
+                f"--batch plays games as rows of the batched twin, but {', '.join(unable)} cannot act in batch "
+                "(no act_batch): leave --batch out"
+            )
     on_game = None if record_games is None else game_recorder(record_games, env, game, specs)
     about = (setup or Setup()).describe(game, games, random_opening_plies, seed)
     print(about, flush=True)
@@ -440,7 +452,8 @@ def evaluate(
     if game.num_players == 1:
         print(f"Evaluating {', '.join(agents)}: {len(agents)} agents x {games} games", flush=True)
         with progress(games * len(agents)) as update:
-            solitaire = evaluate_solitaire(game, agents, range(seed, seed + games), progress=update, on_game=on_game)
+            seeds = range(seed, seed + games)
+            solitaire = evaluate_solitaire(game, agents, seeds, progress=update, on_game=on_game, batch=batch)
         table, rows = solitaire_report(solitaire)
         note = f"All agents played the same {games} seeds (same dice). Δ is the paired mean difference with its 95% CI."
     else:
@@ -453,7 +466,7 @@ def evaluate(
         )
         played = pairs + reference_pairings(env, game, specs, opponents, seed)
         with progress(games * len(played)) as update:
-            results = evaluate_pairings(game, played, games, seed, random_opening_plies, update, on_game)
+            results = evaluate_pairings(game, played, games, seed, random_opening_plies, update, on_game, batch)
         pairings, references = results[: len(pairs)], {r.opponent: r for r in results[len(pairs) :]}
         table, rows = pairing_report(pairings, references)
         paired, paired_rows = paired_report(pairings)

@@ -1,0 +1,77 @@
+"""The harness's games in batch (``batch=``): the very games it plays one at a time, for bots written over arrays."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.match import play_games_in_batch
+from agents.registry import make_agent
+from envs.registry import make_game
+from training import evaluate
+from training.evaluation.harness import evaluate_pairing, evaluate_solitaire
+
+PAIRINGS = [
+    ("lost_dice", {"num_players": 3}, "heuristic", "search", 0),
+    ("keldice", {}, "search", "random", 3),  # the random agent draws per game; random openings too
+    ("roll_five", {"num_players": 3}, "heuristic", "random", 0),  # simultaneous moves
+    ("inverted_dice", {"num_players": 2}, "heuristic", "random", 0),
+]
+
+
+@pytest.mark.parametrize("env, options, candidate, opponent, plies", PAIRINGS, ids=[p[0] for p in PAIRINGS])
+def test_a_pairing_in_batch_plays_the_games_of_one_at_a_time(env, options, candidate, opponent, plies):
+    game = make_game(env, **options)
+    played = {}
+    for batch in (0, 7):  # 7: chunks that do not divide the games, seats rotating inside them
+        records = []
+        result = evaluate_pairing(
+            game,
+            (candidate, make_agent(env, candidate, game, seed=1)),
+            (opponent, make_agent(env, opponent, game, seed=2)),
+            20,
+            500,
+            plies,
+            on_game=lambda labels, seed, history, state, records=records: records.append((labels, seed, history)),
+            batch=batch,
+        )
+        played[batch] = (records, result.outcomes.tolist(), result.seats.tolist())
+    assert played[0] == played[7]
+    assert len({history for _, _, history in played[0][0]}) == 20
+
+
+def test_solitaire_in_batch_plays_the_games_of_one_at_a_time():
+    game = make_game("six_hundred")
+    agents = {
+        "heuristic": make_agent("six_hundred", "heuristic", game),
+        "random": make_agent("six_hundred", "random", game),
+    }
+    one, batched = (evaluate_solitaire(game, agents, range(30, 42), batch=batch) for batch in (0, 5))
+    for a, b in zip(one, batched):
+        np.testing.assert_array_equal(a.scores, b.scores)
+        assert a.stats.keys() == b.stats.keys() and all(np.array_equal(a.stats[k], b.stats[k]) for k in a.stats)
+
+
+def test_an_agent_that_cannot_act_in_batch_is_refused_by_name():
+    game = make_game("invers")
+    with pytest.raises(ValueError, match="cannot act in batch"):
+        play_games_in_batch(game, [[make_agent("invers", "greedy", game), make_agent("invers", "random", game)]], [0])
+
+
+def test_the_evaluation_command_plays_in_batch_and_names_an_agent_that_cannot(tmp_path, capsys):
+    common = ["--games", "6", "--overwrite"]
+    for batch in ("0", "4"):
+        out = tmp_path / batch
+        assert (
+            evaluate.main(
+                ["--env", "lost_dice", "--agents", "heuristic", "random", "--out", str(out), "--batch", batch, *common]
+            )
+            == 0
+        )
+    assert (tmp_path / "0" / "summary.csv").read_text() == (tmp_path / "4" / "summary.csv").read_text()
+    capsys.readouterr()
+    assert (
+        evaluate.main(["--env", "invers", "--agents", "greedy", "random", "--batch", "4", "--out", str(tmp_path / "x")])
+        == 2
+    )
+    assert "greedy cannot act in batch" in capsys.readouterr().err
