@@ -178,6 +178,15 @@ class TurnValueAgent(Agent):
         """``V`` of a batch of sheets (their feature rows), in points."""
         return self.net.values(features)
 
+    #: Whether :meth:`explore_write` is implemented (``warm_start.explore_top`` of a TD config).
+    explores_writes: ClassVar[bool] = False
+
+    def explore_write(self, observation: np.ndarray, action: int, top: int, rng: np.random.Generator) -> int:
+        """What to play instead of a teacher's ``action`` on a turn a warm start explores
+        (:mod:`training.pipelines.td.explore`): for a write, one of the ``top`` best writes of
+        this roll by the agent's own values, drawn uniformly from ``rng``; any other action as is."""
+        raise NotImplementedError(f"the {self.env} turn-value agent does not explore writes")
+
     def teacher_values(
         self, teacher: Agent, observation: np.ndarray, rng: np.random.Generator
     ) -> tuple[np.ndarray, np.ndarray] | None:

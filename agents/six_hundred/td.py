@@ -112,6 +112,16 @@ class SixHundredTD(TurnValueAgent, SixHundredHeuristic):
     def sheet_features(observation: np.ndarray) -> np.ndarray:
         return sheet_features(read_sheet(observation), bool(observation[rules.OBS_NUMBERS_BONUS] > 0.5))
 
+    explores_writes = True
+
+    def explore_write(self, observation: np.ndarray, action: int, top: int, rng: np.random.Generator) -> int:
+        if action < rules.SCORE:
+            return action
+        faces = observation[rules.OBS_DICE].reshape(rules.NUM_DICE, rules.FACES).argmax(axis=1) + 1
+        values = self.write_values_of(observation[None])[0, _TABLES.roll_index[tuple(sorted(faces.tolist()))]]
+        best = [c for c in np.argsort(-values, kind="stable")[:top] if np.isfinite(values[c])]
+        return rules.score_action(int(best[rng.integers(len(best))]))
+
     def write_values_of(self, observations: np.ndarray) -> np.ndarray:
         """:meth:`write_values` of the sheet of each observation, stacked."""
         return np.stack(

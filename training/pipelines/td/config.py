@@ -9,7 +9,7 @@ from agents.registry import TURN_VALUE_AGENTS
 from agents.turn_value import TurnValueAgent
 from envs.core import Game
 from training.framework.config import EvaluationConfig, LearningCurveConfig, RunConfig
-from training.framework.schema import BOOL, LAYERS, TEXT, ConfigError, integer, number, section, setting
+from training.framework.schema import BOOL, TEXT, ConfigError, integer, list_of, number, section, setting
 
 
 @dataclass
@@ -20,12 +20,17 @@ class TDWarmStart:
     #: also fit V to the teacher's own estimate of the sheets each turn's writes could
     #: leave, where the teacher has one (agents.turn_value.TurnValueAgent.teacher_values)
     teacher_values: bool = setting(True, BOOL)
+    #: above 0: each teacher game writes one turn (drawn uniformly) into one of the ``explore_top``
+    #: best categories of that roll instead of the teacher's, and only the turns after it are
+    #: kept (training.pipelines.td.explore); the games are played in batch
+    explore_top: int = setting(0, integer(0))
 
 
 @dataclass
 class TDConfig(RunConfig):
-    games: int = setting(20_000, integer(1))  #: the budget: self-play games after the warm start
-    hidden: list[int] = setting([256, 256], LAYERS)  #: the value network's hidden layers
+    games: int = setting(20_000, integer(0))  #: the budget: self-play games after the warm start (0: none)
+    #: the value network's hidden layers ([]: linear in the features)
+    hidden: list[int] = setting([256, 256], list_of(integer(1), non_empty=False))
     learning_rate: float = setting(0.001, number(above=0))
     batch_size: int = setting(512, integer(1))
     games_per_iteration: int = setting(200, integer(1))
@@ -41,9 +46,17 @@ class TDConfig(RunConfig):
         return {"warm_start.teacher": [self.warm_start.teacher], **super().agent_specs()}
 
     def check(self, game: Game) -> None:
-        td_agent_class(self.env)
+        agent_class = td_agent_class(self.env)
         if game.num_players != 1:
             raise ConfigError(f"env_kwargs: the turn-value agent plays solitaire, got {game.num_players} players")
+        explore = self.warm_start.explore_top
+        if explore and not agent_class.explores_writes:
+            raise ConfigError(f"warm_start.explore_top: the {self.env} turn-value agent does not explore writes")
+        if explore and self.warm_start.teacher_values:
+            raise ConfigError(
+                "warm_start.explore_top fits V to the teacher's returns from explored sheets: "
+                "set warm_start.teacher_values to false"
+            )
 
 
 def td_agent_class(env: str) -> type[TurnValueAgent]:

@@ -29,6 +29,7 @@ stopped).
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +42,7 @@ from envs.core import Game
 from training.framework.checkpoint import Checkpoint
 from training.framework.run import Override, Pipeline, Session
 from training.pipelines.td.config import TDConfig, td_agent_class
+from training.pipelines.td.explore import explored_teacher_turns
 
 
 def play_turns(game: Game, agent, recorder: TurnValueAgent, rng: np.random.Generator, on_turn=None):
@@ -199,6 +201,9 @@ class TurnValueTD(Pipeline):
     def _warm_start(self) -> None:
         settings, config = self.config.warm_start, self.config
         teacher = make_agent(config.env, settings.teacher, self.game)
+        if settings.explore_top:
+            self._fit_warm_start(*self._explored_turns(teacher), "")
+            return
         turns, estimates = [], []
 
         def collect_estimates(observation):
@@ -213,6 +218,31 @@ class TurnValueTD(Pipeline):
             turns.append((features, lambda_targets(backups, points, 1.0)))
         features = np.concatenate([f for f, _ in turns] + [f for f, _ in estimates])
         targets = np.concatenate([t for _, t in turns] + [v for _, v in estimates])
+        estimated = sum(len(v) for _, v in estimates)
+        also = f" and {estimated} of the teacher's own sheet values" if estimated else ""
+        mean_return = float(np.mean([t[0] for _, t in turns]))
+        played = f"{sum(len(t) for _, t in turns)} turns{also}, mean return {mean_return:.1f}"
+        self._fit_warm_start(features, targets, played)
+
+    def _explored_turns(self, teacher) -> tuple[np.ndarray, np.ndarray]:
+        """The turns after one explored write per teacher game (:mod:`training.pipelines.td.explore`)."""
+        settings = self.config.warm_start
+        started = time.perf_counter()
+
+        def progress(done: int) -> None:
+            print(
+                f"Warm start: {done}/{settings.games} explored {settings.teacher} games, "
+                f"{time.perf_counter() - started:.0f} s",
+                flush=True,
+            )
+
+        return explored_teacher_turns(
+            self.game, teacher, self.agent, settings.games, settings.explore_top, self.rng, progress=progress
+        )
+
+    def _fit_warm_start(self, features: np.ndarray, targets: np.ndarray, played: str) -> None:
+        """``V`` fitted to the warm start's targets; they also open the replay buffer."""
+        settings, config = self.config.warm_start, self.config
         demonstrations = Replay(len(targets), self.agent_class.num_features)
         demonstrations.add(features, targets)
         updates = max(1, settings.epochs * len(targets) // config.batch_size)
@@ -220,10 +250,8 @@ class TurnValueTD(Pipeline):
         # Self-play starts from the teacher's turns and, while they last in the replay, part of its estimates.
         keep = self.rng.permutation(len(targets))[: config.replay_size]
         self.replay.add(features[keep], targets[keep])
-        estimated = sum(len(v) for _, v in estimates)
-        also = f" and {estimated} of the teacher's own sheet values" if estimated else ""
         print(
-            f"Warm start: {settings.games} {settings.teacher} games, {sum(len(t) for _, t in turns)} turns{also}, "
-            f"mean return {float(np.mean([t[0] for _, t in turns])):.1f}, {updates} updates, loss {loss:.4f}",
+            f"Warm start: {settings.games} {settings.teacher} games, {played or f'{len(targets)} turn samples'}, "
+            f"{updates} updates, loss {loss:.4f}",
             flush=True,
         )
