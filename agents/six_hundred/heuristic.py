@@ -201,7 +201,15 @@ def write_values(sheet: list[int | None], numbers_bonus: bool) -> np.ndarray:
 def write_values_batch(sheets: np.ndarray, numbers_bonus: np.ndarray) -> np.ndarray:
     """``(S, 462, 18)``: for ``S`` sheets (``(S, 18)`` points written, -1 while open; whether the
     Numbers bonus is earned), :func:`sheet_value` of the sheet each sorted roll makes in each
-    open category (-inf: closed).
+    open category (-inf: closed): :func:`values_after_writes` read off per roll."""
+    is_open = sheets < 0
+    values = values_after_writes(sheets, numbers_bonus)[:, _CATEGORIES, _POINTS]  # [sheet, roll, category]
+    return np.where(is_open[:, None, :], values, -np.inf)
+
+
+def values_after_writes(sheets: np.ndarray, numbers_bonus: np.ndarray) -> np.ndarray:
+    """``(S, 18, 37)``: :func:`sheet_value` of each sheet after writing ``p`` points into category
+    ``c`` (``[s, c, p]``; meaningless where ``c`` is closed or cannot hold ``p``).
 
     Equal bit for bit to calling :func:`sheet_value` on every such sheet (a test checks it):
     the same floating-point operations in the same order, over an ``(S, category, points)``
@@ -231,9 +239,7 @@ def write_values_batch(sheets: np.ndarray, numbers_bonus: np.ndarray) -> np.ndar
         game_bonus = game_bonus * np.where(still_open, hit[k] ** FLEXIBILITY, 1.0)
     zero_written = ((written == 0) & ~is_open & _IS_MUST_SCORE).any(axis=1)
     game_bonus = np.where(zero_written[:, None, None] | (_IS_MUST_SCORE[:, None] & (points == 0)), 0.0, game_bonus)
-    total = written_after + open_par[:, :, None] + ladder_points + bonus + game_bonus
-    values = total[:, _CATEGORIES, _POINTS]  # [sheet, roll, category]
-    return np.where(is_open[:, None, :], values, -np.inf)
+    return written_after + open_par[:, :, None] + ladder_points + bonus + game_bonus
 
 
 def _ladders(sheets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

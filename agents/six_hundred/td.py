@@ -29,6 +29,7 @@ results), which is why no network is shipped for it.
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
@@ -41,6 +42,7 @@ from agents.six_hundred.heuristic import (
     read_sheet,
     sheet_key,
     sheet_value,
+    values_after_writes,
 )
 from agents.turn_value import TurnValueAgent
 from envs.games import six_hundred as rules
@@ -89,11 +91,14 @@ def settlement(sheet: list[int]) -> float:
     return (-sum(rungs) if broken else 0.0) + (rules.GAME_BONUS if zeros <= {rules.SEXTET} else 0.0)
 
 
-def _after_sheets(sheet, numbers_bonus: bool, numbers_total: int, writes):
-    """``(sheet, numbers bonus earned)`` after each write ``(category, points)``."""
-    for c, p in writes:
-        after = [p if i == c else v for i, v in enumerate(sheet)]
-        yield after, numbers_bonus or (c in rules.NUMBERS and numbers_total + p >= rules.NUMBERS_BONUS_THRESHOLD)
+@functools.cache
+def _windows(rungs: tuple[int | None, ...]) -> tuple[tuple | None, np.ndarray | float]:
+    """:func:`~envs.games.six_hundred.rung_windows` of a ladder and its feature values (remembered:
+    a turn weighs 31 values of every open rung, and the same ladders recur)."""
+    windows = rules.rung_windows(list(rungs))
+    if windows is None:
+        return None, 0.0
+    return windows, np.array([w / rules.MAX_CATEGORY_POINTS for window in windows for w in window], np.float32)
 
 
 class SixHundredTD(TurnValueAgent, SixHundredHeuristic):
@@ -175,21 +180,21 @@ class SixHundredTD(TurnValueAgent, SixHundredHeuristic):
         rows[numbers, F_BONUS] = np.maximum(rows[numbers, F_BONUS], total[numbers] >= rules.NUMBERS_BONUS_THRESHOLD)
         rungs = sheet[rules.RUNGS.start : rules.RUNGS.stop]
         for k in np.flatnonzero((categories >= rules.RUNGS.start) & (categories < rules.RUNGS.stop)):
-            new = list(rungs)
-            new[categories[k] - rules.RUNGS.start] = int(points[k])
-            windows = rules.rung_windows(new)
-            rows[k, F_WINDOWS] = (
-                [w / rules.MAX_CATEGORY_POINTS for window in windows for w in window] if windows else 0.0
-            )
+            j = categories[k] - rules.RUNGS.start
+            windows, window_features = _windows(tuple(rungs[:j]) + (int(points[k]),) + tuple(rungs[j + 1 :]))
+            rows[k, F_WINDOWS] = window_features
             rows[k, F_LADDER] = windows is not None
             if windows is None:
                 rows[k, F_GAME_BONUS] = 0.0
         zero = (points == 0) & np.isin(categories, _MUST_SCORE)
         rows[zero, F_GAME_BONUS] = 0.0
-        rows[:, F_ESTIMATE] = [
-            points_to_come(after, bonus) / ESTIMATE_SCALE
-            for after, bonus in _after_sheets(sheet, numbers_bonus, numbers_total, writes)
-        ]
+        # points_to_come of each sheet after, its sheet_value read off the heuristic's batch (bit for bit)
+        written = np.array([[-1 if v is None else v for v in sheet]])
+        after_values = values_after_writes(written, np.array([numbers_bonus]))[0, categories, points]
+        bonus_after = np.where(numbers & ~np.bool_(numbers_bonus) & (total >= rules.NUMBERS_BONUS_THRESHOLD), 1, 0)
+        banked_after = sum(v or 0 for v in sheet) + points
+        earned = np.where(bonus_after | np.bool_(numbers_bonus), rules.NUMBERS_BONUS, 0)
+        rows[:, F_ESTIMATE] = (after_values - banked_after - earned) / ESTIMATE_SCALE
         return rows
 
     def teacher_values(self, teacher, observation, rng, samples: int = 64):
