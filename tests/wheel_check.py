@@ -194,6 +194,7 @@ def check_wheel_contents(checker: Checker, wheel: Path) -> None:
         ("invers", "shipped", "model.zip"),
         ("roll_five", "shipped", "model.zip"),
         ("inverted_dice", "shipped_td", "value.pt"),
+        ("six_hundred", "shipped_td", "value.pt"),
     ]:
         name = f"agents/checkpoints/{env}/{kind}/{file}"
         checker.expect("shipped network", name in names, name)
