@@ -154,7 +154,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--eval-batch", type=int, default=256, help="games at once in the evaluation (default 256)")
     args = parser.parse_args(argv)
     if min(args.positions, args.batch, args.num_envs, args.games, args.eval_batch) < 1 or args.seconds <= 0:
-        print("error: the counts must be positive and --seconds above 0", file=sys.stderr)
+        print(
+            "error: --positions, --batch, --num-envs, --games and --eval-batch must be positive and --seconds above 0",
+            file=sys.stderr,
+        )
         return 2
 
     record = MachineRecord()

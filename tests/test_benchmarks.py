@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
         ),
         (
             ["benchmarks/bot_speed.py", "--positions", "0"],
-            "error: --positions, --batch and --num-envs must be positive",
+            "error: --positions, --batch, --num-envs, --games and --eval-batch must be positive",
         ),
     ],
 )
