@@ -9,6 +9,7 @@ import pytest
 import torch
 import yaml
 from sb3_contrib import MaskablePPO
+from stable_baselines3.common.logger import Logger
 
 from agents.registry import make_agent
 from agents.run_folder import DEMONSTRATIONS_FILE
@@ -16,6 +17,7 @@ from envs.registry import make_game
 from training.framework.config import config_from_dict as checked_config
 from training.framework.run import run_training
 from training.framework.schema import ConfigError
+from training.pipelines.ppo import warm_start as warm_start_module
 from training.pipelines.ppo.config import PPOConfig
 from training.pipelines.ppo.learner import PPO
 from training.pipelines.ppo.vector import make_training_env
@@ -248,3 +250,60 @@ def test_symmetry_maps_turn_moves_with_their_masks_and_targets():
             original.apply(state.to_move, int(action))
             copy.apply(turned.to_move, image)
             assert np.array_equal(original.observe(0)[observation_index.numpy()], copy.observe(0))
+
+
+def test_a_bot_teacher_decides_every_env_in_one_call_and_plays_the_same_games(monkeypatch):
+    """The search bot breaks ties at random: in batch, each env's ties still come from that
+    env's own teacher copy, so the demonstrations are those of the game-by-game teacher."""
+    config = config_from_dict(tiny_config(env="keldice", n_envs=4, vec_env="batched", opponents=["heuristic"]))
+    game = make_game("keldice")
+
+    def demonstrations():
+        venv, _ = make_training_env(config)
+        return collect_demonstrations(venv, "keldice", game, "search", episodes=6, gamma=1.0, seed=3)
+
+    calls = []
+    search = type(make_agent("keldice", "search", game))
+    original = search.act_batch
+
+    def counted(self, observations, action_masks, rngs=None):
+        calls.append(len(observations))
+        return original(self, observations, action_masks, rngs=rngs)
+
+    monkeypatch.setattr(search, "act_batch", counted)
+    batched = demonstrations()
+    assert calls and max(calls) == 4, "the teacher was not asked in batch"
+    monkeypatch.setattr(warm_start_module, "draws_per_row", lambda agent: False)
+    one_by_one = demonstrations()
+    assert torch.equal(batched.actions, one_by_one.actions)
+    assert torch.equal(batched.observations, one_by_one.observations)
+    assert torch.equal(batched.returns, one_by_one.returns)
+
+
+def test_the_teacher_plays_in_a_wider_twin_whose_reward_scale_the_training_env_takes(tmp_path):
+    config = config_from_dict(
+        tiny_config(
+            env="keldice",
+            vec_env="batched",
+            opponents=["heuristic"],
+            warm_start={"enabled": True, "teacher": "heuristic", "episodes": 40, "envs": 32, "epochs": 1},
+        )
+    )
+    learner = PPO(config, tmp_path, None)
+    learner.model.set_logger(Logger(None, []))
+    twin = learner._demonstration_env()
+    assert twin.num_envs == 32 and learner.venv.num_envs == 2
+    summary = warm_start_module.warm_start(
+        learner.model, learner.venv, config.warm_start, "keldice", learner.game, 0, tmp_path, demo_venv=twin
+    )
+    assert summary["episodes"] >= 40
+    assert learner.venv.ret_rms.count == twin.ret_rms.count > 40 * 20  # every decision of the twin's games
+    assert learner.venv.ret_rms.var == pytest.approx(twin.ret_rms.var)
+    learner.venv.ret_rms.var += 1.0  # a copy, not the twin's own statistics
+    assert learner.venv.ret_rms.var != pytest.approx(twin.ret_rms.var)
+    twin.close()
+
+
+def test_the_twin_of_the_warm_start_is_refused_a_negative_size():
+    with pytest.raises(ConfigError, match="warm_start.envs"):
+        config_from_dict(tiny_config(warm_start={"enabled": True, "envs": -1}))

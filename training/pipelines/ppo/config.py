@@ -71,6 +71,10 @@ class WarmStartConfig:
     enabled: bool = setting(False, BOOL)
     teacher: str = setting("heuristic", TEXT)  #: agent spec of the teacher (a bot, not a solver)
     episodes: int = setting(2000, integer(1))  #: teacher episodes recorded as demonstrations
+    #: games the teacher plays at once (a bot with ``act_batch`` decides them all in one
+    #: call): more than the training env's ``n_envs`` makes tens of thousands of episodes
+    #: cheap; 0: in the training env itself
+    envs: int = setting(0, integer(0))
     epochs: int = setting(10, integer(1))  #: behaviour-cloning passes over the demonstrations
     batch_size: int = setting(512, integer(1))
     learning_rate: float = setting(0.001, number(above=0))  #: of behaviour cloning (PPO keeps its own)

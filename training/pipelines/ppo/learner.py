@@ -10,6 +10,7 @@ checkpoints, resume, stop, curve, evaluation) is the run framework's.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 from typing import Any
@@ -109,19 +110,35 @@ class PPO(Pipeline):
             f"{config.warm_start.epochs} epochs of cloning",
             flush=True,
         )
-        self.warm_start_summary = warm_start(
-            self.model,
-            self.venv,
-            config.warm_start,
-            config.env,
-            self.game,
-            config.seed,
-            self.run_dir,
-            say=session.say,
-            stop_requested=lambda: session.stop_requested,
-        )
+        demo_venv = self._demonstration_env()
+        try:
+            self.warm_start_summary = warm_start(
+                self.model,
+                self.venv,
+                config.warm_start,
+                config.env,
+                self.game,
+                config.seed,
+                self.run_dir,
+                say=session.say,
+                stop_requested=lambda: session.stop_requested,
+                demo_venv=demo_venv,
+            )
+        finally:
+            if demo_venv is not None:
+                demo_venv.close()
         self.warm_started = True
         print(f"Warm start: {self.warm_start_summary}")
+
+    def _demonstration_env(self):
+        """With ``warm_start.envs``: the training env's twin of that many games, seeded after
+        the training env's own games (``seed + n_envs`` on), where the teacher plays."""
+        config = self.config
+        if not config.warm_start.envs:
+            return None
+        venv, _ = make_training_env(dataclasses.replace(config, n_envs=config.warm_start.envs), seed=False)
+        venv.seed(config.seed + config.n_envs)
+        return venv
 
     def train(self, session: Session) -> None:
         """SB3's ``learn`` runs the loop; its callback hands every update to ``session.after_step``

@@ -31,6 +31,7 @@ an RL agent that learns to play better than what it started from.
 
 from __future__ import annotations
 
+import copy
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -42,6 +43,7 @@ from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.utils import get_action_masks
 from stable_baselines3.common.vec_env import VecEnv, VecNormalize
 
+from agents.base import draws_per_row
 from agents.registry import make_agent
 from agents.run_folder import DEMONSTRATIONS_FILE
 from envs.core import Game
@@ -92,6 +94,8 @@ def collect_demonstrations(
 ) -> Demonstrations:
     """Let ``teacher`` play ``episodes`` episodes in every env of ``venv`` together.
 
+    A teacher whose ``act_batch`` takes one generator per row (the bots) decides every
+    env in one call, move for move as its copies' ``act`` would, one copy per env.
     With a :class:`VecNormalize` ``venv`` its reward statistics are updated as in
     training (they then scale PPO's first rollouts sensibly) and the returns-to-go are
     computed from the raw rewards scaled and clipped by the final statistics, as PPO
@@ -99,6 +103,7 @@ def collect_demonstrations(
     :class:`~training.framework.progress.StoppedDuringPreparation`.
     """
     teachers = [make_agent(env_name, teacher, game, seed=seed * 1000 + i) for i in range(venv.num_envs)]
+    in_batch = draws_per_row(teachers[0])  # one call decides every env, each from its own generator
     labels = None
     if temperature > 0:  # checked before the games: a teacher without move_values is a config error
         labels = TeacherLabels(
@@ -112,7 +117,10 @@ def collect_demonstrations(
         played = Progress("warm start: teacher episodes", episodes, say, stop_requested)
         while finished < episodes:
             mask = get_action_masks(venv)
-            action = np.array([t.act(o, m) for t, o, m in zip(teachers, obs, mask)])
+            if in_batch:
+                action = teachers[0].act_batch(obs, mask, rngs=[t.rng for t in teachers])
+            else:
+                action = np.array([t.act(o, m) for t, o, m in zip(teachers, obs, mask)])
             observations.append(obs)
             masks.append(mask)
             actions.append(action)
@@ -308,15 +316,19 @@ def warm_start(
     run_dir: Path,
     say=None,
     stop_requested=None,
+    demo_venv: VecEnv | None = None,
 ) -> dict[str, float]:
     """Steps 1-3 of the module docstring on a fresh ``model``; returns what it measured.
 
-    The demonstrations are kept in the run folder, so that a resumed run keeps its guide.
-    Progress lines go to ``say``; a stop request ends it (see :func:`collect_demonstrations`).
+    The teacher plays in ``demo_venv`` when given (the training env's twin with more games:
+    ``warm_start.envs``), whose reward scaling statistics then become ``venv``'s, as if
+    the games had been played there. The demonstrations are kept in the run folder, so
+    that a resumed run keeps its guide. Progress lines go to ``say``; a stop request ends
+    it (see :func:`collect_demonstrations`).
     """
     started = time.perf_counter()
     demos = collect_demonstrations(
-        venv,
+        venv if demo_venv is None else demo_venv,
         env_name,
         game,
         settings.teacher,
@@ -329,6 +341,8 @@ def warm_start(
         say=say,
         stop_requested=stop_requested,
     )
+    if isinstance(demo_venv, VecNormalize) and isinstance(venv, VecNormalize):
+        venv.ret_rms = copy.deepcopy(demo_venv.ret_rms)
     write_atomic(run_dir / DEMONSTRATIONS_FILE, lambda name: torch.save(asdict(demos), name))
     collected = time.perf_counter()
     symmetries = symmetry_maps(game)
