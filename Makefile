@@ -9,7 +9,7 @@
 #   make docs             build the documentation site into site/, warnings as errors (CI runs it after make test)
 #   make docs-serve       serve the site at http://127.0.0.1:8000, rebuilt on every change
 #   make results          every results report (results/), from the agents shipped in checkpoints/
-#                         (the PPO networks against every bot, Lost Dice's at three and four players, the Inverted Dice turn-value agent, Roll Five's
+#                         (the PPO networks against every bot, Lost Dice's at three and four players, Keldice's over 2,000 games, the Inverted Dice turn-value agent, Roll Five's
 #                         network at two and four players over 10,000 games, and the Invers network alone and
 #                         in its search against the search bot, and the benchmark suite's leaderboard of every bot and
 #                         shipped agent: results/leaderboard.md); the tables come out the same, digit for digit,
@@ -63,6 +63,7 @@ results: $(VENV)/.installed
 	$(PYTHON) training/evaluate.py --env six_hundred --agents td ppo heuristic random --out results/six_hundred_td --overwrite || exit 1; \
 	$(PYTHON) training/evaluate.py --checkpoint checkpoints/lost_dice/shipped_3p --agents heuristic random --games 3000 --out results/lost_dice_3_players --overwrite || exit 1; \
 	$(PYTHON) training/evaluate.py --checkpoint checkpoints/lost_dice/shipped_4p --agents heuristic random --games 3000 --out results/lost_dice_4_players --overwrite || exit 1; \
+	$(PYTHON) training/evaluate.py --checkpoint checkpoints/keldice/shipped --agents search heuristic random --games 2000 --batch 500 --out results/keldice --overwrite || exit 1; \
 	$(PYTHON) training/evaluate.py --checkpoint checkpoints/roll_five/shipped --agents search heuristic --games 10000 --out results/roll_five/two_players --overwrite || exit 1; \
 	$(PYTHON) training/evaluate.py --checkpoint checkpoints/roll_five/shipped --agents search heuristic --games 10000 --env-kwargs "{num_players: 4}" --out results/roll_five/four_players --overwrite || exit 1; \
 	$(PYTHON) training/ladder.py --env invers --agents search:depth=4 ppo+search:depth=3 --games 400 --workers 2 --out results/invers/ppo_search_vs_search4 --overwrite > /dev/null || exit 1; \

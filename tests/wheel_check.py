@@ -64,7 +64,7 @@ found = {"envs": envs.__file__, "agents": agents.__file__, "training": training.
 found.update({f"dice {v}": default_dice_file(v) for v in ("lost_dice", "keldice")})
 found.update({f"config {env}": default_config(PPO, env) for env in ENVS})
 found.update({"config inverted_dice_td": paths.config_path("inverted_dice_td")})
-for env in ("inverted_dice", "six_hundred", "invers", "roll_five"):
+for env in ("inverted_dice", "six_hundred", "invers", "roll_five", "keldice"):
     found[f"ppo {env}"] = shipped_network(env) / "model.zip"
 found.update({"td inverted_dice": shipped_network("inverted_dice", "td") / "value.pt"})
 bad = [
@@ -76,7 +76,7 @@ assert not bad, "not an installed file: " + "; ".join(bad)
 assert paths.source_root() is None, paths.source_root()
 print(
     f"{len(found)} files, all inside {prefix}: the modules, 2 dice files, "
-    f"{len(ENVS) + 1} default configs, 5 shipped networks"
+    f"{len(ENVS) + 1} default configs, 6 shipped networks"
 )
 print("scratch config:", paths.config_path("inverted_dice_scratch"))
 """
@@ -193,6 +193,7 @@ def check_wheel_contents(checker: Checker, wheel: Path) -> None:
         ("six_hundred", "shipped", "model.zip"),
         ("invers", "shipped", "model.zip"),
         ("roll_five", "shipped", "model.zip"),
+        ("keldice", "shipped", "model.zip"),
         ("inverted_dice", "shipped_td", "value.pt"),
         ("six_hundred", "shipped_td", "value.pt"),
     ]:
