@@ -10,8 +10,8 @@ The PPO pipeline (:mod:`training.pipelines.ppo.learner`) on the run framework
 every ``checkpoint_every`` steps and at the end (``model.zip``, ``vecnormalize.pkl``,
 ``training_state.pkl`` and ``metadata.json``: seed, steps, wall time, package versions,
 git commit, each session), ``config.yaml`` (the resolved config), ``tensorboard/``,
-with a ``warm_start``, ``demonstrations.pt`` (the teacher's demonstrations, tens to
-hundreds of MB: only a ``--resume`` before ``warm_start.guide_decay_steps`` needs them,
+with a ``warm_start``, ``demonstrations.pt`` (the teacher's demonstrations, tens of MB
+to 1 GB: only a ``--resume`` before ``warm_start.guide_decay_steps`` needs them,
 so they can be deleted after that; ``checkpoints/README.md``) and, after training,
 ``evaluation/`` (the trained agent against the config's opponents, with
 a progress bar; ``--eval-games N`` shortens it, ``--no-eval`` skips it; see
