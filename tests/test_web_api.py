@@ -14,6 +14,7 @@ from agents.match import play_game
 from agents.registry import make_agent
 from envs.registry import ENVS, make_game
 from training import game_record, serve
+from training.web import catalogue
 from training.web.app import create_app
 
 with warnings.catch_warnings():
@@ -82,9 +83,18 @@ def test_the_catalogue_offers_bots_shipped_networks_and_run_folders(client):
     assert set(games) == set(ENVS)
     assert games["invers"]["agents"][:3] == ["human", "random", "greedy"]
     assert "ppo" in games["invers"]["agents"] and "run:my_run" in games["invers"]["agents"]
-    assert "ppo" not in games["keldice"]["agents"]  # no network is shipped for Keldice
+    assert "ppo" in games["keldice"]["agents"] and "td" not in games["keldice"]["agents"]
+    assert "td" in games["six_hundred"]["agents"]  # a turn-value network is shipped for Six Hundred
     assert {o["name"] for o in games["lost_dice"]["options"]} == {"variant", "rolls_per_player"}  # not dice_file
     assert games["roll_five"]["options"][0]["choices"] == ["casual", "tournament"]
+
+
+def test_a_game_without_a_shipped_network_is_offered_none(client, monkeypatch):
+    shipped = catalogue.shipped_envs
+    monkeypatch.setattr(catalogue, "shipped_envs", lambda kind="ppo": [e for e in shipped(kind) if e != "keldice"])
+    games = {g["env"]: g for g in client.get("/api/games").json()["games"]}
+    assert not {"ppo", "ppo+search"} & set(games["keldice"]["agents"])
+    assert "ppo" in games["lost_dice"]["agents"]
 
 
 def test_a_watched_game_is_the_game_play_game_plays_from_the_same_seed(client):
