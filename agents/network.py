@@ -6,7 +6,8 @@ than the arithmetic. So the layers of a MaskablePPO policy (two MLP towers, a po
 head and a value head, as sb3 builds them) are read once into a list of weight tensors
 and activations, and :meth:`PolicyValueNetwork.values` / :meth:`logits` run them bare.
 The tensors are the policy's own parameters, so training that updates the policy in
-place is seen at once. Every forward pass runs on one thread (:mod:`agents.inference`),
+place is seen at once. An agent's logits are row-independent (:func:`agents.inference.row_blocks`):
+a position gets the same move alone as in any batch. Every forward pass runs on one thread (:mod:`agents.inference`),
 whatever the caller's ``torch.set_num_threads``.
 """
 
@@ -16,7 +17,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from agents.inference import one_thread
+from agents.inference import one_thread, row_blocks
 
 _ACTIVATIONS = {torch.nn.ReLU: torch.relu, torch.nn.Tanh: torch.tanh, torch.nn.ELU: F.elu, torch.nn.GELU: F.gelu}
 
@@ -34,12 +35,12 @@ def _layers(modules) -> list:
     return layers
 
 
-def _run(layers: list, observations: np.ndarray) -> np.ndarray:
-    x = torch.from_numpy(np.asarray(observations, np.float32))
+def _run(layers: list, observations: np.ndarray, row_independent: bool = False) -> np.ndarray:
+    x = row_blocks(observations) if row_independent else torch.from_numpy(np.asarray(observations, np.float32))
     with one_thread():
         for layer in layers:
             x = F.linear(x, *layer) if isinstance(layer, tuple) else layer(x)
-    return x.numpy()
+    return x[: len(observations)].numpy()
 
 
 class PolicyValueNetwork:
@@ -59,6 +60,9 @@ class PolicyValueNetwork:
         """The observer's value of each observation (a batch), in [-1, 1]."""
         return np.clip(_run(self._value_layers, observations)[:, 0], -1.0, 1.0)
 
-    def logits(self, observations: np.ndarray) -> np.ndarray:
-        """Unmasked policy logits of each observation (a batch)."""
-        return _run(self._policy_layers, observations)
+    def logits(self, observations: np.ndarray, row_independent: bool = False) -> np.ndarray:
+        """Unmasked policy logits of each observation (a batch). ``row_independent``: each row's
+        logits the same bit for bit in any batch (:func:`agents.inference.row_blocks`), as an
+        agent's moves need to be the same played alone or as rows of a batch; search, which only
+        ranks the children of one node, leaves it off and pays for no padding."""
+        return _run(self._policy_layers, observations, row_independent)

@@ -37,7 +37,9 @@ class PolicyAgent(Agent):
         super().__init__(game, seed)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        logits = self.network.logits(np.asarray(observation, np.float32)[None])[0].astype(np.float64)
+        logits = self.network.logits(np.asarray(observation, np.float32)[None], row_independent=True)[0].astype(
+            np.float64
+        )
         legal = np.asarray(action_mask) > 0
         logits[~legal] = -np.inf
         if self.deterministic:
@@ -47,9 +49,12 @@ class PolicyAgent(Agent):
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """The actions of many games in one forward pass (the batched env's opponents,
-        :mod:`envs.batched.vector_env`): each row's most likely legal action, or a sample
-        of each row's legal policy drawn with the agent's generator."""
-        logits = self.network.logits(np.asarray(observations, np.float32)).astype(np.float64)
+        :mod:`envs.batched.vector_env`, the evaluation's games in batch): each row's most likely
+        legal action, or a sample of each row's legal policy drawn with the agent's generator.
+        Each row's logits are those :meth:`act` computes for it, bit for bit
+        (:func:`agents.inference.row_blocks`), so the deterministic policy plays the same moves
+        either way."""
+        logits = self.network.logits(np.asarray(observations, np.float32), row_independent=True).astype(np.float64)
         legal = np.asarray(action_masks) > 0
         logits[~legal] = -np.inf
         if self.deterministic:

@@ -32,7 +32,7 @@ import torch
 from torch import nn
 
 from agents.base import Agent
-from agents.inference import one_thread
+from agents.inference import one_thread, row_blocks
 from agents.run_folder import VALUE_FILE, checkpoint_file
 from agents.shipped import shipped_network
 
@@ -78,9 +78,10 @@ class TurnValueNet(nn.Module):
         return value
 
     def values(self, features: np.ndarray) -> np.ndarray:
-        """Values (float64 points) of a batch of feature rows, computed on one thread (:mod:`agents.inference`)."""
+        """Values (float64 points) of a batch of feature rows, computed on one thread, each row's
+        the same bit for bit in any batch (:mod:`agents.inference`)."""
         with one_thread():
-            return self.forward(torch.as_tensor(features, dtype=torch.float32)).double().numpy()
+            return self.forward(row_blocks(features))[: len(features)].double().numpy()
 
 
 def save_turn_value(path: Path, net: TurnValueNet, env: str, feature_version: int) -> None:
