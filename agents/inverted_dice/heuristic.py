@@ -13,25 +13,15 @@ planner as the optimal agent (:func:`agents.inverted_dice.turn.plan_turn`): only
 values of ending the turn differ, static here, solved there. The cross-out order this
 gives starts with the rarely hit boxes 19 and 20, as the rule text advises.
 
-The bot has no randomness, and ``act_batch`` plans the distinct sheets of a batch of
-observations in one :func:`plan_turn` (each sheet a column of it, computed exactly as
-alone) and reads every row's action off that plan, move for move as ``act``.
+The bot has no randomness; its ``act_batch`` (:class:`~agents.inverted_dice.turn.TurnPlanningAgent`'s)
+plans the distinct sheets of a batch of observations in one :func:`plan_turn`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from agents.batched import batch_arguments
-from agents.inverted_dice.turn import (
-    ROLL_BOX,
-    TABLES,
-    TurnPlan,
-    TurnPlanningAgent,
-    decide_rows,
-    plan_turn,
-    roll_rows,
-)
+from agents.inverted_dice.turn import ROLL_BOX, TABLES, TurnPlan, TurnPlanningAgent, plan_turn
 from envs.games import inverted_dice as rules
 
 _BOXES = np.arange(1, rules.NUM_BOXES + 1)
@@ -59,12 +49,8 @@ class InvertedDiceHeuristic(TurnPlanningAgent):
 
     name = "heuristic"
 
-    def plan_sheet(self, open_boxes: np.ndarray, alive: np.ndarray) -> TurnPlan:
-        return self.plan_sheets(open_boxes[None], alive[None])
-
     def plan_sheets(self, open_boxes: np.ndarray, alive: np.ndarray) -> TurnPlan:
-        """The plan of a turn on each of ``S`` sheets (``open_boxes`` ``(S, boxes)``, ``alive``
-        ``(S, sections)``): a plan of batch ``S``, sheet ``s`` in column ``s``."""
+        """The static values of ending the turn on each sheet (above), played by :func:`plan_turn`."""
         section_alive = alive[:, _SECTION_OF_BOX]
         open_in_section = np.stack([open_boxes[:, lo - 1 : hi].sum(axis=1) for _, lo, hi in rules.SECTIONS], axis=1)
         completes = section_alive & (open_in_section[:, _SECTION_OF_BOX] == 1)
@@ -76,25 +62,3 @@ class InvertedDiceHeuristic(TurnPlanningAgent):
         cross_value = np.where(closed, -np.inf, cross).T
         no_moment = np.zeros_like(score_value)
         return plan_turn(score_value, cross_value, no_moment, no_moment, self.game.free_cross_out)
-
-    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        """``act`` of every row: each distinct sheet planned once, every row's action read off its plan."""
-        observations, legal = batch_arguments(self.game, observations, action_masks, f"inverted_dice {self.name}")
-        sheets = np.concatenate(
-            [observations[:, rules.OBS_OPEN_BOXES] > 0.5, observations[:, rules.OBS_SECTIONS_ALIVE] > 0.5], axis=1
-        )
-        codes = sheets @ (1 << np.arange(sheets.shape[1]))  # one integer per sheet: cheaper to sort than rows
-        _, first_row, sheet_of_row = np.unique(codes, return_index=True, return_inverse=True)
-        distinct = sheets[first_row]
-        plan = self.plan_sheets(distinct[:, : rules.NUM_BOXES], distinct[:, rules.NUM_BOXES :])
-        dice = observations[:, rules.OBS_DICE].reshape(-1, rules.NUM_DICE, 6).argmax(axis=2) + 1
-        rolls = observations[:, rules.OBS_ROLL].argmax(axis=1) + 1
-        actions = decide_rows(plan, roll_rows(dice), rolls, sheet_of_row)
-        forbidden = ~legal[np.arange(len(actions)), actions]
-        if forbidden.any():
-            row = int(np.flatnonzero(forbidden)[0])
-            raise RuntimeError(
-                f"{type(self).__name__} chose {self.game.action_name(int(actions[row]))!r} in row {row}, which its "
-                "action mask forbids; are the game's options those it was planned for?"
-            )
-        return actions

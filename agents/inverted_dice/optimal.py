@@ -2,7 +2,8 @@
 
 The agent reads the score sheet and the dice off the observation, looks up (once per
 turn) the optimal play of the turn from the solved value table
-(:mod:`agents.inverted_dice.solver`), and answers with the action id. It plays the very
+(:mod:`agents.inverted_dice.solver`), and answers with the action id; ``act_batch``
+looks up the plans of a batch's distinct sheets at once. It plays the very
 policy whose expected score and standard deviation the solver reports, because both run
 :func:`agents.inverted_dice.turn.plan_turn`.
 
@@ -26,8 +27,15 @@ def sheet_state(open_boxes: np.ndarray, alive: np.ndarray) -> int:
     section's flag only matters while it has open boxes, and then it is exactly "no box
     of it crossed out" (the earned-bonus flags are settled history).
     """
-    return int(
-        state_index(int(open_boxes @ (1 << np.arange(len(open_boxes)))), int(alive @ (1 << np.arange(len(alive)))))
+    return int(sheet_states(open_boxes[None], alive[None])[0])
+
+
+def sheet_states(open_boxes: np.ndarray, alive: np.ndarray) -> np.ndarray:
+    """``(S,)``: :func:`sheet_state` of each of ``S`` sheets (``open_boxes`` ``(S, boxes)``, ``alive``
+    ``(S, sections)``)."""
+    return state_index(
+        open_boxes @ (1 << np.arange(open_boxes.shape[1], dtype=np.int64)),
+        alive @ (1 << np.arange(alive.shape[1], dtype=np.int64)),
     )
 
 
@@ -62,5 +70,6 @@ class OptimalAgent(TurnPlanningAgent):
         super().__init__(game, seed)
         self.solution = solution
 
-    def plan_sheet(self, open_boxes: np.ndarray, alive: np.ndarray) -> TurnPlan:
-        return self.solution.plan(sheet_state(open_boxes, alive))
+    def plan_sheets(self, open_boxes: np.ndarray, alive: np.ndarray) -> TurnPlan:
+        """The solution's plan of each sheet's state, all in one :meth:`~agents.inverted_dice.solver.Solution.plan`."""
+        return self.solution.plan(sheet_states(open_boxes, alive))

@@ -151,21 +151,26 @@ class Solution:
     value: np.ndarray
     second_moment: np.ndarray
 
-    def covers(self, state: int) -> bool:
-        return int(state >> NUM_SECTIONS).bit_count() <= self.max_open
+    def covers(self, states) -> np.ndarray:
+        """Whether the solution holds the values of each of ``states`` (at most ``max_open`` open boxes)."""
+        return np.bitwise_count(np.asarray(states, np.int64) >> NUM_SECTIONS) <= self.max_open
 
     def std(self, state: int) -> float:
         """Standard deviation of the points to come from ``state`` under the optimal policy."""
         return float(np.sqrt(max(self.second_moment[state] - self.value[state] ** 2, 0.0)))
 
-    def plan(self, state: int) -> TurnPlan:
-        """The optimal play of the turn that starts in ``state`` (which must have an open box)."""
-        if not self.covers(state) or state >> NUM_SECTIONS == 0:
+    def plan(self, states) -> TurnPlan:
+        """The optimal play of the turn that starts in each of ``states`` (one state or an array of
+        them; each must have an open box): a plan of batch ``len(states)``, state ``k``'s in column ``k``."""
+        states = np.atleast_1d(np.asarray(states, np.int64))
+        unplayable = ~self.covers(states) | (states >> NUM_SECTIONS == 0)
+        if unplayable.any():
+            state = int(states[np.argmax(unplayable)])
             raise ValueError(
-                f"state {state:#x} has {int(state >> NUM_SECTIONS).bit_count()} open boxes; "
+                f"state {state:#x} has {(state >> NUM_SECTIONS).bit_count()} open boxes; "
                 f"this solution covers 1..{self.max_open}"
             )
-        return plan_turn(*ending_values(np.array([state]), self.value, self.second_moment), self.free_cross_out)
+        return plan_turn(*ending_values(states, self.value, self.second_moment), self.free_cross_out)
 
 
 def solve(free_cross_out: bool = False, max_open: int = rules.NUM_BOXES) -> Solution:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.inverted_dice.optimal import sheet_state
+from agents.inverted_dice.optimal import sheet_state, sheet_states
 from agents.inverted_dice.solver import NUM_SECTIONS, ending_states
 from agents.inverted_dice.turn import TurnPlan, TurnPlanningAgent, plan_turn
 from agents.turn_value import TurnValueAgent
@@ -43,7 +43,11 @@ def state_features(states: np.ndarray) -> np.ndarray:
 
 
 class InvertedDiceTD(TurnValueAgent, TurnPlanningAgent):
-    """Solitaire Inverted Dice: each turn planned exactly against the learned sheet value."""
+    """Solitaire Inverted Dice: each turn planned exactly against the learned sheet value.
+
+    ``act_batch`` (the turn planner's) plans a batch's sheets in one :meth:`plan_sheets` and
+    records no :attr:`last_turn_value`: training plays through ``act``.
+    """
 
     env = rules.InvertedDice.name
     num_features = 26
@@ -65,14 +69,18 @@ class InvertedDiceTD(TurnValueAgent, TurnPlanningAgent):
         values = self.values(state_features(states))
         return np.where(states >> NUM_SECTIONS == 0, 0.0, values)
 
-    def plan_sheet(self, open_boxes: np.ndarray, alive: np.ndarray) -> TurnPlan:
-        state = np.array([sheet_state(open_boxes, alive)])
-        is_open, points, scored, crossed = ending_states(state)
-        after = self.state_values(np.concatenate([scored[:, 0], crossed[:, 0]]))
-        after_score, after_cross = after[: rules.NUM_BOXES, None], after[rules.NUM_BOXES :, None]
-        score_value = np.where(is_open, points + after_score, -np.inf)
-        cross_value = np.where(is_open, after_cross, -np.inf)
+    def plan_sheets(self, open_boxes: np.ndarray, alive: np.ndarray) -> TurnPlan:
+        """Points plus ``V`` of the sheet each ending leaves, for every sheet: ``V`` of all of
+        them in one network call (each row's value is the one it gets alone)."""
+        is_open, points, scored, crossed = ending_states(sheet_states(open_boxes, alive))
+        after = self.state_values(np.concatenate([scored.ravel(), crossed.ravel()])).reshape(2, *scored.shape)
+        score_value = np.where(is_open, points + after[0], -np.inf)
+        cross_value = np.where(is_open, after[1], -np.inf)
         no_moment = np.zeros_like(score_value)
-        plan = plan_turn(score_value, cross_value, no_moment, no_moment, self.game.free_cross_out)
+        return plan_turn(score_value, cross_value, no_moment, no_moment, self.game.free_cross_out)
+
+    def plan_sheet(self, open_boxes: np.ndarray, alive: np.ndarray) -> TurnPlan:
+        """The turn's plan, its backed-up value recorded for training (``act`` plans through here)."""
+        plan = super().plan_sheet(open_boxes, alive)
         self.last_turn_value = float(plan.value[0])
         return plan

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.base import Agent
+from agents.batched import batch_arguments
 from envs.games import inverted_dice as rules
 from envs.games.dice_math import keep_tables, reroll_positions_for_keep
 
@@ -107,10 +108,14 @@ def plan_turn(
 class TurnPlanningAgent(Agent):
     """A solitaire player that plays each turn by :func:`plan_turn`.
 
-    Subclasses only say what ending a turn is worth on the observed score sheet
-    (:meth:`plan_sheet`); reading the observation, planning once per turn, and turning
-    the plan into action ids is shared. The plan is cached for as long as the sheet (open
-    boxes and live sections) does not change, that is, for the three rolls of a turn.
+    Subclasses only say what ending a turn is worth on many score sheets at once
+    (:meth:`plan_sheets`); reading the observation, planning once per turn, and turning
+    the plan into action ids is shared. ``act`` caches the plan for as long as the sheet
+    (open boxes and live sections) does not change, that is, for the three rolls of a
+    turn. The agent draws nothing from its generator, and ``act_batch`` plans the
+    distinct sheets of a batch of observations in one :meth:`plan_sheets` (each sheet a
+    column of the plan, computed exactly as alone) and reads every row's action off
+    that plan, move for move as ``act``.
     """
 
     def __init__(self, game, seed: int | None = None):
@@ -121,8 +126,14 @@ class TurnPlanningAgent(Agent):
         self._plan: TurnPlan | None = None
 
     @abc.abstractmethod
+    def plan_sheets(self, open_boxes: np.ndarray, alive: np.ndarray) -> TurnPlan:
+        """The plan of a turn on each of ``S`` sheets (``open_boxes`` ``(S, boxes)``, ``alive``
+        ``(S, sections)``, bool): a plan of batch ``S``, sheet ``s`` in column ``s``, its
+        decisions those of planning that sheet alone."""
+
     def plan_sheet(self, open_boxes: np.ndarray, alive: np.ndarray) -> TurnPlan:
-        """The plan of a turn on a sheet with these open boxes and live bonus sections."""
+        """The plan of a turn on a sheet with these open boxes and live bonus sections (a plan of batch 1)."""
+        return self.plan_sheets(open_boxes[None], alive[None])
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         open_boxes = observation[rules.OBS_OPEN_BOXES] > 0.5
@@ -139,6 +150,28 @@ class TurnPlanningAgent(Agent):
                 f"(dice {dice}, roll {roll}); are the game's options those it was planned for?"
             )
         return action
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """``act`` of every row: each distinct sheet planned once, every row's action read off its plan."""
+        observations, legal = batch_arguments(self.game, observations, action_masks, f"inverted_dice {self.name}")
+        sheets = np.concatenate(
+            [observations[:, rules.OBS_OPEN_BOXES] > 0.5, observations[:, rules.OBS_SECTIONS_ALIVE] > 0.5], axis=1
+        )
+        codes = sheets @ (1 << np.arange(sheets.shape[1]))  # one integer per sheet: cheaper to sort than rows
+        _, first_row, sheet_of_row = np.unique(codes, return_index=True, return_inverse=True)
+        distinct = sheets[first_row]
+        plan = self.plan_sheets(distinct[:, : rules.NUM_BOXES], distinct[:, rules.NUM_BOXES :])
+        dice = observations[:, rules.OBS_DICE].reshape(-1, rules.NUM_DICE, 6).argmax(axis=2) + 1
+        rolls = observations[:, rules.OBS_ROLL].argmax(axis=1) + 1
+        actions = decide_rows(plan, roll_rows(dice), rolls, sheet_of_row)
+        forbidden = ~legal[np.arange(len(actions)), actions]
+        if forbidden.any():
+            row = int(np.flatnonzero(forbidden)[0])
+            raise RuntimeError(
+                f"{type(self).__name__} chose {self.game.action_name(int(actions[row]))!r} in row {row}, which its "
+                "action mask forbids; are the game's options those it was planned for?"
+            )
+        return actions
 
     @staticmethod
     def decide(plan: TurnPlan, dice: tuple[int, ...], roll: int) -> int:

@@ -104,7 +104,13 @@ def _windows(rungs: tuple[int | None, ...]) -> tuple[tuple | None, np.ndarray | 
 
 
 class SixHundredTD(TurnValueAgent, SixHundredHeuristic):
-    """Solitaire Six Hundred: each turn planned exactly against the learned sheet value."""
+    """Solitaire Six Hundred: each turn planned exactly against the learned sheet value.
+
+    ``act_batch`` is the heuristic's: it plans every distinct sheet through
+    :meth:`write_values_of`, which this class overrides, so it plays this agent's moves,
+    each sheet valued as ``act`` values it (``tests/test_act_batch_planners.py``). It
+    records no :attr:`last_turn_value`: training plays through ``act``.
+    """
 
     env = rules.SixHundred.name
     num_features = NUM_FEATURES
