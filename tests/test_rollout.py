@@ -10,7 +10,7 @@ from agents.match import play_game
 from agents.registry import check_spec, make_agent, parse_spec
 from agents.rollout import RolloutAgent
 from envs.games.inverted_dice import NUM_BOXES, NUM_ROUNDS, SCORE, InvertedDice, InvertedDiceV0, cross_out_action
-from envs.registry import make_game
+from envs.registry import get_entry, make_game
 
 #: Every env, at the table sizes whose views differ (the opponents' blocks, the seat to read off them).
 TABLES = [
@@ -233,7 +233,6 @@ def test_rollout_specs_parse_and_bad_options_are_one_line_errors():
         ("rollout:n=0", "rollout: n must be a positive integer (continuations per legal move), got 0", ""),
         ("rollout:n=2.5", "rollout: n must be a positive integer (continuations per legal move), got 2.5", ""),
         ("rollout:base=genius", "unknown agent 'genius' for inverted_dice: expected one of ", ""),
-        ("rollout:base=td", "rollout: the base 'td' cannot act in batch (it has no act_batch)", ""),
         (
             "rollout:depth=3",
             "agent spec 'rollout:depth=3': ",
@@ -246,6 +245,49 @@ def test_rollout_specs_parse_and_bad_options_are_one_line_errors():
         assert message.startswith(start) and message.endswith(end) and "\n" not in message, message
     with pytest.raises(ValueError, match=r"agent spec 'search:depht=2': .*'depht'"):
         check_spec("invers", "rollout:n=2,base=search:depht=2")  # the base is checked up front too
+    with pytest.raises(
+        ValueError, match=r"^rollout: the base 'OneAtATime' cannot act in batch \(it has no act_batch\)"
+    ):
+        RolloutAgent(game, base=OneAtATime(game))
+
+
+class OneAtATime(Agent):
+    """A base with ``act`` only."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(np.flatnonzero(action_mask)[0])
+
+
+BATCH_BASES = [("random", {}), ("heuristic", {"confidence": 1.0}), ("search", {})]
+
+
+@pytest.mark.parametrize("base, options", BATCH_BASES, ids=[b for b, _ in BATCH_BASES])
+def test_in_batch_each_position_gets_the_move_it_gets_alone(base, options):
+    """``act_batch`` with a generator per row decides every position together, as a copy of the
+    agent with that generator decides it alone (the random base draws per row, the search bot
+    breaks ties at random, the heuristic with ``confidence`` plays its own move when unsure);
+    without ``rngs``, the rows one after the other from the agent's own generator."""
+    game = make_game("lost_dice", num_players=3, rolls_per_player=4)
+    positions = random_positions(game, 30, seed=4, stride=2)
+    observations = np.array([state.observe(player) for state, player in positions])
+    masks = np.array([state.legal_mask(player) for state, player in positions])
+    agent = RolloutAgent(game, seed=0, base=base, n=3, **options)
+    agent.twin = get_entry(game.name).batched_class()(game, 5 * game.num_actions * agent.n)  # blocks of a few positions
+    alone, drawn = [], []
+    for k, (observation, mask) in enumerate(zip(observations, masks)):
+        agent.rng = np.random.default_rng(100 + k)
+        alone.append(agent.act(observation, mask))
+        drawn.append(agent.rng.bit_generator.state)
+    rngs = [np.random.default_rng(100 + k) for k in range(len(masks))]
+    np.testing.assert_array_equal(agent.act_batch(observations, masks, rngs=rngs), alone)
+    assert [r.bit_generator.state for r in rngs] == drawn  # each row drew what its position drew alone
+    one, batched = (
+        RolloutAgent(game, seed=7, base=base, n=3, **options),
+        RolloutAgent(game, seed=7, base=base, n=3, **options),
+    )
+    expected = [one.act(o, m) for o, m in zip(observations, masks)]
+    np.testing.assert_array_equal(batched.act_batch(observations, masks), expected)
+    assert batched.rng.bit_generator.state == one.rng.bit_generator.state
 
 
 def test_with_confidence_it_keeps_the_bases_move_unless_another_is_surely_better():
