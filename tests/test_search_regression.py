@@ -17,9 +17,13 @@ near the ply limit of a 40-ply game, where games end drawn):
 * budgets: a time budget too large to run out gives the fixed-depth move, one too small
   still gives a legal move.
 
-Values are compared exactly, through a digest of their ``repr`` per position. Network
-values come from torch on this machine's CPU with one thread; another CPU or BLAS may
-round the last bit differently, which this test would report.
+The bots' values are compared exactly, through a digest of their ``repr`` per position.
+Network values come from torch's float32 kernels, which round the last bits otherwise on
+another CPU (the fixture was recorded on an AMD EPYC; an Intel Xeon with AVX-512 differs by
+up to 3e-7): they are compared within :data:`NETWORK_TOLERANCE`, and a row whose move,
+depth or leaf count differs is a near-tie that rounding tipped, allowed in at most
+:data:`NEAR_TIES` rows of a key (and, where the root values are recorded, only between two
+moves whose recorded values lie within the tolerance).
 
 Regenerate (only ever from code whose moves are known to be right)::
 
@@ -46,6 +50,12 @@ from envs.games.invers import Invers
 FIXTURE = Path(__file__).parent / "fixtures" / "search_regression.json"
 POSITIONS_SEED = 2024
 LONG_GAME_POSITIONS, SHORT_GAME_POSITIONS, SHORT_GAME_PLIES = 180, 20, 40
+
+
+#: Network values agree to this (float32 rounding on different CPUs; a real change moves them far more).
+NETWORK_TOLERANCE = 1e-5
+#: Rows of a network key whose move, depth or leaves may differ: near-ties the rounding tipped.
+NEAR_TIES = 2
 
 
 def digest(items) -> str:
@@ -125,7 +135,7 @@ def record() -> dict:
                         repr(float(result.value)),
                         result.depth,
                         result.leaves,
-                        digest(result.move_values.items()),
+                        [[int(a), float(v)] for a, v in result.move_values.items()],
                     ]
                 )
             out[f"network:exact_root:depth={depth}"] = rows
@@ -173,10 +183,37 @@ def test_fixture_positions_are_the_same(recorded, expected):
 def test_moves_and_values_are_unchanged(recorded, expected, key):
     got, want = recorded[key], expected[key]
     assert len(got) == len(want)
+    if key.startswith(("ppo+search", "network")):
+        assert_network_rows_agree(key, got, want)
+        return
     differing = [i for i, (a, b) in enumerate(zip(got, want)) if a != b]
     assert not differing, (
         f"{key}: {len(differing)} of {len(want)} differ, first at {differing[:5]}: "
         f"{[got[i] for i in differing[:3]]} != {[want[i] for i in differing[:3]]}"
+    )
+
+
+def close(a: float, b: float) -> bool:
+    return abs(float(a) - float(b)) <= NETWORK_TOLERANCE
+
+
+def assert_network_rows_agree(key: str, got: list, want: list) -> None:
+    """Rows ``[move, value, depth, leaves, (root values)]``: values within the tolerance, the
+    rest equal but in a few near-ties (see the module docstring)."""
+    tipped = []
+    for i, (a, b) in enumerate(zip(got, want)):
+        if len(b) > 4:
+            mine, theirs = dict(map(tuple, a[4])), dict(map(tuple, b[4]))
+            assert list(mine) == list(theirs), f"{key} row {i}: root moves {list(mine)} != {list(theirs)}"
+            assert all(close(mine[m], theirs[m]) for m in theirs), f"{key} row {i}: root values {a[4]} != {b[4]}"
+        if a[0] == b[0] and a[2:4] == b[2:4]:
+            assert close(a[1], b[1]), f"{key} row {i}: value {a[1]} != {b[1]}"
+            continue
+        if len(b) > 4:
+            assert close(theirs[a[0]], theirs[b[0]]), f"{key} row {i}: move {a[0]} != {b[0]}, which is no near-tie"
+        tipped.append(i)
+    assert len(tipped) <= NEAR_TIES, (
+        f"{key}: {len(tipped)} rows differ (first {tipped[:5]}), near-ties allow {NEAR_TIES}"
     )
 
 
