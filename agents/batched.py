@@ -14,11 +14,16 @@ other would.
 row ``k``'s tie is drawn from ``rngs[k]`` as ``act`` draws it from its own, so a batch of
 games each with its own bot copy's generator (the batched env's opponents, reseeded per
 game as the single env reseeds them) plays each game's moves exactly.
+
+A bot that decides one position at a time (a tree search, a look-ahead through the rules
+core) acts in batch through :func:`act_row_by_row`: its ``act`` is one call of a per-row
+method that takes the generator to draw from, and its ``act_batch`` calls that method on
+every row in order, with the bot's own generator or the row's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -68,3 +73,24 @@ def check_generators(rngs: Sequence[np.random.Generator] | None, rows: int, bot:
     """``rngs``, when given, is one generator per row."""
     if rngs is not None and len(rngs) != rows:
         raise ValueError(f"{bot}: rngs must hold one generator per observation ({rows}), got {len(rngs)}")
+
+
+def act_row_by_row(
+    act_row: Callable[[np.ndarray, np.ndarray, np.random.Generator], int],
+    game: Game,
+    rng: np.random.Generator,
+    observations,
+    action_masks,
+    rngs: Sequence[np.random.Generator] | None,
+    bot: str,
+) -> np.ndarray:
+    """``act_batch`` of a bot whose ``act(observation, mask)`` is ``act_row(observation, mask, rng)``
+    with ``rng`` its own generator: ``act_row`` of every row, in row order, drawing from ``rng``
+    (so it is left as ``act`` on the rows one after the other leaves it) or, with ``rngs``, row
+    ``k`` from ``rngs[k]``; the arguments checked as above (the masks passed on as bool)."""
+    observations, legal = batch_arguments(game, observations, action_masks, bot)
+    check_generators(rngs, len(legal), bot)
+    actions = np.empty(len(legal), np.int64)
+    for k in range(len(legal)):
+        actions[k] = act_row(observations[k], legal[k], rng if rngs is None else rngs[k])
+    return actions

@@ -55,6 +55,20 @@ is the same player (an extra turn) keeps the sign, otherwise it flips.
 * It keeps no table, reads the clock at every inner node (a node costs a network call),
   lets an unfinished iteration count, and stops deepening once the game is decided
   within the horizon (a value beyond ±1).
+
+**In batch.** The agents that play through this search (:class:`SearchAgent` here, the
+Invers bot :class:`~agents.invers.search.InversSearch`) have an ``act_batch`` that runs
+the very search of ``act`` on each row in turn (:func:`agents.batched.act_row_by_row`),
+the root moves shuffled by the bot's generator or, with ``rngs``, by the row's own. A
+vectorised search over the rows is not attempted: every position is a tree of its own,
+with its own cut-offs. What ``act_batch`` gives is a seat at a table played in batch
+(:func:`agents.match.play_games_in_batch`, the batched env's opponents), where the env
+and the other seats act in batch. Nothing of one search carries over to the next: the
+transposition table, the root children's move orders, the clock and the counters are all
+started afresh by every :meth:`AlphaBeta.search`, so the rows, whichever games they come
+from, cannot leak into each other, and each row's move is ``act``'s. With a time limit
+each row has the whole time per move (a batch of ``N`` rows takes ``N`` times as long),
+and, as with ``act``, its move is then not reproducible.
 """
 
 from __future__ import annotations
@@ -66,6 +80,7 @@ from typing import Any, Hashable
 import numpy as np
 
 from agents.base import Agent
+from agents.batched import act_row_by_row
 from agents.network import PolicyValueNetwork
 from envs.core import Children, Game, GameState
 
@@ -447,7 +462,17 @@ class SearchAgent(Agent):
         super().__init__(game, seed)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return self._act(observation, action_mask, self.rng)
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray, rngs=None) -> np.ndarray:
+        """``act`` of every row, one search after the other (see "In batch" in the module
+        docstring): the same moves, and the generator left where ``act`` on the rows in order
+        would leave it; with ``rngs``, row ``k``'s root moves are shuffled by ``rngs[k]``."""
+        return act_row_by_row(self._act, self.game, self.rng, observations, action_masks, rngs, self.name)
+
+    def _act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+        """:meth:`act`, the root moves shuffled by ``rng``."""
         state = self.game.state_from_observation(observation)
         if state.is_terminal() or not np.array_equal(state.legal_mask(mover(state)), np.asarray(action_mask, np.int8)):
             raise ValueError(f"{self.name}: asked to move in a position where it is not this player's turn")
-        return self.search.search(state, self.rng).action
+        return self.search.search(state, rng).action

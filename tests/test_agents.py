@@ -198,7 +198,7 @@ def test_random_act_batch_draws_uniform_legal_actions_from_its_seed():
     with pytest.raises(ValueError, match="random agent: the action mask of row 1 allows no action"):
         agent.act_batch(np.zeros((3, *game.observation_shape), np.float32), masks)
     assert acts_in_batch(agent) and acts_in_batch(make_agent("inverted_dice", "ppo", game))
-    assert not acts_in_batch(make_agent("inverted_dice", "td", game))
+    assert acts_in_batch(make_agent("inverted_dice", "td", game))  # every bot and shipped agent does
     # with one generator per row, each row draws as act does from that generator
     rows = [np.random.default_rng(seed) for seed in (5, 6, 7)]
     copies = [np.random.default_rng(seed) for seed in (5, 6, 7)]

@@ -106,10 +106,21 @@ def test_native_vector_env_plays_the_single_envs_games(name, options, steps):
     assert compare_with_sync(ENVS[name].gym_id, options, steps) == steps * NUM_ENVS
 
 
+class LastLegal:
+    """A user's policy with ``act`` only (no ``act_batch``): the env plays it through one copy per game."""
+
+    def reset(self, seed=None):
+        pass
+
+    def act(self, observation, action_mask):
+        return int(np.flatnonzero(action_mask)[-1])
+
+
 @pytest.mark.parametrize(
     "name, options",
     [
-        ("invers", {"opponents": "greedy"}),  # a bot that breaks ties at random: one copy per game (no act_batch)
+        ("invers", {"opponents": "greedy"}),  # a bot that breaks ties at random (act_batch with rngs)
+        ("invers", {"opponents": LastLegal()}),  # a policy with act only: one copy per game
         ("inverted_dice", {"num_players": 2, "opponents": "heuristic"}),  # a bot with act_batch and no randomness
         # bots with act_batch that break ties at random, and the random agent by name: each game's draws
         # come from its own generator (act_batch's rngs), so the games stay the single env's

@@ -33,7 +33,7 @@ def _episode(item) -> dict | None:
     [
         ("inverted_dice", {}),
         ("six_hundred", {}),
-        ("invers", {"opponents": ["greedy"]}),  # a bot that acts one game at a time (act, not act_batch)
+        ("invers", {"opponents": ["greedy"]}),  # a bot that breaks ties at random: act_batch, one generator per game
         ("lost_dice", {"opponents": ["heuristic"]}),  # act_batch with random ties, one generator per game
     ],
 )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import Agent
+from agents.batched import act_row_by_row
 from agents.invers.board import far_ends, read_position
 from agents.search import AlphaBeta, Evaluator, SearchResult
 from envs.core import Game
@@ -112,8 +113,19 @@ class InversSearch(Agent):
         super().__init__(game, seed)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return self._act(observation, action_mask, self.rng)
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray, rngs=None) -> np.ndarray:
+        """``act`` of every row, one search after the other (see "In batch" in
+        :mod:`agents.search`): the same pushes, and the generator left where ``act`` on the
+        rows in order would leave it; with ``rngs``, row ``k``'s root moves are shuffled by
+        ``rngs[k]``."""
+        return act_row_by_row(self._act, self.game, self.rng, observations, action_masks, rngs, f"invers {self.name}")
+
+    def _act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+        """:meth:`act`, the root moves shuffled by ``rng``."""
         state = read_position(self.game, observation, self.name)
-        return self.search.search(state, self.rng).action
+        return self.search.search(state, rng).action
 
     def move_values(self, state: InversState) -> dict[int, float]:
         """Every legal push's value for the player to move, each searched to ``depth``

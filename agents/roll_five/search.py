@@ -30,6 +30,7 @@ from collections import Counter
 import numpy as np
 
 from agents.base import Agent
+from agents.batched import act_row_by_row
 from agents.match import play_game
 from agents.roll_five.heuristic import RollFiveHeuristic, best_placement, bid_action, placement_key, planned_bid
 from envs.core import Game
@@ -170,6 +171,23 @@ class RollFiveSearch(Agent):
         super().__init__(game, seed)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return self._act(observation, action_mask, self.rng)
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray, rngs=None) -> np.ndarray:
+        """``act`` of every row, as if called on the rows in order: the same actions, and the
+        generator left where ``act`` would leave it; with ``rngs``, row ``k``'s ties are drawn
+        from ``rngs[k]`` instead (:mod:`agents.batched`).
+
+        A loop over the rows: each placement is valued by the table model's memoised
+        expectimax (a dictionary look-up once a row has been met, shared by all the rows, as
+        it is by all the moves of ``act``), which does not vectorise. It lets the bot sit at
+        a table played in batch, where the env and the other seats act in batch."""
+        return act_row_by_row(
+            self._act, self.game, self.rng, observations, action_masks, rngs, f"roll_five {self.name}"
+        )
+
+    def _act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+        """:meth:`act`, equal placements broken by ``rng``."""
         view = read_observation(observation)
         cards, dice = view.cards, view.dice
         high, high_gap, low, low_gap = tallies(cards, dice, self.model.tournament)
@@ -182,7 +200,7 @@ class RollFiveSearch(Agent):
             value = self.model.child_value(uncovered, cards[slot], die, high, high_gap, low, low_gap)
             return round(value, 12), placement_key(cards[slot], die, plan)
 
-        return best_placement(view, key, self.rng, self.name)
+        return best_placement(view, key, rng, self.name)
 
     def _bid(self, cards, dice, high, high_gap, low, low_gap) -> int:
         utility = self.model.utility
