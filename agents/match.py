@@ -64,11 +64,10 @@ def play_games_in_batch(
     Every agent must act in batch (:func:`agents.base.acts_in_batch`). Each game starts
     from its seed's chance and its agents are reset from it as :func:`play_game` resets
     them; an agent whose choices draw on its generator (:func:`agents.base.draws_per_row`)
-    draws each game's from that game's own copy of it. Bots whose ``act_batch`` is ``act``
-    row by row (the tests check them) play the very games :func:`play_game` plays. A
-    network's batched forward pass rounds differently from its one-row pass (in the last
-    bits of the logits), so a network's near-tie may go the other way: its games are then
-    reproducible for the same ``tables`` and ``seeds``, not always :func:`play_game`'s.
+    draws each game's from that game's own copy of it. Agents whose ``act_batch`` is ``act``
+    row by row (the tests check every bot and shipped agent; a network computes each row the
+    same in any batch, :func:`agents.inference.row_blocks`) play the very games
+    :func:`play_game` plays.
     """
     if len(tables) != len(seeds):
         raise ValueError(f"one seed per table: {len(tables)} tables, {len(seeds)} seeds")

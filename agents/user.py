@@ -17,7 +17,11 @@ returns follows the agent protocol:
 * ``reset(seed)``: a new game starts; reseed any randomness from ``seed``;
 * ``act(observation, action_mask) -> int``: the action, legal under ``action_mask``;
 * optionally ``act_batch(observations, action_masks) -> actions`` for many games at
-  once (the batched env's opponent seats use it when present).
+  once, each row's action the one ``act`` would choose: the batched env's opponent seats
+  and every evaluation (the harness, the ladder, the benchmark) use it when present, and
+  play one game at a time without it. An agent whose choices draw on a generator takes a
+  third argument, ``rngs`` (one generator per row, each a game's own copy of the agent's
+  ``rng``), as :class:`agents.base.Agent` describes.
 
 Subclasses of :class:`agents.base.Agent` follow it already. Anything else is wrapped in
 :class:`ProtocolAgent`, so that the project's code sees an ``Agent``. A spec that cannot
@@ -26,6 +30,7 @@ be imported, or whose object breaks the protocol, is a ``ValueError`` of one lin
 
 from __future__ import annotations
 
+import copy
 import importlib
 import os
 import re
@@ -98,9 +103,25 @@ class ProtocolAgent(Agent):
     def __init__(self, game: Game, inner: object, name: str):
         self.inner = inner
         self.name = name
-        if callable(getattr(inner, "act_batch", None)):
-            self.act_batch = inner.act_batch
+        self._bind_batch()
         super().__init__(game)
+
+    def _bind_batch(self) -> None:
+        if callable(getattr(self.inner, "act_batch", None)):
+            self.act_batch = self.inner.act_batch
+
+    def __copy__(self) -> ProtocolAgent:
+        """A copy of the user's object too (the game loop copies an agent that draws per row, one per game)."""
+        clone = object.__new__(type(self))
+        clone.__dict__.update(self.__dict__)
+        clone.inner = copy.copy(self.inner)
+        clone._bind_batch()
+        return clone
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The user's object's generator (its ``rng``), handed to its ``act_batch`` as a game's own."""
+        return self.inner.rng
 
     def reset(self, seed: int | None = None) -> None:
         self.inner.reset(seed)

@@ -19,12 +19,12 @@ from training import benchmark as command
 from training import evaluate
 from training.evaluation import benchmark
 from training.evaluation.benchmark_report import Summary, leaderboard_agents
-from training.evaluation.harness import PairingResult
+from training.evaluation.harness import PairingResult, wilson_interval
 from training.evaluation.report import paired_report, pairing_report
-from training.evaluation.suite import SUITE_VERSION, TASKS, load_anchors, references_path
+from training.evaluation.suite import SUITE_VERSION, SUITES, TASKS, load_anchors, references_path, suite, task_by_name
 from training.framework.schema import ConfigError
 
-#: Two quick tasks, one of each kind: 20 solitaire games and 12 games against Roll Five's search.
+#: Two quick tasks, one of each kind: solitaire Inverted Dice and two-player Roll Five against its search.
 FEW = ["inverted_dice", "roll_five"]
 
 USER_MODULE = '''
@@ -78,11 +78,13 @@ def user_module(tmp_path, monkeypatch):
 
 
 # -- the suite -------------------------------------------------------------------------
-def test_every_task_rotates_seats_evenly_and_has_its_references():
-    anchors = load_anchors()
-    assert [t.name for t in TASKS] == list(anchors)
+@pytest.mark.parametrize("version", sorted(SUITES))
+def test_every_task_rotates_seats_evenly_and_has_its_references(version):
+    anchors = load_anchors(version=version)
+    tasks = suite(version).tasks
+    assert [t.name for t in tasks] == list(anchors)
     seeds = set()
-    for task in TASKS:
+    for task in tasks:
         assert task.games % task.players == 0 and task.quick_games % task.players == 0, task.name
         assert 0 < task.quick_games < task.games
         seeds |= {task.seed, task.seed + task.games - 1}
@@ -92,16 +94,45 @@ def test_every_task_rotates_seats_evenly_and_has_its_references():
         a = anchors[task.name]
         assert a.reference > a.random and a.random_source and a.reference_source
         assert a.normalize(a.random) == 0 and a.normalize(a.reference) == 1
-    assert len(seeds) == 2 * len(TASKS)  # no two tasks share their seeds
+    assert len(seeds) == 2 * len(tasks)  # no two tasks share their seeds
     # two players: the reference against itself scores exactly one half, by symmetry
-    assert all(anchors[t.name].reference == 0.5 for t in TASKS if t.players == 2)
-    assert all(anchors[t.name].reference != 0.5 for t in TASKS if t.players > 2)
+    assert all(anchors[t.name].reference == 0.5 for t in tasks if t.players == 2)
+    assert all(anchors[t.name].reference != 0.5 for t in tasks if t.players > 2)
 
 
-def test_the_references_file_names_its_suite_version_and_command():
-    data = json.loads(references_path().read_text())
-    assert data["suite_version"] == SUITE_VERSION
-    assert data["command"] == "python training/benchmark.py --measure-references"
+def test_suite_v2_uses_new_seeds_and_keeps_v1_runnable():
+    v1, v2 = suite("1").tasks, suite("2").tasks
+    assert [t.name for t in v1] == [t.name for t in v2] and TASKS == v2 and SUITE_VERSION == "2"
+    first_seeds = {t.seed for t in v1}
+    assert not any(t.seed <= s + 10**6 - 1 and s <= t.seed + t.games - 1 for t in v2 for s in first_seeds)
+    run = benchmark.run_benchmark("heuristic", quick=True, tasks=["roll_five"], show_progress=False, suite_version="1")
+    assert run.suite_version == "1" and len(run.tasks[0].records) == task_by_name("roll_five", "1").quick_games
+    assert "Suite version 1" in Summary(run).markdown()
+    with pytest.raises(ConfigError, match="unknown suite version '3'"):
+        benchmark.run_benchmark("heuristic", quick=True, show_progress=False, suite_version="3")
+
+
+def test_suite_v2_intervals_are_narrow_enough_for_an_agent_at_the_references_level():
+    """At the reference's level (its share, or a normalized spread of its games), every task's
+    normalized 95% half-width is at most 0.05: the bound behind the game counts of v2."""
+    anchors = load_anchors(version="2")
+    for task in suite("2").tasks:
+        a = anchors[task.name]
+        if task.players == 1:
+            continue  # a mean score's spread is measured: the leaderboard's rows print it
+        share = a.reference
+        low, high = wilson_interval(share * task.games, task.games)
+        assert (high - low) / 2 / (a.reference - a.random) <= 0.05, task.name
+
+
+@pytest.mark.parametrize("version", sorted(SUITES))
+def test_the_references_file_names_its_suite_version_and_command(version):
+    data = json.loads(references_path(version).read_text())
+    assert data["suite_version"] == version
+    assert data["command"] in (
+        f"python training/benchmark.py --measure-references --suite {version}",
+        "python training/benchmark.py --measure-references",  # v1's, measured before there were versions
+    )
 
 
 # -- a user's module:attr ------------------------------------------------------------------
@@ -172,7 +203,7 @@ def test_a_task_the_agent_has_no_bot_for_is_not_played_and_named():
     run = benchmark.run_benchmark("heuristic", quick=True, tasks=["invers", "roll_five"], show_progress=False)
     invers, roll_five = run.tasks
     assert "unknown agent 'heuristic' for invers" in invers.not_played and not invers.records
-    assert not roll_five.not_played and len(roll_five.records) == 12
+    assert not roll_five.not_played and len(roll_five.records) == task_by_name("roll_five").quick_games
     assert "* invers: unknown agent 'heuristic' for invers" in Summary(run).markdown()
 
 
@@ -196,6 +227,66 @@ def figures(summary: Summary) -> dict:
     )  # they go to timing.json: the figures alone come out the same
     assert summary.timing_dict()["timings"]["wall_seconds"] >= 0
     return data
+
+
+def played(run) -> list[tuple]:
+    """Every game's record but its thinking time (the machine's)."""
+    return [
+        (r.task, r.game, r.seed, r.seat, r.raw, r.normalized, r.forfeit, r.detail, r.moves)
+        for t in run.tasks
+        for r in t.records
+    ]
+
+
+def test_a_run_in_batch_plays_the_games_of_one_at_a_time():
+    """Games as rows of the batched twin, in batches that do not divide the tasks' games: the same records."""
+    tasks = ["inverted_dice", "roll_five_4p", "lost_dice_3p"]
+    one = benchmark.run_benchmark("heuristic", quick=True, tasks=tasks, batch=0, show_progress=False)
+    batched = benchmark.run_benchmark("heuristic", quick=True, tasks=tasks, batch=7, show_progress=False)
+    assert played(one) == played(batched) and all(not t.one_at_a_time for t in batched.tasks)
+    assert "7 at a time as rows of the batched twin" in Summary(batched).markdown()
+    assert "one at a time (--batch 0)" in Summary(one).markdown()
+
+
+BATCH_MODULE = '''
+import numpy as np
+
+from my_agents import Uniform
+
+
+class Batched(Uniform):
+    """Uniform, with an act_batch drawing each row from its game's generator."""
+
+    def act_batch(self, observations, action_masks, rngs):
+        return np.array([int(rng.choice(np.flatnonzero(m))) for rng, m in zip(rngs, action_masks)])
+
+
+class CrashingInBatch(Batched):
+    def act_batch(self, observations, action_masks, rngs):
+        if len(action_masks) > 3:
+            raise RuntimeError("too many at once")
+        return super().act_batch(observations, action_masks, rngs)
+'''
+
+
+def test_a_users_agent_acts_in_batch_where_it_can_and_a_forfeit_in_batch_replays_its_games_alone(user_module):
+    (user_module / "batch_agents.py").write_text(textwrap.dedent(BATCH_MODULE))
+    for spec in ("batch_agents:Batched", "my_agents:Crashing", "batch_agents:CrashingInBatch"):
+        one = benchmark.run_benchmark(spec, quick=True, tasks=FEW, batch=0, show_progress=False)
+        batched = benchmark.run_benchmark(spec, quick=True, tasks=FEW, batch=5, show_progress=False)
+        assert played(one) == played(batched), spec
+    assert not any(r.forfeit for t in batched.tasks for r in t.records)  # alone, it never crashes
+    alone = benchmark.run_benchmark("my_agents:Uniform", quick=True, tasks=FEW, batch=5, show_progress=False)
+    assert all(t.one_at_a_time == "the agent cannot act in batch (no act_batch)" for t in alone.tasks)
+    assert "one at a time: inverted_dice (the agent cannot act in batch" in Summary(alone).markdown()
+
+
+def test_a_batch_over_the_time_limit_is_judged_move_by_move():
+    run = benchmark.run_benchmark(
+        "random", quick=True, tasks=["roll_five"], move_time_limit=1e-9, batch=6, show_progress=False
+    )
+    (task_run,) = run.tasks
+    assert all(r.forfeit == "time limit" and r.raw == 0.0 for r in task_run.records)
 
 
 def test_two_runs_and_any_number_of_workers_give_identical_figures():
@@ -246,7 +337,7 @@ def test_the_report_folder_holds_every_game_and_the_plots(tmp_path, capsys):
     assert {t["task"] for t in data["tasks"]} == set(FEW) and data["envs"]["roll_five"] == "roll_five_v0"
     assert set(data["aggregates"]) == {"tasks", "IQM", "mean", "median", "optimality gap"}
     rows = list(csv.DictReader((out / "games.csv").open()))
-    assert len(rows) == 20 + 12 and {r["task"] for r in rows} == set(FEW)
+    assert len(rows) == sum(task_by_name(t).quick_games for t in FEW) and {r["task"] for r in rows} == set(FEW)
     assert "Report written to" in capsys.readouterr().out
     assert (
         command.main(["--agent", "random", "--quick", "--tasks", "roll_five", "--out", str(out), "--no-progress"]) == 2
@@ -296,18 +387,36 @@ def test_share_and_outcome_intervals_stay_inside_their_range():
     assert -1.0 <= paired[0]["ci95_low"] <= paired[0]["score_difference"] <= paired[0]["ci95_high"] <= 1.0
 
 
-def test_the_docs_table_is_the_suites():
+@pytest.mark.parametrize("version", sorted(SUITES))
+def test_the_docs_table_is_the_suites(version):
     page = (Path(__file__).resolve().parent.parent / "docs" / "benchmark.md").read_text()
+    heading = f"## The suite (version {version})"
+    assert heading in page
+    section = page.split(heading, 1)[1].split("\n## ", 1)[0]
     rows = {
         line.split("|")[1].strip(): [c.strip() for c in line.split("|")[1:-1]]
-        for line in page.splitlines()
+        for line in section.splitlines()
         if line.startswith("| ") and line.count("|") == 8
     }
-    for task in TASKS:
+    for task in suite(version).tasks:
         row = rows[task.name]
         assert row[4:] == [str(task.games), str(task.quick_games), str(task.seed)], task.name
         assert (row[2] == "—") if task.opponent is None else (row[2] == f"`{task.opponent}`"), task.name
-    assert f"## The suite (version {SUITE_VERSION})" in page
+        if task.random_opening_plies:
+            assert f"{task.random_opening_plies} random opening plies" in row[1], task.name
+
+
+def test_the_docs_torch_policy_acts_in_batch_and_plays_the_games_of_one_at_a_time(tmp_path, monkeypatch):
+    """The protocol's worked example, as printed: a torch policy with act_batch in one forward pass."""
+    page = (Path(__file__).resolve().parent.parent / "docs" / "benchmark.md").read_text()
+    source = page.split("class TorchPolicy:", 1)[0].rsplit("```python", 1)[1] + "class TorchPolicy:"
+    source += page.split("class TorchPolicy:", 1)[1].split("```", 1)[0]
+    (tmp_path / "my_policies.py").write_text(source)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delitem(__import__("sys").modules, "my_policies", raising=False)
+    one = benchmark.run_benchmark("my_policies:TorchPolicy", quick=True, tasks=FEW, batch=0, show_progress=False)
+    batched = benchmark.run_benchmark("my_policies:TorchPolicy", quick=True, tasks=FEW, batch=5, show_progress=False)
+    assert played(one) == played(batched) and not any(t.one_at_a_time for t in batched.tasks)
 
 
 def test_every_command_that_takes_a_spec_takes_module_attr(user_module, capsys):

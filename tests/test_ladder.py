@@ -42,16 +42,22 @@ def test_ladder_writes_table_heatmap_and_chart(tmp_path):
         tournament.run_ladder("invers", ["random", "random"], games=2, seed=0, out=tmp_path, random_opening_plies=0)
 
 
-def test_parallel_games_are_the_sequential_games():
+def test_parallel_and_batched_games_are_the_sequential_games():
     specs = ["random", "greedy", "search:depth=1"]
     game = make_game("invers", max_plies=60)
-    agents = {spec: tournament.TimedAgent(make_agent("invers", spec, game, seed=5)) for spec in specs}
-    sequential = tournament.round_robin(game, agents, games=6, seed=5, random_opening_plies=2)
-    parallel, timings = tournament.parallel_round_robin("invers", {"max_plies": 60}, specs, 6, 5, 2, workers=2)
-    for a, b in zip(sequential, parallel):
-        assert (a.candidate, a.opponent, a.distinct_games) == (b.candidate, b.opponent, b.distinct_games)
-        assert np.array_equal(a.outcomes, b.outcomes) and np.array_equal(a.seats, b.seats)
-    assert all(timings[spec].moves == agents[spec].moves > 0 for spec in specs)
+    runs = {}
+    for batch in (0, 4):  # 4: chunks that do not divide the games
+        agents = {spec: tournament.TimedAgent(make_agent("invers", spec, game, seed=5)) for spec in specs}
+        runs[batch] = (tournament.round_robin(game, agents, 6, 5, 2, batch=batch), agents)
+    parallel, timings = tournament.parallel_round_robin(
+        "invers", {"max_plies": 60}, specs, 6, 5, 2, workers=2, batch=4, in_batch=frozenset(specs)
+    )
+    sequential, agents = runs[0]
+    for other in (runs[4][0], parallel):
+        for a, b in zip(sequential, other):
+            assert (a.candidate, a.opponent, a.distinct_games) == (b.candidate, b.opponent, b.distinct_games)
+            assert np.array_equal(a.outcomes, b.outcomes) and np.array_equal(a.seats, b.seats)
+    assert all(timings[spec].moves == agents[spec].moves == runs[4][1][spec].moves > 0 for spec in specs)
 
 
 # -- the command line: bad input is one line and exit 2, a bug keeps its traceback ----------

@@ -5,11 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.match import play_games_in_batch
+from agents.base import Agent
+from agents.match import pairing_seats, play_games_in_batch
 from agents.registry import make_agent
 from envs.registry import make_game
 from training import evaluate
-from training.evaluation.harness import evaluate_pairing, evaluate_solitaire
+from training.evaluation.harness import evaluate_pairing, evaluate_solitaire, played_in_batches, tables_one_at_a_time
 
 PAIRINGS = [
     ("lost_dice", {"num_players": 3}, "heuristic", "search", 0),
@@ -52,13 +53,56 @@ def test_solitaire_in_batch_plays_the_games_of_one_at_a_time():
         assert a.stats.keys() == b.stats.keys() and all(np.array_equal(a.stats[k], b.stats[k]) for k in a.stats)
 
 
+class OneAtATime(Agent):
+    """Uniformly random, with ``act`` only: an agent that cannot act in batch, as a user may write one."""
+
+    name = "one-at-a-time"
+
+    def act(self, observation, action_mask):
+        return int(self.rng.choice(np.flatnonzero(action_mask)))
+
+
 def test_an_agent_that_cannot_act_in_batch_is_refused_by_name():
     game = make_game("invers")
     with pytest.raises(ValueError, match="cannot act in batch"):
-        play_games_in_batch(game, [[make_agent("invers", "greedy", game), make_agent("invers", "random", game)]], [0])
+        play_games_in_batch(game, [[OneAtATime(game), make_agent("invers", "random", game)]], [0])
 
 
-def test_the_evaluation_command_plays_in_batch_and_names_an_agent_that_cannot(tmp_path, capsys):
+def test_a_table_with_an_agent_that_cannot_act_in_batch_falls_back_alone_and_plays_the_same_games():
+    game = make_game("lost_dice")
+    heuristic, alone = make_agent("lost_dice", "heuristic", game, seed=1), OneAtATime(game, seed=2)
+    tables = [
+        ("bots", lambda g: pairing_seats(game, heuristic, make_agent("lost_dice", "random", game), g)),
+        ("user", lambda g: pairing_seats(game, alone, heuristic, g)),
+    ]
+    assert tables_one_at_a_time(tables) == ["user"]
+    seeds = list(range(300, 311))
+    played = {
+        batch: [(i, key, history) for i, key, (_, history) in played_in_batches(game, tables, seeds, 0, batch)]
+        for batch in (0, 4)
+    }
+    assert played[0] == played[4]
+
+
+USER_MODULE = """
+import numpy as np
+
+
+class OneAtATime:
+    def __init__(self, game, seed=None):
+        self.reset(seed)
+
+    def reset(self, seed=None):
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observation, action_mask):
+        return int(self.rng.choice(np.flatnonzero(action_mask)))
+"""
+
+
+def test_the_evaluation_command_plays_in_batch_by_default_and_alone_where_an_agent_cannot(
+    tmp_path, capsys, monkeypatch
+):
     common = ["--games", "6", "--overwrite"]
     for batch in ("0", "4"):
         out = tmp_path / batch
@@ -69,9 +113,17 @@ def test_the_evaluation_command_plays_in_batch_and_names_an_agent_that_cannot(tm
             == 0
         )
     assert (tmp_path / "0" / "summary.csv").read_text() == (tmp_path / "4" / "summary.csv").read_text()
-    capsys.readouterr()
-    assert (
-        evaluate.main(["--env", "invers", "--agents", "greedy", "random", "--batch", "4", "--out", str(tmp_path / "x")])
-        == 2
-    )
-    assert "greedy cannot act in batch" in capsys.readouterr().err
+    assert "played one at a time (--batch 0)" in (tmp_path / "0" / "report.md").read_text()
+    assert "4 at a time as rows of the batched twin" in (tmp_path / "4" / "report.md").read_text()
+    (tmp_path / "slow_agents.py").write_text(USER_MODULE)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delitem(__import__("sys").modules, "slow_agents", raising=False)
+    summaries = {}
+    for batch in ("0", "4"):
+        out = tmp_path / f"user-{batch}"
+        agents = ["--agents", "slow_agents:OneAtATime", "heuristic", "random"]
+        assert evaluate.main(["--env", "lost_dice", *agents, "--out", str(out), "--batch", batch, *common]) == 0
+        summaries[batch] = (out / "summary.csv").read_text()
+    assert summaries["0"] == summaries["4"]
+    report = (tmp_path / "user-4" / "report.md").read_text()
+    assert "except every game of `slow_agents:OneAtATime`, played one at a time: it has no act_batch" in report

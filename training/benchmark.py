@@ -33,8 +33,9 @@ from envs.registry import ENVS
 from training.console import guarded
 from training.evaluation.benchmark import measure_anchors
 from training.evaluation.benchmark_report import benchmark, write_leaderboard
+from training.evaluation.harness import DEFAULT_BATCH
 from training.evaluation.report import output_dir
-from training.evaluation.suite import TASKS, write_anchors
+from training.evaluation.suite import SUITE_VERSION, SUITES, TASKS, write_anchors
 from training.framework.schema import ConfigError
 
 #: ``NAME=SPEC``: a spec for one env's or one task's tasks (a spec's own options come after a ':').
@@ -82,6 +83,20 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         "--workers", type=int, default=1, help="processes playing the games (default 1); the figures are the same"
     )
     parser.add_argument(
+        "--suite",
+        choices=sorted(SUITES),
+        default=SUITE_VERSION,
+        help=f"the suite's version (default {SUITE_VERSION}; 1 for figures measured before suite v2)",
+    )
+    parser.add_argument(
+        "--batch",
+        type=int,
+        default=DEFAULT_BATCH,
+        metavar="N",
+        help=f"play up to N games of a task at once as rows of the batched twin (default {DEFAULT_BATCH}); 0 plays "
+        "one at a time. The figures are the same; a task with an agent that cannot act in batch plays one at a time",
+    )
+    parser.add_argument(
         "--tasks", nargs="+", metavar="TASK", help=f"only these tasks (default all: {', '.join(t.name for t in TASKS)})"
     )
     parser.add_argument(
@@ -103,24 +118,32 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     group.add_argument(
         "--measure-references",
         action="store_true",
-        help="measure the normalization's constants again (suite_references.json)",
+        help="measure the normalization's constants of --suite again (its references file)",
     )
     args = parser.parse_args(argv)
     if sum(map(bool, (args.agent, args.leaderboard, args.measure_references))) != 1:
         parser.error("give --agent SPEC, --leaderboard or --measure-references (one of them)")
+    if args.batch < 0:
+        parser.error("--batch must be 0 (one game at a time) or a number of games")
     return guarded(lambda: run(args), "benchmark interrupted; no report written")
 
 
 def run(args: argparse.Namespace) -> int:
     progress = not args.no_progress
     if args.measure_references:
-        path = write_anchors(measure_anchors(workers=args.workers, show_progress=progress))
+        anchors = measure_anchors(args.workers, progress, args.suite, args.batch)
+        path = write_anchors(anchors, version=args.suite)
         print(f"References written to {path}")
         return 0
     if args.leaderboard:
         print(
             write_leaderboard(
-                Path(args.out or "results"), quick=args.quick, workers=args.workers, show_progress=progress
+                Path(args.out or "results"),
+                quick=args.quick,
+                workers=args.workers,
+                show_progress=progress,
+                batch=args.batch,
+                suite_version=args.suite,
             )
         )
         return 0
@@ -135,6 +158,8 @@ def run(args: argparse.Namespace) -> int:
         tasks=args.tasks,
         move_time_limit=args.move_time_limit,
         show_progress=progress,
+        batch=args.batch,
+        suite_version=args.suite,
     )
     print(summary.markdown())
     print(f"Report written to {out}")

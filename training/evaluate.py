@@ -50,6 +50,7 @@ from agents.registry import bot_names
 from agents.run_folder import CONFIG_FILE, CheckpointError, read_config, read_metadata
 from envs.registry import get_entry
 from training.console import guarded, yaml_mapping
+from training.evaluation.harness import DEFAULT_BATCH
 from training.evaluation.report import (
     Setup,
     evaluate,
@@ -127,10 +128,11 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     parser.add_argument(
         "--batch",
         type=int,
-        default=0,
+        default=DEFAULT_BATCH,
         metavar="N",
-        help="play N games of a pairing at once as rows of the batched twin (every agent must act in batch; "
-        "a network's near-ties may then fall otherwise than one game at a time, in the last bits of its logits)",
+        help=f"play N games of a pairing at once as rows of the batched twin (default {DEFAULT_BATCH}); 0 plays one "
+        "at a time. The games are the same either way; a pairing with an agent that cannot act in batch "
+        "(no act_batch) plays one at a time, and the report says so",
     )
     parser.add_argument(
         "--env-kwargs",

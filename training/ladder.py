@@ -29,6 +29,7 @@ import yaml
 
 from envs.registry import get_entry
 from training.console import guarded
+from training.evaluation.harness import DEFAULT_BATCH
 from training.evaluation.ladder import check_distinct, run_ladder
 from training.framework import paths
 from training.framework.config import check_agent_spec
@@ -43,6 +44,8 @@ def checked_arguments(args: argparse.Namespace) -> tuple[int, Path]:
         raise ConfigError(f"--games must be positive, got {args.games}")
     if args.workers <= 0:
         raise ConfigError(f"--workers must be positive, got {args.workers}")
+    if args.batch < 0:
+        raise ConfigError(f"--batch must be 0 (one game at a time) or a number of games, got {args.batch}")
     if args.random_opening is not None and args.random_opening < 0:
         raise ConfigError(f"--random-opening must be 0 or more, got {args.random_opening}")
     try:
@@ -81,6 +84,14 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     parser.add_argument("--out", help="output directory (default ./results/<env>/ladder)")
     parser.add_argument("--overwrite", action="store_true", help="allow --out to replace an earlier ladder")
     parser.add_argument(
+        "--batch",
+        type=int,
+        default=DEFAULT_BATCH,
+        metavar="N",
+        help=f"play up to N games of a pairing at once as rows of the batched twin (default {DEFAULT_BATCH}); 0 plays "
+        "one at a time. The results are the same; a pairing with an agent that cannot act in batch plays one at a time",
+    )
+    parser.add_argument(
         "--workers", type=int, default=1, help="processes playing the games (default 1); the results are the same"
     )
     args = parser.parse_args(argv)
@@ -90,7 +101,9 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
 def run(args: argparse.Namespace) -> int:
     """The ladder the command line asks for: checks, plays, writes and prints it."""
     plies, out = checked_arguments(args)
-    report = run_ladder(args.env, args.agents, args.games, args.seed, out, plies, workers=args.workers)
+    report = run_ladder(
+        args.env, args.agents, args.games, args.seed, out, plies, workers=args.workers, batch=args.batch
+    )
     print(report)
     print(f"Ladder written to {out}")
     return 0

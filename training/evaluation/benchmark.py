@@ -36,15 +36,16 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from agents.base import Agent
+from agents.base import Agent, acts_in_batch
 from agents.inverted_dice.solver import START, cached_solution
-from agents.match import pairing_game, play_game
+from agents.match import pairing_game, pairing_seats, play_game, play_games_in_batch
 from agents.registry import check_spec, is_user_spec, make_agent
 from agents.user import as_agent, load_factory
 from envs.core import Game
 from envs.registry import make_game
-from training.evaluation.harness import mean_ci, share_interval
-from training.evaluation.suite import TASKS, Anchors, Task, load_anchors, task_by_name
+from training.evaluation.harness import DEFAULT_BATCH, mean_ci, played_in_batches, share_interval
+from training.evaluation.suite import SUITE_VERSION, Anchors, Task, load_anchors, suite, task_by_name
+from training.evaluation.timed import TimedAgent
 from training.framework.schema import ConfigError
 
 #: Bootstrap resamples behind the aggregates' intervals and the performance profile's bands.
@@ -62,32 +63,22 @@ class Forfeit(Exception):
         self.kind, self.detail = kind, detail
 
 
-class GuardedAgent(Agent):
+class GuardedAgent(TimedAgent):
     """The agent under test, refereed: an exception, an illegal action or a move over the
-    time limit is a :class:`Forfeit`; thinking time and moves are added up."""
+    time limit is a :class:`Forfeit`; thinking time and moves are added up
+    (:class:`~training.evaluation.timed.TimedAgent`, in batch too)."""
 
     def __init__(self, agent: Agent, game: Game, move_time_limit: float | None = None):
-        self.agent, self.game, self.move_time_limit = agent, game, move_time_limit
-        self.name = getattr(agent, "name", "agent")
-        self.seconds, self.moves = 0.0, 0  # no reset here (Agent.__init__'s): the first game resets it
+        self.move_time_limit = move_time_limit
+        super().__init__(agent)
+        self.game = game
 
-    def reset(self, seed: int | None = None) -> None:
-        try:
-            self.agent.reset(seed)
-        except Exception as error:  # the agent under test may fail in any way: that is what is refereed
-            raise Forfeit("exception", f"reset() raised {type(error).__name__}: {error}") from None
+    def failed(self, call: str, error: Exception) -> Exception:
+        return Forfeit("exception", f"{call} raised {type(error).__name__}: {error}")
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        started = time.perf_counter()
-        try:
-            action = self.agent.act(observation, action_mask)
-        except Exception as error:  # as in reset()
-            raise Forfeit("exception", f"act() raised {type(error).__name__}: {error}") from None
-        spent = time.perf_counter() - started
-        self.seconds += spent
-        self.moves += 1
-        if self.move_time_limit is not None and spent > self.move_time_limit:
-            raise Forfeit("time limit", f"a move took {spent:.3f} s, over the limit of {self.move_time_limit:g} s")
+    def judge(self, action, action_mask: np.ndarray, seconds: float) -> int:
+        if self.move_time_limit is not None and seconds > self.move_time_limit:
+            raise Forfeit("time limit", f"a move took {seconds:.3f} s, over the limit of {self.move_time_limit:g} s")
         try:
             action = self.game.check_action(action)
         except ValueError as error:
@@ -142,6 +133,47 @@ def play_task_game(
         agent.moves - moves,
         agent.seconds - seconds,
     )
+
+
+def play_task_games(
+    task: Task,
+    game: Game,
+    agent: GuardedAgent,
+    opponent: Agent | None,
+    numbers: range,
+    anchors: Anchors,
+    in_batch: bool,
+) -> list[GameRecord]:
+    """Games ``numbers`` of ``task``: one at a time (:func:`play_task_game`), or, ``in_batch``, all
+    at once as rows of the batched twin (:func:`agents.match.play_games_in_batch`; every agent
+    of the table must act in batch), with the same records. A forfeit in batch (an exception of
+    ``act_batch``, an illegal action, a batch over the time limit per move) plays the games
+    again one at a time, where each game's forfeit is judged on its own move, so a table's
+    records never depend on how it was played. In batch a game's thinking time is its share,
+    by its moves, of the time of the calls that decided them."""
+    if not in_batch:
+        return [play_task_game(task, game, agent, opponent, g, anchors) for g in numbers]
+    before = (agent.tally.seconds, agent.tally.moves)
+    tables = [[agent] if opponent is None else pairing_seats(game, agent, opponent, g) for g in numbers]
+    try:
+        played = play_games_in_batch(game, tables, [task.seed + g for g in numbers], task.random_opening_plies)
+    except Forfeit:
+        agent.tally.seconds, agent.tally.moves = before  # the games are played again: their time then counts
+        return [play_task_game(task, game, agent, opponent, g, anchors) for g in numbers]
+    seconds = agent.tally.seconds - before[0]
+    seats = [g % game.num_players for g in numbers]
+    moves = [
+        sum(1 for ply, (player, _) in enumerate(history) if player == seat and ply >= task.random_opening_plies)
+        for seat, (_, history) in zip(seats, played)
+    ]
+    records = []
+    for g, seat, (state, _), own in zip(numbers, seats, played, moves):
+        raw = float(state.scores()[0]) if opponent is None else (float(state.returns()[seat]) + 1.0) / 2.0
+        share = seconds * own / max(sum(moves), 1)
+        records.append(
+            GameRecord(task.name, g, task.seed + g, seat, raw, float(anchors.normalize(raw)), "", "", own, share)
+        )
+    return records
 
 
 # -- the agent under test ------------------------------------------------------------------
@@ -238,6 +270,8 @@ class TaskRun:
     records: list[GameRecord] = field(default_factory=list)
     not_played: str = ""
     wall_seconds: float = 0.0
+    #: why a run in batch played this task one game at a time ("" when it did not)
+    one_at_a_time: str = ""
 
 
 @dataclass
@@ -249,6 +283,8 @@ class BenchmarkRun:
     tasks: list[TaskRun]
     anchors: dict[str, Anchors]
     wall_seconds: float = 0.0
+    batch: int = 0  #: games of a task played at once (0: one at a time)
+    suite_version: str = SUITE_VERSION
 
     @property
     def played(self) -> list[TaskRun]:
@@ -278,21 +314,27 @@ def _task_players(task: Task) -> tuple[Game, GuardedAgent, Agent | None]:
     return players[task.name]
 
 
-def _play_job(job: tuple[Task, int, int]) -> tuple[list[GameRecord], float]:
-    task, first, count = job
+def _play_job(job: tuple[Task, int, int, bool]) -> tuple[list[GameRecord], float]:
+    task, first, count, in_batch = job
     started = time.perf_counter()
     game, candidate, opponent = _task_players(task)
     anchors = _worker["anchors"][task.name]
-    records = [play_task_game(task, game, candidate, opponent, g, anchors) for g in range(first, first + count)]
+    records = play_task_games(task, game, candidate, opponent, range(first, first + count), anchors, in_batch)
     return records, time.perf_counter() - started
 
 
-def _jobs(tasks: list[Task], quick: bool, workers: int) -> list[tuple[Task, int, int]]:
+def _jobs(tasks: list[tuple[Task, bool]], quick: bool, workers: int, batch: int) -> list[tuple[Task, int, int, bool]]:
+    """Each task's games in ranges, ``(task, first, count, in batch)``: up to ``batch`` games a
+    range for a task played in batch (split so that every worker has one), ten or fewer for one
+    played one game at a time (so that the workers share the costly tasks' games evenly)."""
     jobs = []
-    for task in tasks:
+    for task, in_batch in tasks:
         games = task.game_count(quick)
-        chunk = max(1, min(10, games // (4 * workers) or 1))
-        jobs += [(task, first, min(chunk, games - first)) for first in range(0, games, chunk)]
+        if in_batch:
+            chunk = min(batch, -(-games // workers))
+        else:
+            chunk = max(1, min(10, games // (4 * workers) or 1))
+        jobs += [(task, first, min(chunk, games - first), in_batch) for first in range(0, games, chunk)]
     return jobs
 
 
@@ -333,8 +375,15 @@ def run_benchmark(
     show_progress: bool = True,
     anchors: dict[str, Anchors] | None = None,
     label: str | None = None,
+    batch: int = DEFAULT_BATCH,
+    suite_version: str = SUITE_VERSION,
 ) -> BenchmarkRun:
-    """Play ``agent`` through the suite (or the ``tasks`` named) and return every game.
+    """Play ``agent`` through the suite of ``suite_version`` (or the ``tasks`` named) and return every game.
+
+    ``batch`` above 0 plays up to that many games of a task at once as rows of the batched
+    twin (:func:`play_task_games`: the same records), wherever the agent and the task's
+    opponent both act in batch; a task where one cannot is played one game at a time, and
+    its :attr:`TaskRun.one_at_a_time` says why. 0 plays every task one game at a time.
 
     ``agent``: an agent spec (``"heuristic"``, ``"my_agents:Greedy"``, a run folder), a
     mapping of task or env names to specs, a factory ``factory(game, seed=seed)`` or an
@@ -347,28 +396,39 @@ def run_benchmark(
         raise ConfigError(f"workers must be positive, got {workers}")
     if move_time_limit is not None and move_time_limit <= 0:
         raise ConfigError(f"the move time limit must be positive, got {move_time_limit}")
+    if batch < 0:
+        raise ConfigError(f"batch must be 0 (one game at a time) or a number of games, got {batch}")
     try:
-        chosen = list(TASKS) if tasks is None else [task_by_name(name) for name in tasks]
+        suite_tasks = suite(suite_version).tasks
+        chosen = list(suite_tasks) if tasks is None else [task_by_name(name, suite_version) for name in tasks]
     except KeyError as error:
         raise ConfigError(error.args[0]) from None
     check_source(agent, chosen)
     started = time.perf_counter()
-    anchors = anchors or load_anchors()
+    anchors = anchors or load_anchors(version=suite_version)
     _start_worker(agent, move_time_limit, anchors)
     runs = {task.name: TaskRun(task) for task in chosen}
     for task in chosen:  # built here first: a task the agent cannot play is known before any game
         try:
-            _task_players(task)
+            _, candidate, opponent = _task_players(task)
         except NotPlayable as error:
             runs[task.name].not_played = str(error)
+            continue
+        unable = [
+            who for who, a in (("the agent", candidate), ("the opponent", opponent)) if a and not acts_in_batch(a)
+        ]
+        if batch > 0 and unable:
+            runs[task.name].one_at_a_time = f"{' and '.join(unable)} cannot act in batch (no act_batch)"
     if all(r.not_played for r in runs.values()):
         _worker.clear()
         reasons = "; ".join(f"{name}: {r.not_played}" for name, r in runs.items())
         raise ConfigError(f"the agent {describe(agent)} can play none of the tasks: {reasons}")
-    playable = [task for task in chosen if not runs[task.name].not_played]
-    jobs = _jobs(playable, quick, workers)
+    playable = [
+        (task, batch > 0 and not runs[task.name].one_at_a_time) for task in chosen if not runs[task.name].not_played
+    ]
+    jobs = _jobs(playable, quick, workers, batch)
     try:
-        with progress_bar(sum(count for _, _, count in jobs), show_progress) as update:
+        with progress_bar(sum(job[2] for job in jobs), show_progress) as update:
             for job, (records, seconds) in zip(jobs, _map(jobs, (agent, move_time_limit, anchors), workers)):
                 runs[job[0].name].records += records  # jobs come back in order: games stay in order
                 runs[job[0].name].wall_seconds += seconds
@@ -383,6 +443,8 @@ def run_benchmark(
         list(runs.values()),
         anchors,
         time.perf_counter() - started,
+        batch,
+        suite_version,
     )
 
 
@@ -502,13 +564,17 @@ def performance_profile(run: BenchmarkRun) -> tuple[np.ndarray, np.ndarray]:
 
 
 # -- the references ----------------------------------------------------------------------
-def measure_anchors(workers: int = 1, show_progress: bool = True) -> dict[str, Anchors]:
-    """Every task's anchors measured on the default suite's games (:mod:`training.evaluation.suite`)."""
+def measure_anchors(
+    workers: int = 1, show_progress: bool = True, suite_version: str = SUITE_VERSION, batch: int = DEFAULT_BATCH
+) -> dict[str, Anchors]:
+    """Every task's anchors, measured on the default games of suite ``suite_version``."""
+    tasks = suite(suite_version).tasks
     identity = Anchors(0.0, 1.0, "", "")  # raw scores: the run is scored against nothing yet
-    raw = {task.name: identity for task in TASKS}
-    random_run = run_benchmark("random", workers=workers, show_progress=show_progress, anchors=raw)
+    raw = {task.name: identity for task in tasks}
+    measured = dict(show_progress=show_progress, anchors=raw, batch=batch, suite_version=suite_version)
+    random_run = run_benchmark("random", workers=workers, **measured)
     anchors = {}
-    for task in TASKS:
+    for task in tasks:
         (played,) = [r for r in random_run.tasks if r.task.name == task.name]
         random_mean = float(np.mean([r.raw for r in played.records]))
         random_source = f"random's {task.measure} over the task's {task.games} games"
@@ -516,16 +582,14 @@ def measure_anchors(workers: int = 1, show_progress: bool = True) -> dict[str, A
             reference = float(cached_solution(task.env_kwargs.get("free_cross_out", False)).value[START])
             source = "the exact optimum: the solver's expected score of a fresh sheet (agents/inverted_dice/solver.py)"
         elif task.players == 1:
-            run = run_benchmark(
-                task.reference, workers=workers, tasks=[task.name], show_progress=show_progress, anchors=raw
-            )
+            run = run_benchmark(task.reference, workers=workers, tasks=[task.name], **measured)
             reference = float(np.mean([r.raw for r in run.tasks[0].records]))
             source = f"{task.reference}'s mean score over the task's {task.games} games"
         elif task.players == 2:
             reference = 0.5
             source = f"{task.reference} against itself: exactly ½ (the two seats' scores add up to 1 in every game)"
         else:
-            reference = self_play_share(task, workers, show_progress)
+            reference = self_play_share(task, batch)
             source = (
                 f"{task.reference} against {task.players - 1} copies of itself: the mean share of all "
                 f"{task.players} seats over the task's {task.games} games, measured"
@@ -534,14 +598,13 @@ def measure_anchors(workers: int = 1, show_progress: bool = True) -> dict[str, A
     return anchors
 
 
-def self_play_share(task: Task, workers: int = 1, show_progress: bool = True) -> float:
-    """The reference's mean share at a table of itself: every seat of the task's games, counted."""
+def self_play_share(task: Task, batch: int = DEFAULT_BATCH) -> float:
+    """The reference's mean share at a table of itself: every seat of the task's games, counted
+    (``batch`` games at a time as rows of the batched twin, the same games as one at a time)."""
     game = make_game(task.env, **task.env_kwargs)
     agents = [make_agent(task.env, task.opponent, game, seed=task.seed + seat) for seat in range(game.num_players)]
+    seeds = [task.seed + number for number in range(task.games)]
     total = 0.0
-    with progress_bar(task.games, show_progress) as update:
-        for number in range(task.games):
-            state, _ = play_game(game, agents, task.seed + number, task.random_opening_plies)
-            total += float(((state.returns() + 1.0) / 2.0).sum())
-            update(1)
+    for _, _, (state, _) in played_in_batches(game, [(0, lambda _: agents)], seeds, task.random_opening_plies, batch):
+        total += float(((state.returns() + 1.0) / 2.0).sum())
     return total / (task.games * game.num_players)

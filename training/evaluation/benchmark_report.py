@@ -45,9 +45,10 @@ from training.evaluation.benchmark import (
     run_benchmark,
     task_score,
 )
+from training.evaluation.harness import DEFAULT_BATCH
 from training.evaluation.machine import TIMING_FILE, load_average, machine
 from training.evaluation.report import report_folder
-from training.evaluation.suite import MEASURE_COMMAND, SUITE_VERSION, TASKS, Task
+from training.evaluation.suite import MEASURE_COMMAND, SUITE_VERSION, Task, suite
 
 #: Version of ``benchmark.json`` and ``leaderboard.json``: bumped when a key changes meaning.
 SCHEMA_VERSION = 1
@@ -86,7 +87,7 @@ class Summary:
         run = self.run
         return {
             "schema_version": SCHEMA_VERSION,
-            "suite_version": SUITE_VERSION,
+            "suite_version": run.suite_version,
             "package_version": package_version(),
             "envs": {t.task.env: get_entry(t.task.env).versioned_name for t in run.tasks},
             "agent": run.agent,
@@ -157,7 +158,7 @@ class Summary:
         lines = [
             f"# Benchmark of `{run.agent}`",
             "",
-            f"Suite version {SUITE_VERSION}{' (--quick: the first games of each task only)' if run.quick else ''}; "
+            f"Suite version {run.suite_version}{' (--quick: the first games of each task only)' if run.quick else ''}; "
             f"package {package_version()}. Normalized score: 0 = uniform random, 1 = the task's reference "
             f"(see {DOCS}). Raw: the mean final score of a one-player game, or the share of a game of several "
             "(1 for a win, a shared one too, ½ for a draw, 0 for a loss). 95% intervals: Wilson's for a share, "
@@ -190,6 +191,7 @@ class Summary:
             "|" + "---|" * len(AGGREGATES),
             "| " + " | ".join(_interval(*self.aggregates[name]) for name in AGGREGATES) + " |",
         ]
+        lines += ["", how_played(run)]
         not_played = [t for t in run.tasks if t.not_played]
         if not_played:
             lines += [
@@ -274,7 +276,7 @@ class Summary:
         ax.axvline(1, color="black", linestyle="--", linewidth=1)
         ax.set_yticks(y, names)
         ax.set_xlabel("normalized score (0 = uniform random, 1 = reference: dashed), 95% interval")
-        ax.set_title(f"{self.run.agent}: suite v{SUITE_VERSION}{' (quick)' if self.run.quick else ''}")
+        ax.set_title(f"{self.run.agent}: suite v{self.run.suite_version}{' (quick)' if self.run.quick else ''}")
         fig.tight_layout()
         fig.savefig(folder / "tasks.png", dpi=100)
         plt.close(fig)
@@ -296,12 +298,23 @@ class Summary:
         plt.close(fig)
 
 
+def how_played(run: BenchmarkRun) -> str:
+    """The report's line on how the games were played: in batch, and which tasks one game at a time."""
+    if run.batch <= 0:
+        return "Every game was played one at a time (--batch 0)."
+    alone = [t for t in run.played if t.one_at_a_time]
+    line = f"The games were played up to {run.batch} at a time as rows of the batched twin (the same games as alone)"
+    if not alone:
+        return line + "."
+    return line + "; one at a time: " + "; ".join(f"{t.task.name} ({t.one_at_a_time})" for t in alone) + "."
+
+
 def benchmark(agent, out: str | Path | None = None, label: str | None = None, **options) -> Summary:
     """Benchmark ``agent`` (a spec, a mapping of task / env names to specs, a factory
     ``factory(game, seed=seed)`` or an agent object) and, given ``out``, write its report folder.
 
     ``options`` are :func:`~training.evaluation.benchmark.run_benchmark`'s: ``quick``,
-    ``workers``, ``tasks``, ``move_time_limit``, ``show_progress``. The returned
+    ``workers``, ``tasks``, ``move_time_limit``, ``show_progress``, ``batch``, ``suite_version``. The returned
     :class:`Summary` holds every figure: ``scores`` per task, ``aggregates``, ``to_dict()``.
     """
     summary = Summary(run_benchmark(agent, label=label, **options))
@@ -318,17 +331,32 @@ def leaderboard_agents() -> list[str]:
     return ["random", *dict.fromkeys(name for bots in BOTS.values() for name in bots), *NETWORK_AGENTS, "td"]
 
 
-def write_leaderboard(out: Path, quick: bool = False, workers: int = 1, show_progress: bool = True) -> str:
+def write_leaderboard(
+    out: Path,
+    quick: bool = False,
+    workers: int = 1,
+    show_progress: bool = True,
+    batch: int = DEFAULT_BATCH,
+    suite_version: str = SUITE_VERSION,
+) -> str:
     """Benchmark every agent of :func:`leaderboard_agents`; write ``leaderboard.md``, ``leaderboard.json``
     and each agent's report folder under ``out/leaderboard/<agent>/``; return the Markdown."""
     summaries = {}
     for name in leaderboard_agents():
-        run = run_benchmark(name, quick=quick, workers=workers, show_progress=show_progress, label=name)
+        run = run_benchmark(
+            name,
+            quick=quick,
+            workers=workers,
+            show_progress=show_progress,
+            label=name,
+            batch=batch,
+            suite_version=suite_version,
+        )
         summaries[name] = Summary(run)
         summaries[name].write(out / "leaderboard" / name.replace("+", "_"))
-    tasks = [t.name for t in TASKS]
+    tasks = [t.name for t in suite(suite_version).tasks]
     lines = [
-        f"# Leaderboard: every bot and shipped agent on the benchmark suite v{SUITE_VERSION}"
+        f"# Leaderboard: every bot and shipped agent on the benchmark suite v{suite_version}"
         + (" (--quick)" if quick else ""),
         "",
         f"Normalized score per task (0 = uniform random, 1 = the task's reference; see {DOCS}), 95% intervals; "
@@ -373,7 +401,7 @@ def write_leaderboard(out: Path, quick: bool = False, workers: int = 1, show_pro
     (out / "leaderboard.md").write_text(markdown)
     (out / "leaderboard.json").write_text(
         json.dumps(
-            {"schema_version": SCHEMA_VERSION, "suite_version": SUITE_VERSION, "quick": quick, "agents": rows_json},
+            {"schema_version": SCHEMA_VERSION, "suite_version": suite_version, "quick": quick, "agents": rows_json},
             indent=2,
         )
         + "\n"

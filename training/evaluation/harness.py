@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from agents.base import Agent
+from agents.base import Agent, acts_in_batch
 from agents.match import pairing_seats, play_game, play_games_in_batch
 from envs.core import Game, GameState
 
@@ -85,6 +85,24 @@ class SolitaireResult:
     stats: dict[str, np.ndarray] = field(default_factory=dict)
 
 
+#: Games of a table played at once as rows of the batched twin, wherever an evaluation is not told
+#: otherwise (``--batch``, ``evaluation.batch``): thousands, so that each agent's call and each
+#: step of the twin serve many games, and few enough that a table's rows stay some MB.
+DEFAULT_BATCH = 1000
+
+
+def plays_in_batch(seats: Sequence[Agent]) -> bool:
+    """Whether every agent of a table acts in batch (:func:`agents.base.acts_in_batch`), so that
+    its games can be played as rows of the batched twin."""
+    return all(acts_in_batch(agent) for agent in seats)
+
+
+def tables_one_at_a_time(tables: Sequence[tuple[Hashable, Callable[[int], Sequence[Agent]]]]) -> list[Hashable]:
+    """The keys of the tables that :func:`played_in_batches` plays one game at a time even in
+    batch: those with an agent that cannot act in batch (a user's agent without ``act_batch``)."""
+    return [key for key, seats_of in tables if not plays_in_batch(seats_of(0))]
+
+
 def played_in_batches(
     game: Game,
     tables: Sequence[tuple[Hashable, Callable[[int], Sequence[Agent]]]],
@@ -93,19 +111,23 @@ def played_in_batches(
     batch: int = 0,
 ) -> Iterator[tuple[int, Hashable, tuple[GameState, tuple]]]:
     """Game ``i`` (seeded ``seeds[i]``) of every table ``(key, seats_of)``, its seats
-    ``seats_of(i)``: ``(i, key, (final state, history))``, game by game in the order ``i``,
-    then the tables.
+    ``seats_of(i)`` (the same agents in every game, seats rotated as the caller likes):
+    ``(i, key, (final state, history))``, game by game in the order ``i``, then the tables.
 
     ``batch`` 0 plays them one by one (:func:`agents.match.play_game`); above 0, ``batch``
     games of a table at a time as rows of the batched twin
-    (:func:`agents.match.play_games_in_batch`: every agent must act in batch), yielded in
-    the same order.
+    (:func:`agents.match.play_games_in_batch`), yielded in the same order. A table with an
+    agent that cannot act in batch (:func:`tables_one_at_a_time`) plays its games one by one
+    all the same, and only that table. The games are the same either way: the agents'
+    ``act_batch`` plays what ``act`` plays, row by row (the tests check every bot and
+    shipped agent), and every game is seeded by its seed alone.
     """
     if batch <= 0:
         for i, seed in enumerate(seeds):
             for key, seats_of in tables:
                 yield i, key, play_game(game, seats_of(i), seed, random_opening_plies)
         return
+    one_at_a_time = set(tables_one_at_a_time(tables))
     for start in range(0, len(seeds), batch):
         numbers = range(start, min(start + batch, len(seeds)))
         played = {
@@ -113,10 +135,14 @@ def played_in_batches(
                 game, [seats_of(i) for i in numbers], [seeds[i] for i in numbers], random_opening_plies
             )
             for key, seats_of in tables
+            if key not in one_at_a_time
         }
         for i in numbers:
-            for key, _ in tables:
-                yield i, key, played[key][i - start]
+            for key, seats_of in tables:
+                if key in one_at_a_time:
+                    yield i, key, play_game(game, seats_of(i), seeds[i], random_opening_plies)
+                else:
+                    yield i, key, played[key][i - start]
 
 
 def evaluate_solitaire(

@@ -16,72 +16,47 @@ from __future__ import annotations
 import csv
 import multiprocessing
 import os
-import time
-from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 
 import numpy as np
 from tqdm import tqdm
 
-from agents.base import Agent
-from agents.match import pairing_games
+from agents.base import acts_in_batch
+from agents.match import pairing_seats
 from agents.registry import make_agent
 from envs.registry import make_game
-from training.evaluation.harness import PairingResult, evaluate_pairing, wilson_interval
+from training.evaluation.harness import (
+    DEFAULT_BATCH,
+    PairingResult,
+    evaluate_pairing,
+    played_in_batches,
+    wilson_interval,
+)
 from training.evaluation.machine import TIMING_FILE, load_average
 from training.evaluation.ratings import Ratings, rate
+from training.evaluation.timed import Tally, TimedAgent
 from training.framework.config import build_agent, make_checked_game
 from training.framework.schema import ConfigError
 
 BOOTSTRAP = 1000  #: bootstrap resamples behind the rating intervals
 
 
-class TimedAgent(Agent):
-    """An agent whose thinking time is added up over every move it plays."""
-
-    def __init__(self, agent: Agent):
-        self.agent = agent
-        self.name = agent.name
-        self.seconds = 0.0
-        self.moves = 0
-        super().__init__(agent.game)
-
-    def reset(self, seed: int | None = None) -> None:
-        self.agent.reset(seed)
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        started = time.perf_counter()
-        action = self.agent.act(observation, action_mask)
-        self.seconds += time.perf_counter() - started
-        self.moves += 1
-        return action
-
-    @property
-    def ms_per_move(self) -> float:
-        return 1000.0 * self.seconds / max(self.moves, 1)
-
-
 def round_robin(
-    game, agents: dict[str, TimedAgent], games: int, seed: int, random_opening_plies: int, progress=None
+    game,
+    agents: dict[str, TimedAgent],
+    games: int,
+    seed: int,
+    random_opening_plies: int,
+    progress=None,
+    batch: int = DEFAULT_BATCH,
 ) -> list[PairingResult]:
-    """Every pairing of ``agents`` (insertion order), ``games`` games each, seats swapped."""
+    """Every pairing of ``agents`` (insertion order), ``games`` games each, seats swapped;
+    ``batch`` games of a pairing at a time where both agents act in batch (the same games)."""
     return [
-        evaluate_pairing(game, a, b, games, seed, random_opening_plies, progress)
+        evaluate_pairing(game, a, b, games, seed, random_opening_plies, progress, batch=batch)
         for a, b in combinations(agents.items(), 2)
     ]
-
-
-@dataclass
-class Timing:
-    """Thinking time added up over the moves an agent played (in any process)."""
-
-    seconds: float = 0.0
-    moves: int = 0
-
-    @property
-    def ms_per_move(self) -> float:
-        return 1000.0 * self.seconds / max(self.moves, 1)
 
 
 #: A worker's game, env name and agents (built on first use, one per spec).
@@ -103,26 +78,23 @@ def _worker_agent(spec: str) -> TimedAgent:
 
 
 def _play_games(
-    job: tuple[str, str, int, int, int, int],
+    job: tuple[str, str, int, int, int, int, int],
 ) -> tuple[list[float], list[tuple], dict[str, tuple[float, int]]]:
     """Games ``first`` to ``first + count`` of one pairing, exactly as :func:`evaluate_pairing`
-    plays them (:func:`~agents.match.pairing_games`: each game seeded by its number, so the
-    split into jobs changes nothing)."""
-    candidate_spec, opponent_spec, first, count, seed, random_opening_plies = job
+    plays them (:func:`~agents.match.pairing_seats`: each game seeded by its number, so the
+    split into jobs changes nothing), ``batch`` at a time where both agents act in batch."""
+    candidate_spec, opponent_spec, first, count, seed, random_opening_plies, batch = job
+    game = _worker["game"]
     candidate, opponent = _worker_agent(candidate_spec), _worker_agent(opponent_spec)
-    before = {
-        spec: (agent.seconds, agent.moves) for spec, agent in ((candidate_spec, candidate), (opponent_spec, opponent))
-    }
+    pair = ((candidate_spec, candidate), (opponent_spec, opponent))
+    before = {spec: (agent.seconds, agent.moves) for spec, agent in pair}
+    table = [(0, lambda i: pairing_seats(game, candidate, opponent, first + i))]
+    seeds = [seed + g for g in range(first, first + count)]
     outcomes, histories = [], []
-    for seat, state, history in pairing_games(
-        _worker["game"], candidate, opponent, range(first, first + count), seed, random_opening_plies
-    ):
-        outcomes.append(float(state.returns()[seat]))
+    for i, _, (state, history) in played_in_batches(game, table, seeds, random_opening_plies, batch):
+        outcomes.append(float(state.returns()[(first + i) % game.num_players]))
         histories.append(history)
-    timing = {
-        spec: (agent.seconds - before[spec][0], agent.moves - before[spec][1])
-        for spec, agent in ((candidate_spec, candidate), (opponent_spec, opponent))
-    }
+    timing = {spec: (agent.seconds - before[spec][0], agent.moves - before[spec][1]) for spec, agent in pair}
     return outcomes, histories, timing
 
 
@@ -135,18 +107,27 @@ def parallel_round_robin(
     random_opening_plies: int,
     workers: int,
     progress=None,
-) -> tuple[list[PairingResult], dict[str, Timing]]:
+    batch: int = DEFAULT_BATCH,
+    in_batch: frozenset[str] = frozenset(),
+) -> tuple[list[PairingResult], dict[str, Tally]]:
     """:func:`round_robin` with the games spread over ``workers`` processes: the same games
     and results (every game is seeded by its number), in a fraction of the wall time.
-    Thinking times are measured inside the workers, all under the same load."""
-    chunk = max(1, min(8, games // (2 * workers) or 1))
+    Thinking times are measured inside the workers, all under the same load. A pairing of two
+    agents of ``in_batch`` (the specs that act in batch) is dealt out in jobs of up to ``batch``
+    games, any other in jobs of a few games."""
+    game = make_game(env, **env_kwargs)
     pairs = list(combinations(specs, 2))
-    jobs = [
-        (a, b, first, min(chunk, games - first), seed, random_opening_plies)
-        for a, b in pairs
-        for first in range(0, games, chunk)
-    ]
-    timings = {spec: Timing() for spec in specs}
+    jobs = []
+    for a, b in pairs:
+        if batch > 0 and a in in_batch and b in in_batch:
+            chunk = min(batch, -(-games // workers))
+        else:
+            chunk = max(1, min(8, games // (2 * workers) or 1))
+        jobs += [
+            (a, b, first, min(chunk, games - first), seed, random_opening_plies, batch)
+            for first in range(0, games, chunk)
+        ]
+    timings = {spec: Tally() for spec in specs}
     outcomes: dict[tuple[str, str], list] = {pair: [] for pair in pairs}
     histories: dict[tuple[str, str], set] = {pair: set() for pair in pairs}
     context = multiprocessing.get_context("spawn")
@@ -159,7 +140,7 @@ def parallel_round_robin(
                 timings[spec].moves += moves
             if progress is not None:
                 progress(len(job_outcomes))
-    n = make_game(env, **env_kwargs).num_players
+    n = game.num_players
     results = [
         PairingResult(a, b, np.array(outcomes[(a, b)]), np.arange(games) % n, len(histories[(a, b)])) for a, b in pairs
     ]
@@ -274,6 +255,17 @@ def _plot(out: Path, ratings: Ratings, matrix: np.ndarray) -> None:
     plt.close(fig)
 
 
+def how_played(specs: list[str], in_batch: frozenset[str], batch: int) -> str:
+    """The report's line on how the games were played: in batch, and which agents' games one at a time."""
+    if batch <= 0:
+        return "The games were played one at a time (--batch 0)."
+    alone = [f"`{spec}`" for spec in specs if spec not in in_batch]
+    line = f"The games were played up to {batch} at a time as rows of the batched twin (the same games as alone)"
+    if not alone:
+        return line + "."
+    return line + f", except the pairings of {', '.join(alone)}, which cannot act in batch: one at a time."
+
+
 def check_distinct(specs: list[str]) -> None:
     if len(set(specs)) != len(specs) or len(specs) < 2:
         raise ConfigError(f"a ladder needs two or more distinct agent specs, got {specs}")
@@ -288,7 +280,14 @@ def run_ladder(
     random_opening_plies: int,
     env_kwargs: dict | None = None,
     workers: int = 1,
+    batch: int = DEFAULT_BATCH,
 ) -> str:
+    """Play the round robin of ``specs``, write the ladder's files into ``out`` and return its report.
+
+    A pairing of two agents that act in batch plays up to ``batch`` games at a time as rows of
+    the batched twin (0: one at a time); any other pairing one at a time. The games, and so the
+    tables, are the same either way; the report says which pairings were played one at a time.
+    """
     import torch  # noqa: PLC0415 (torch takes seconds to import; --help and bad input need not wait)
 
     torch.set_num_threads(1)
@@ -297,19 +296,21 @@ def run_ladder(
         raise ConfigError(f"a ladder needs a game of several players; {env} is set up for {game.num_players}")
     check_distinct(specs)
     agents = {spec: TimedAgent(build_agent(env, spec, game, seed=seed)) for spec in specs}  # also checks every spec
+    in_batch = frozenset(spec for spec, agent in agents.items() if acts_in_batch(agent))
     pairs = len(specs) * (len(specs) - 1) // 2
     with tqdm(total=games * pairs, desc="ladder games", leave=False, disable=None) as bar:
         if workers > 1:
             results, agents = parallel_round_robin(
-                env, env_kwargs or {}, specs, games, seed, random_opening_plies, workers, bar.update
+                env, env_kwargs or {}, specs, games, seed, random_opening_plies, workers, bar.update, batch, in_batch
             )
         else:
-            results = round_robin(game, agents, games, seed, random_opening_plies, bar.update)
+            results = round_robin(game, agents, games, seed, random_opening_plies, bar.update, batch)
     ratings = ladder_ratings(specs, results)
     out.mkdir(parents=True, exist_ok=True)
     report = f"# {env} rating ladder\n\nGame: `{game!r}`; seed {seed}.\n\n" + ladder_report(
         ratings, results, games, random_opening_plies
     )
+    report += "\n" + how_played(specs, in_batch, batch) + "\n"
     (out / "ladder.md").write_text(report)
     (out / TIMING_FILE).write_text(f"# {env} rating ladder: time per move\n\n" + timing_report(ratings, agents))
     with (out / "pairings.csv").open("w", newline="") as handle:

@@ -32,6 +32,7 @@ from agents.run_folder import CONFIG_FILE, EVALUATION_DIR, folder_of, read_confi
 from agents.shipped import shipped_network
 from envs.core import Game
 from training.evaluation.harness import (
+    DEFAULT_BATCH,
     PairingResult,
     SolitaireResult,
     clipped_mean_ci,
@@ -411,13 +412,14 @@ def evaluate(
     random_opening_plies: int = 0,
     setup: Setup | None = None,
     record_games: Path | None = None,
-    batch: int = 0,
+    batch: int = DEFAULT_BATCH,
 ) -> str:
     """Run the evaluation, write the report files into ``out_dir`` and return the Markdown report.
 
     ``batch`` above 0 plays that many games of a pairing (or an agent) at once, as rows of the
-    game's batched twin (:func:`training.evaluation.harness.played_in_batches`); every agent
-    must then act in batch.
+    game's batched twin (:func:`training.evaluation.harness.played_in_batches`), 0 one game at
+    a time: the same games either way. A pairing with an agent that cannot act in batch plays
+    one game at a time, and the report says so.
 
     Every agent is built (and any bad spec or a missing opponent reported) before the
     first game; ``setup`` (which run, and where the settings came from) is printed before
@@ -438,13 +440,6 @@ def evaluate(
         )
     specs = dict(zip(agent_labels(agent_specs), agent_specs))
     agents = {label: build_agent(env, spec, game, seed=seed) for label, spec in specs.items()}
-    if batch > 0:
-        unable = [spec for label, spec in specs.items() if not acts_in_batch(agents[label])]
-        if unable:
-            raise ConfigError(
-                f"--batch plays games as rows of the batched twin, but {', '.join(unable)} cannot act in batch "
-                "(no act_batch): leave --batch out"
-            )
     on_game = None if record_games is None else game_recorder(record_games, env, game, specs)
     about = (setup or Setup()).describe(game, games, random_opening_plies, seed)
     print(about, flush=True)
@@ -489,6 +484,7 @@ def evaluate(
                 "\n\nAgents against a common opponent on the same games (seeds, seats and openings), "
                 "the paired difference of their scores:\n\n" + paired
             )
+    note += "\n\n" + how_played(agents, specs, batch)
     report = title + table + "\n\n" + note + "\n"
     with report_folder(out_dir) as staging:
         _write_csv(staging / "summary.csv", rows)
@@ -504,6 +500,20 @@ def evaluate(
     return report
 
 
+def how_played(agents: dict[str, Agent], specs: dict[str, str], batch: int) -> str:
+    """The report's line on how the games were played: in batches, and which agents' games one at a time."""
+    if batch <= 0:
+        return "The games were played one at a time (--batch 0)."
+    unable = [f"`{specs[label]}`" for label, agent in agents.items() if not acts_in_batch(agent)]
+    line = f"The games were played {batch} at a time as rows of the batched twin"
+    if not unable:
+        return line + " (the same games as one at a time)."
+    return (
+        line + f", except every game of {', '.join(unable)}, played one at a time: "
+        f"{'it has' if len(unable) == 1 else 'they have'} no act_batch."
+    )
+
+
 def table_name(options: dict) -> str:
     """Folder name of an extra evaluation table: ``{num_players: 4}`` -> ``num_players=4``."""
     return ",".join(f"{key}={value}" for key, value in sorted(options.items()))
@@ -511,6 +521,9 @@ def table_name(options: dict) -> str:
 
 def evaluate_run(run_dir: Path, games: int | None = None, seed: int = 10_000, candidate: str | None = None) -> str:
     """The closing evaluation of a trained run against its config's opponents; prints and saves the report.
+
+    Its games are played ``evaluation.batch`` at a time as rows of the batched twin (0: one at
+    a time; the same games either way).
 
     It goes to ``<run>/evaluation/``, or to a new dated ``evaluation-<date>-<time>/`` when
     an earlier session of the run (before a ``--resume``) already wrote one there. The
@@ -520,6 +533,7 @@ def evaluate_run(run_dir: Path, games: int | None = None, seed: int = 10_000, ca
     config = read_config(run_dir)
     evaluation = config.get("evaluation") or {}
     specs = [candidate or str(run_dir), *evaluation.get("opponents", ["random"])]
+    batch = evaluation.get("batch", DEFAULT_BATCH)
     out = run_dir / EVALUATION_DIR
     if out.exists():
         out = new_report_dir(run_dir, f"{EVALUATION_DIR}-")
@@ -542,6 +556,7 @@ def evaluate_run(run_dir: Path, games: int | None = None, seed: int = 10_000, ca
                 "the run's evaluation.random_opening_plies",
                 "the run's evaluation.games" if games in (None, evaluation.get("games", 1000)) else "--eval-games",
             ),
+            batch=batch,
         )
         for (table_out, options), extra in zip(tables, [{}, *evaluation.get("tables", [])])
     ]

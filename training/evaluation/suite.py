@@ -20,7 +20,8 @@ The reference is the strongest the project knows for the task:
 * Inverted Dice: the exact optimum, the solver's expected score of a fresh sheet
   (:mod:`agents.inverted_dice.solver`): no agent can beat 1 in expectation;
 * Six Hundred: its heuristic, the only bot (its mean score over the task's games);
-* games of several players: the strongest bot, which is also the task's opponent. Its
+* games of several players: the task's opponent, the strongest bot (in suite v2, Invers's
+  depth-2 search: see :data:`TASKS_V2`). Its
   share against copies of itself is exactly ½ at two players (the two seats' scores add
   up to 1 in every game); at three or four it is not 1 / n, because shared wins count
   for each winner, so it is measured (the mean share of all seats over the task's
@@ -31,12 +32,13 @@ best play the project can field (1: as good as the bot; above 1: better), the wa
 Atari's human-normalized and Procgen's normalized returns put games of different
 scales side by side. ``random`` is the floor of every task, measured on the task's own
 games against its own opponent. The constants are measured once per suite version and
-stored in ``suite_references.json`` beside this module with the command that measures
-them (``python training/benchmark.py --measure-references``); they are definitions of
-the scale, not estimates the benchmark's intervals account for.
+stored beside this module (:attr:`Suite.references_file`) with the command that measures
+them (``python training/benchmark.py --measure-references --suite N``); they are
+definitions of the scale, not estimates the benchmark's intervals account for.
 
 Changing a task (its table, opponent, seeds or game counts) or a reference changes
-what the numbers mean: bump :data:`SUITE_VERSION` and measure the references again.
+what the numbers mean: add a suite version (:data:`SUITES`) and measure its references;
+the old versions stay runnable (``--suite 1``), so old figures can be compared.
 """
 
 from __future__ import annotations
@@ -46,10 +48,9 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-SUITE_VERSION = "1"
+#: The suite a benchmark runs unless told otherwise (``--suite``).
+SUITE_VERSION = "2"
 
-#: The file of measured constants, package data beside this module.
-REFERENCES_FILE = "suite_references.json"
 MEASURE_COMMAND = "python training/benchmark.py --measure-references"
 
 
@@ -79,7 +80,9 @@ class Task:
         return self.quick_games if quick else self.games
 
 
-TASKS: tuple[Task, ...] = (
+#: Version 1 (the leaderboard until suite v2): a few hundred games a task, whose intervals
+#: (±0.1 to ±0.25 normalized at three and four players) could not tell two good agents apart.
+TASKS_V1: tuple[Task, ...] = (
     Task(
         "inverted_dice",
         "inverted_dice",
@@ -101,12 +104,77 @@ TASKS: tuple[Task, ...] = (
     Task("keldice", "keldice", {"num_players": 2}, "search", "search", 400, 12, 9_000_000),
 )
 
+#: Version 2: game counts chosen so that an agent at the reference's level gets every task's
+#: normalized 95% interval within ±0.05 and the IQM's within ±0.02 (``docs/benchmark.md``
+#: gives the arithmetic; ``benchmarks/eval_speed.py`` what they cost), new seeds. Invers's
+#: opponent is the depth-2 search: the depth-4 search costs about 20 ms a move, and the
+#: 2,000 games a ±0.05 interval needs would take a quarter of an hour alone; four random
+#: opening plies (331,776 openings) keep 2,000 games between deterministic agents distinct.
+TASKS_V2: tuple[Task, ...] = (
+    Task(
+        "inverted_dice",
+        "inverted_dice",
+        {"num_players": 1, "free_cross_out": False},
+        None,
+        "the exact optimum (solver's expected score)",
+        500,
+        50,
+        11_000_000,
+    ),
+    Task("six_hundred", "six_hundred", {"num_players": 1}, None, "heuristic", 300, 20, 12_000_000),
+    Task(
+        "invers",
+        "invers",
+        {"num_players": 2},
+        "search:depth=2",
+        "search:depth=2",
+        2000,
+        100,
+        13_000_000,
+        random_opening_plies=4,
+    ),
+    Task("roll_five", "roll_five", {"num_players": 2, "mode": "tournament"}, "search", "search", 2000, 200, 14_000_000),
+    Task(
+        "roll_five_4p", "roll_five", {"num_players": 4, "mode": "tournament"}, "search", "search", 4000, 400, 15_000_000
+    ),
+    Task("lost_dice", "lost_dice", {"num_players": 2}, "search", "search", 2000, 200, 16_000_000),
+    Task("lost_dice_3p", "lost_dice", {"num_players": 3}, "search", "search", 3600, 300, 17_000_000),
+    Task("lost_dice_4p", "lost_dice", {"num_players": 4}, "search", "search", 5200, 400, 18_000_000),
+    Task("keldice", "keldice", {"num_players": 2}, "search", "search", 2000, 200, 19_000_000),
+)
 
-def task_by_name(name: str) -> Task:
-    for task in TASKS:
+
+@dataclass(frozen=True)
+class Suite:
+    """A version of the suite: its tasks and the file of its measured references."""
+
+    version: str
+    tasks: tuple[Task, ...]
+    references_file: str  #: package data beside this module
+
+
+SUITES: dict[str, Suite] = {
+    "1": Suite("1", TASKS_V1, "suite_references.json"),
+    "2": Suite("2", TASKS_V2, "suite_v2_references.json"),
+}
+
+#: The tasks of the current suite.
+TASKS = SUITES[SUITE_VERSION].tasks
+
+
+def suite(version: str = SUITE_VERSION) -> Suite:
+    """The suite of ``version`` (``"1"``, ``"2"``), or a KeyError naming the versions."""
+    if version not in SUITES:
+        raise KeyError(f"unknown suite version {version!r}; the versions: {', '.join(SUITES)}")
+    return SUITES[version]
+
+
+def task_by_name(name: str, version: str = SUITE_VERSION) -> Task:
+    tasks = suite(version).tasks
+    for task in tasks:
         if task.name == name:
             return task
-    raise KeyError(f"unknown task {name!r}; the suite's tasks: {', '.join(t.name for t in TASKS)}")
+    raise KeyError(f"unknown task {name!r}; the suite's tasks: {', '.join(t.name for t in tasks)}")
 
 
 @dataclass(frozen=True)
@@ -123,31 +191,31 @@ class Anchors:
         return (raw - self.random) / (self.reference - self.random)
 
 
-def references_path() -> Path:
-    return Path(str(resources.files(__package__) / REFERENCES_FILE))
+def references_path(version: str = SUITE_VERSION) -> Path:
+    return Path(str(resources.files(__package__) / suite(version).references_file))
 
 
-def load_anchors(path: Path | None = None) -> dict[str, Anchors]:
-    """Every task's anchors, from the references file of this suite version."""
-    path = path or references_path()
+def load_anchors(path: Path | None = None, version: str = SUITE_VERSION) -> dict[str, Anchors]:
+    """Every task's anchors, from the references file of suite ``version``."""
+    path = path or references_path(version)
     data = json.loads(path.read_text())
-    if data.get("suite_version") != SUITE_VERSION:
+    if data.get("suite_version") != version:
         raise ValueError(
-            f"{path} holds references of suite version {data.get('suite_version')!r}, not {SUITE_VERSION!r}: "
-            f"measure them again with `{MEASURE_COMMAND}`"
+            f"{path} holds references of suite version {data.get('suite_version')!r}, not {version!r}: "
+            f"measure them again with `{MEASURE_COMMAND} --suite {version}`"
         )
     anchors = {name: Anchors(**values) for name, values in data["tasks"].items()}
-    missing = [t.name for t in TASKS if t.name not in anchors]
+    missing = [t.name for t in suite(version).tasks if t.name not in anchors]
     if missing:
         raise ValueError(f"{path} has no references for {missing}: measure them with `{MEASURE_COMMAND}`")
     return anchors
 
 
-def write_anchors(anchors: dict[str, Anchors], path: Path | None = None) -> Path:
-    path = path or references_path()
+def write_anchors(anchors: dict[str, Anchors], path: Path | None = None, version: str = SUITE_VERSION) -> Path:
+    path = path or references_path(version)
     data = {
-        "suite_version": SUITE_VERSION,
-        "command": MEASURE_COMMAND,
+        "suite_version": version,
+        "command": f"{MEASURE_COMMAND} --suite {version}",
         "tasks": {name: vars(a) for name, a in anchors.items()},
     }
     path.write_text(json.dumps(data, indent=2) + "\n")

@@ -20,6 +20,7 @@ from agents.registry import check_spec, make_agent
 from agents.solution_cache import CacheError
 from envs.core import Game
 from envs.registry import ENVS, make_game
+from training.evaluation.harness import DEFAULT_BATCH
 from training.framework.schema import (
     AGENT_SPECS,
     BOOL,
@@ -57,6 +58,10 @@ class EvaluationConfig:
     #: uniformly random plies opening each game of several players, so that deterministic
     #: agents in a game without chance still play different, independent games
     random_opening_plies: int = setting(0, integer(0))
+    #: games of a pairing (or an agent) played at once as rows of the batched twin; 0 plays
+    #: them one at a time. The games are the same either way; a pairing with an agent that
+    #: cannot act in batch plays one at a time.
+    batch: int = setting(DEFAULT_BATCH, integer(0))
     #: further tables to evaluate at, each a mapping of game options overriding
     #: ``env_kwargs`` (e.g. ``{num_players: 4}``: the candidate against three copies of
     #: each opponent); the observation must keep its shape across them
