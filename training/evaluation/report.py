@@ -413,8 +413,13 @@ def evaluate(
     setup: Setup | None = None,
     record_games: Path | None = None,
     batch: int = DEFAULT_BATCH,
+    first_agent_only: bool = False,
 ) -> str:
     """Run the evaluation, write the report files into ``out_dir`` and return the Markdown report.
+
+    With several players every two agents meet, or with ``first_agent_only`` only the first
+    agent and each other one (a closing evaluation: the bots' own pairings do not change
+    from run to run, and cost as much as the run's).
 
     ``batch`` above 0 plays that many games of a pairing (or an agent) at once, as rows of the
     game's batched twin (:func:`training.evaluation.harness.played_in_batches`), 0 one game at
@@ -453,6 +458,8 @@ def evaluate(
         note = f"All agents played the same {games} seeds (same dice). Δ is the paired mean difference with its 95% CI."
     else:
         pairs = list(combinations(agents.items(), 2))
+        if first_agent_only:
+            pairs = [pair for pair in pairs if pair[0][0] == next(iter(agents))]
         opponents = list(dict.fromkeys(b for (_, _), (b, _) in pairs)) if game.num_players > 2 else []
         print(
             f"Evaluating {', '.join(agents)}: {len(pairs) + len(opponents)} pairings x {games} games"
@@ -522,8 +529,10 @@ def table_name(options: dict) -> str:
 def evaluate_run(run_dir: Path, games: int | None = None, seed: int = 10_000, candidate: str | None = None) -> str:
     """The closing evaluation of a trained run against its config's opponents; prints and saves the report.
 
-    Its games are played ``evaluation.batch`` at a time as rows of the batched twin (0: one at
-    a time; the same games either way).
+    The trained agent meets each opponent (the opponents' own pairings are not played: they
+    are the same for every run, ``training/evaluate.py --agents`` plays them). Its games are
+    played ``evaluation.batch`` at a time as rows of the batched twin (0: one at a time; the
+    same games either way).
 
     It goes to ``<run>/evaluation/``, or to a new dated ``evaluation-<date>-<time>/`` when
     an earlier session of the run (before a ``--resume``) already wrote one there. The
@@ -557,6 +566,7 @@ def evaluate_run(run_dir: Path, games: int | None = None, seed: int = 10_000, ca
                 "the run's evaluation.games" if games in (None, evaluation.get("games", 1000)) else "--eval-games",
             ),
             batch=batch,
+            first_agent_only=True,
         )
         for (table_out, options), extra in zip(tables, [{}, *evaluation.get("tables", [])])
     ]

@@ -9,6 +9,9 @@ games, ...) a pipeline hands :class:`LearningCurve` its current agent, which pla
   once at the start, so the logged paired difference is comparable across the run;
 * several players: the learner against the reference bot, seats swapped, win rate.
 
+The games are played in batch, as rows of the batched twin (the same games as one at a
+time: :func:`training.evaluation.harness.played_in_batches`).
+
 Rows go to ``learning_curve.csv`` in the run folder (appended, so a resumed run
 continues its curve; the first column names the unit) and to the pipeline's logger
 (TensorBoard, ``curve/...``); :meth:`LearningCurve.draw` turns the CSV into
@@ -27,7 +30,7 @@ from agents.base import Agent
 from agents.registry import make_agent
 from agents.run_folder import CURVE_FILE, CURVE_PICTURE_FILE
 from envs.core import Game
-from training.evaluation.harness import evaluate_pairing, evaluate_solitaire, mean_ci
+from training.evaluation.harness import DEFAULT_BATCH, evaluate_pairing, evaluate_solitaire, mean_ci
 from training.framework.config import LearningCurveConfig
 
 #: Random plies opening each curve game of several players (independent games between deterministic agents).
@@ -65,7 +68,7 @@ class LearningCurve:
         every = self.settings.every
         self._next = (done // every + 1) * every
         if self.game.num_players == 1:
-            [result] = evaluate_solitaire(self.game, {"reference": self.reference}, self.seeds)
+            [result] = evaluate_solitaire(self.game, {"reference": self.reference}, self.seeds, batch=DEFAULT_BATCH)
             self._reference_scores = result.scores
 
     def due(self, done: int) -> bool:
@@ -78,7 +81,7 @@ class LearningCurve:
     def point(self, learner: Agent, done: int) -> dict[str, float]:
         """Evaluate ``learner`` at ``done`` units; the row written."""
         if self.game.num_players == 1:
-            [result] = evaluate_solitaire(self.game, {"learner": learner}, self.seeds)
+            [result] = evaluate_solitaire(self.game, {"learner": learner}, self.seeds, batch=DEFAULT_BATCH)
             mean, half = mean_ci(result.scores)
             diff, diff_half = mean_ci(result.scores - self._reference_scores)
             row = {
@@ -97,6 +100,7 @@ class LearningCurve:
                 self.settings.games,
                 self.settings.seed,
                 random_opening_plies=OPENING_PLIES,
+                batch=DEFAULT_BATCH,
             )
             win, low, high = result.rate(1)
             row = {
