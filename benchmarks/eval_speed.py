@@ -45,7 +45,7 @@ from envs.registry import ENVS, make_game
 from training.evaluation.benchmark import NotPlayable, build_candidate, run_benchmark
 from training.evaluation.harness import DEFAULT_BATCH, played_in_batches
 from training.evaluation.machine import MachineRecord, measurement_page
-from training.evaluation.suite import SUITE_VERSION, SUITES, Task, suite
+from training.evaluation.suite import SUITE_VERSION, SUITES, Task, suite, task_by_name
 from training.framework.paths import config_path
 
 #: The wall-time targets of ``--targets``, in seconds.
@@ -81,7 +81,7 @@ def tasks_table(args) -> tuple[list[str], list[list[str]]]:
         "games that differ",
     ]
     rows = []
-    for task in suite(args.suite).tasks:
+    for task in args.tasks or suite(args.suite).tasks:
         table = ", ".join(f"{k}={v}" for k, v in task.env_kwargs.items())
         try:
             alone, alone_rate = task_games(task, args.agent, args.games, 0)
@@ -161,6 +161,12 @@ is 0 wherever the contract holds. The figures depend on the machine and its load
 the columns of one run."""
 
 
+def fail(message: str) -> int:
+    """Bad input: one line on stderr, exit code 2, before anything is measured."""
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--agent", default="ppo", help="the agent under test (default ppo)")
@@ -176,12 +182,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch", type=int, default=DEFAULT_BATCH, help=f"games at once (default {DEFAULT_BATCH})")
     parser.add_argument("--targets", action="store_true", help="also time the suite and the closing evaluations")
     parser.add_argument("--workers", type=int, default=2, help="processes of the timed suites (default 2)")
+    parser.add_argument("--tasks", nargs="+", metavar="TASK", help="only these tasks of the suite (default all)")
     parser.add_argument("--page", type=Path, help="also write the tables as a docs page (Markdown)")
     args = parser.parse_args(argv)
     if min(args.games, args.batch_games, args.batch, args.workers) <= 0:
-        parser.error("--games, --batch-games, --batch and --workers must be positive")
+        return fail("--games, --batch-games, --batch and --workers must be positive")
     if args.page is not None and not args.page.parent.is_dir():
-        parser.error(f"--page {args.page}: no folder {args.page.parent}")
+        return fail(f"--page {args.page}: no folder {args.page.parent}")
+    try:
+        args.tasks = [task_by_name(name, args.suite) for name in args.tasks] if args.tasks else None
+    except KeyError as error:
+        return fail(error.args[0])
     import torch  # noqa: PLC0415 (torch takes seconds to import; --help need not wait)
 
     torch.set_num_threads(1)
