@@ -118,10 +118,10 @@ TASKS_V2: tuple[Task, ...] = (
         None,
         "the exact optimum (solver's expected score)",
         500,
-        50,
+        20,
         11_000_000,
     ),
-    Task("six_hundred", "six_hundred", {"num_players": 1}, None, "heuristic", 300, 20, 12_000_000),
+    Task("six_hundred", "six_hundred", {"num_players": 1}, None, "heuristic", 300, 10, 12_000_000),
     Task(
         "invers",
         "invers",
@@ -129,18 +129,18 @@ TASKS_V2: tuple[Task, ...] = (
         "search:depth=2",
         "search:depth=2",
         2000,
-        100,
+        10,
         13_000_000,
         random_opening_plies=4,
     ),
-    Task("roll_five", "roll_five", {"num_players": 2, "mode": "tournament"}, "search", "search", 2000, 200, 14_000_000),
+    Task("roll_five", "roll_five", {"num_players": 2, "mode": "tournament"}, "search", "search", 2000, 24, 14_000_000),
     Task(
-        "roll_five_4p", "roll_five", {"num_players": 4, "mode": "tournament"}, "search", "search", 4000, 400, 15_000_000
+        "roll_five_4p", "roll_five", {"num_players": 4, "mode": "tournament"}, "search", "search", 4000, 24, 15_000_000
     ),
-    Task("lost_dice", "lost_dice", {"num_players": 2}, "search", "search", 2000, 200, 16_000_000),
-    Task("lost_dice_3p", "lost_dice", {"num_players": 3}, "search", "search", 3600, 300, 17_000_000),
-    Task("lost_dice_4p", "lost_dice", {"num_players": 4}, "search", "search", 5200, 400, 18_000_000),
-    Task("keldice", "keldice", {"num_players": 2}, "search", "search", 2000, 200, 19_000_000),
+    Task("lost_dice", "lost_dice", {"num_players": 2}, "search", "search", 2000, 24, 16_000_000),
+    Task("lost_dice_3p", "lost_dice", {"num_players": 3}, "search", "search", 3600, 24, 17_000_000),
+    Task("lost_dice_4p", "lost_dice", {"num_players": 4}, "search", "search", 5200, 24, 18_000_000),
+    Task("keldice", "keldice", {"num_players": 2}, "search", "search", 2000, 24, 19_000_000),
 )
 
 
