@@ -363,8 +363,8 @@ def write_leaderboard(
         "IQM over the tasks each agent plays (rliable, stratified bootstrap 95% interval). "
         "Each agent is tried at every task; '—' is a task it cannot play (its report says why), "
         "so IQMs over different tasks do not compare. "
-        f"Each agent's report folder is under `leaderboard/`. Regenerate: `make results` "
-        f"(references: `{MEASURE_COMMAND}`).",
+        f"Each agent's report folder is under `leaderboard/`. Regenerate: `make leaderboard` "
+        f"(references: `{MEASURE_COMMAND} --suite {suite_version}`).",
         "",
         "| agent | " + " | ".join(tasks) + " | tasks | IQM |",
         "|---|" + "---|" * (len(tasks) + 2),
