@@ -156,7 +156,8 @@ def play_task_games(
     before = (agent.tally.seconds, agent.tally.moves)
     tables = [[agent] if opponent is None else pairing_seats(game, agent, opponent, g) for g in numbers]
     try:
-        played = play_games_in_batch(game, tables, [task.seed + g for g in numbers], task.random_opening_plies)
+        seeds = [task.seed + g for g in numbers]
+        played = play_games_in_batch(game, tables, seeds, task.random_opening_plies, states=False)
     except Forfeit:
         agent.tally.seconds, agent.tally.moves = before  # the games are played again: their time then counts
         return [play_task_game(task, game, agent, opponent, g, anchors) for g in numbers]

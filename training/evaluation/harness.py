@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from agents.base import Agent, acts_in_batch
-from agents.match import pairing_seats, play_game, play_games_in_batch
+from agents.match import GameEnd, pairing_seats, play_game, play_games_in_batch
 from envs.core import Game, GameState
 
 Z95 = 1.959963984540054
@@ -109,7 +109,8 @@ def played_in_batches(
     seeds: Sequence[int],
     random_opening_plies: int = 0,
     batch: int = 0,
-) -> Iterator[tuple[int, Hashable, tuple[GameState, tuple]]]:
+    states: bool = True,
+) -> Iterator[tuple[int, Hashable, tuple[GameState | GameEnd, tuple]]]:
     """Game ``i`` (seeded ``seeds[i]``) of every table ``(key, seats_of)``, its seats
     ``seats_of(i)`` (the same agents in every game, seats rotated as the caller likes):
     ``(i, key, (final state, history))``, game by game in the order ``i``, then the tables.
@@ -120,7 +121,9 @@ def played_in_batches(
     agent that cannot act in batch (:func:`tables_one_at_a_time`) plays its games one by one
     all the same, and only that table. The games are the same either way: the agents'
     ``act_batch`` plays what ``act`` plays, row by row (the tests check every bot and
-    shipped agent), and every game is seeded by its seed alone.
+    shipped agent), and every game is seeded by its seed alone. With ``states=False`` a game
+    played in batch ends as a :class:`~agents.match.GameEnd` (its scores and returns, not
+    replayed on the rules core), for callers that need no more.
     """
     if batch <= 0:
         for i, seed in enumerate(seeds):
@@ -132,7 +135,7 @@ def played_in_batches(
         numbers = range(start, min(start + batch, len(seeds)))
         played = {
             key: play_games_in_batch(
-                game, [seats_of(i) for i in numbers], [seeds[i] for i in numbers], random_opening_plies
+                game, [seats_of(i) for i in numbers], [seeds[i] for i in numbers], random_opening_plies, states
             )
             for key, seats_of in tables
             if key not in one_at_a_time
@@ -247,7 +250,8 @@ def evaluate_pairings(
         for k, (candidate, opponent) in enumerate(pairings)
     ]
     seeds = [base_seed + g for g in range(games)]
-    for g, k, (state, history) in played_in_batches(game, tables, seeds, random_opening_plies, batch):
+    played = played_in_batches(game, tables, seeds, random_opening_plies, batch, states=on_game is not None)
+    for g, k, (state, history) in played:
         candidate, opponent = pairings[k]
         seat = g % game.num_players
         if on_game is not None:

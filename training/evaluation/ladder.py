@@ -91,7 +91,7 @@ def _play_games(
     table = [(0, lambda i: pairing_seats(game, candidate, opponent, first + i))]
     seeds = [seed + g for g in range(first, first + count)]
     outcomes, histories = [], []
-    for i, _, (state, history) in played_in_batches(game, table, seeds, random_opening_plies, batch):
+    for i, _, (state, history) in played_in_batches(game, table, seeds, random_opening_plies, batch, states=False):
         outcomes.append(float(state.returns()[(first + i) % game.num_players]))
         histories.append(history)
     timing = {spec: (agent.seconds - before[spec][0], agent.moves - before[spec][1]) for spec, agent in pair}
