@@ -31,7 +31,7 @@ import numpy as np
 
 from agents.base import Agent
 from agents.batched import act_row_by_row
-from agents.match import play_game
+from agents.match import play_games_in_batch
 from agents.roll_five.heuristic import RollFiveHeuristic, best_placement, bid_action, placement_key, planned_bid
 from envs.core import Game
 from envs.games.roll_five import (
@@ -131,7 +131,8 @@ def table_model(game: Game, model_games: int) -> TableModel:
     """The model of ``game``'s table, sampled from ``model_games`` games of heuristic
     self-play (seeds 0 to ``model_games - 1``), once per process and table.
 
-    Cost: the sampling plays ``model_games`` whole games of heuristic self-play, once;
+    Cost: the sampling plays ``model_games`` whole games of heuristic self-play, once, as rows
+    of the batched twin (:func:`agents.match.play_games_in_batch`: the games of ``play_game``);
     the model then memoises the expectimax value of every row it is asked about (tens
     of thousands of entries after a few hundred games, some MB, kept for the life of
     the process).
@@ -145,9 +146,9 @@ def table_model(game: Game, model_games: int) -> TableModel:
     key = (game.num_players, game.mode, model_games)
     if key not in _MODELS:
         heuristic = RollFiveHeuristic(game)
+        tables = [[heuristic] * game.num_players] * model_games
         results = []
-        for seed in range(model_games):
-            state, _ = play_game(game, [heuristic] * game.num_players, seed)
+        for state, _ in play_games_in_batch(game, tables, list(range(model_games))):  # play_game's games, at once
             results += [(int(k), int(d)) for k, d in zip(state.scores(), state.tie_break_distances())]
         _MODELS[key] = TableModel(game, np.array(results))
     return _MODELS[key]
