@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 import pytest
 
@@ -9,6 +11,7 @@ from agents.base import Agent
 from agents.match import pairing_seats, play_games_in_batch
 from agents.registry import make_agent
 from envs.registry import make_game
+from tests.test_benchmark import USER_MODULE
 from training import evaluate
 from training.evaluation.harness import evaluate_pairing, evaluate_solitaire, played_in_batches, tables_one_at_a_time
 
@@ -84,22 +87,6 @@ def test_a_table_with_an_agent_that_cannot_act_in_batch_falls_back_alone_and_pla
     assert played[0] == played[4]
 
 
-USER_MODULE = """
-import numpy as np
-
-
-class OneAtATime:
-    def __init__(self, game, seed=None):
-        self.reset(seed)
-
-    def reset(self, seed=None):
-        self.rng = np.random.default_rng(seed)
-
-    def act(self, observation, action_mask):
-        return int(self.rng.choice(np.flatnonzero(action_mask)))
-"""
-
-
 def test_the_evaluation_command_plays_in_batch_by_default_and_alone_where_an_agent_cannot(
     tmp_path, capsys, monkeypatch
 ):
@@ -115,15 +102,15 @@ def test_the_evaluation_command_plays_in_batch_by_default_and_alone_where_an_age
     assert (tmp_path / "0" / "summary.csv").read_text() == (tmp_path / "4" / "summary.csv").read_text()
     assert "played one at a time (--batch 0)" in (tmp_path / "0" / "report.md").read_text()
     assert "4 at a time as rows of the batched twin" in (tmp_path / "4" / "report.md").read_text()
-    (tmp_path / "slow_agents.py").write_text(USER_MODULE)
+    (tmp_path / "slow_agents.py").write_text(textwrap.dedent(USER_MODULE))  # a user's Uniform: act only
     monkeypatch.chdir(tmp_path)
     monkeypatch.delitem(__import__("sys").modules, "slow_agents", raising=False)
     summaries = {}
     for batch in ("0", "4"):
         out = tmp_path / f"user-{batch}"
-        agents = ["--agents", "slow_agents:OneAtATime", "heuristic", "random"]
+        agents = ["--agents", "slow_agents:Uniform", "heuristic", "random"]
         assert evaluate.main(["--env", "lost_dice", *agents, "--out", str(out), "--batch", batch, *common]) == 0
         summaries[batch] = (out / "summary.csv").read_text()
     assert summaries["0"] == summaries["4"]
     report = (tmp_path / "user-4" / "report.md").read_text()
-    assert "except every game of `slow_agents:OneAtATime`, played one at a time: it has no act_batch" in report
+    assert "except every game of `slow_agents:Uniform`, played one at a time: it has no act_batch" in report

@@ -107,8 +107,8 @@ TASKS_V1: tuple[Task, ...] = (
 #: Version 2: game counts chosen so that an agent at the reference's level gets every task's
 #: normalized 95% interval within ±0.05 and the IQM's within ±0.02 (``docs/benchmark.md``
 #: gives the arithmetic; ``benchmarks/eval_speed.py`` what they cost), new seeds. Invers's
-#: opponent is the depth-2 search: the depth-4 search costs about 20 ms a move, and the
-#: 2,000 games a ±0.05 interval needs would take a quarter of an hour alone; four random
+#: opponent is the depth-2 search: the depth-4 search is the costliest bot per move, and the
+#: 2,000 games a ±0.05 interval needs would outlast the rest of the suite; four random
 #: opening plies (331,776 openings) keep 2,000 games between deterministic agents distinct.
 TASKS_V2: tuple[Task, ...] = (
     Task(
