@@ -1,4 +1,4 @@
-"""Train a MaskablePPO agent on one env with the hyperparameters of ``configs/<env>.yaml``.
+"""Train an agent on one env with the recipe of ``configs/<env>.yaml``: the main job.
 
     python training/train.py --env inverted_dice                 # the default config
     python training/train.py --env inverted_dice --timesteps 50000 --seed 3
@@ -6,7 +6,11 @@
     python training/train.py --resume checkpoints/inverted_dice/<run>   # continue a run
 
 The PPO pipeline (:mod:`training.pipelines.ppo.learner`) on the run framework
-(:mod:`training.framework`). A run writes ``checkpoints/<env>/<run>/``: a checkpoint
+(:mod:`training.framework`), or the pipeline the config names with its ``pipeline`` key:
+``configs/six_hundred.yaml`` is the turn-value recipe (``pipeline: td``, as
+``training/train_td.py`` runs it), because its PPO recipe ends below the heuristic
+(``configs/six_hundred_ppo.yaml``). Its options are then that pipeline's (``--games``
+rather than ``--timesteps``), and so is its run folder. A run writes ``checkpoints/<env>/<run>/``: a checkpoint
 every ``checkpoint_every`` steps and at the end (``model.zip``, ``vecnormalize.pkl``,
 ``training_state.pkl`` and ``metadata.json``: seed, steps, wall time, package versions,
 git commit, each session), ``config.yaml`` (the resolved config), ``tensorboard/``,
@@ -38,7 +42,8 @@ from training.pipelines.ppo.learner import PPO
 
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> int:
-    return command.main(PPO, argv, prog, "training/train.py", __doc__)
+    pipeline = command.pipeline_for(sys.argv[1:] if argv is None else argv, PPO)
+    return command.main(pipeline, argv, prog, "training/train.py", __doc__)
 
 
 if __name__ == "__main__":

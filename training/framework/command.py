@@ -31,8 +31,9 @@ from training.evaluation.report import evaluate_run
 from training.framework.config import RunConfig, build_agent, config_from_dict, load_config
 from training.framework.paths import checkpoint_root, config_path
 from training.framework.run import Pipeline, print_interrupted, run_training
-from training.framework.schema import ConfigError
+from training.framework.schema import ConfigError, read_mapping
 from training.framework.stop import TrainingInterrupted, stop_requested_by_signals
+from training.pipelines import PIPELINES, pipeline_class
 
 EVALUATE_SCRIPT = "training/evaluate.py"
 
@@ -143,6 +144,11 @@ def resolve(pipeline: type[Pipeline], args: argparse.Namespace):
         config = load_config(pipeline.schema, path, overrides)
         if args.env and args.env != config.env:
             raise ConfigError(f"config {path} is for env {config.env!r}, not {args.env!r}")
+        if config.pipeline not in (None, pipeline.name):
+            raise ConfigError(
+                f"config {path} is for the {config.pipeline} pipeline, not {pipeline.name}; "
+                "run it with training/train.py, which runs the pipeline a config names"
+            )
         if pipeline.budget_key in overrides:  # a shorter (or longer) run than the config plans
             planned = load_config(
                 pipeline.schema, path, {k: v for k, v in overrides.items() if k != pipeline.budget_key}
@@ -169,16 +175,48 @@ def resolve(pipeline: type[Pipeline], args: argparse.Namespace):
 
 
 def default_config(pipeline: type[Pipeline], env: str) -> Path:
-    """The pipeline's default config of ``env`` (``configs/<env>.yaml`` for PPO, ...), or a
-    ConfigError saying why not."""
+    """The pipeline's default config of ``env`` (``configs/<env>.yaml`` for PPO,
+    ``configs/<env>_td.yaml`` for TD, ...), or else ``configs/<env>.yaml`` where that names
+    this pipeline (Six Hundred's main config is the TD recipe); a ConfigError saying why not."""
     if env not in ENVS:
         raise ConfigError(f"unknown env {env!r}; known envs: {', '.join(sorted(ENVS))}")
     path = config_path(pipeline.default_config.format(env=env))
-    if not path.is_file():
-        raise ConfigError(
-            f"{env} has no default {pipeline.name} config ({path} does not exist); give one with --config"
-        )
-    return path
+    if path.is_file():
+        return path
+    main_config = config_path(env)
+    if main_config.is_file() and declared_pipeline(main_config) == pipeline.name:
+        return main_config
+    raise ConfigError(f"{env} has no default {pipeline.name} config ({path} does not exist); give one with --config")
+
+
+def declared_pipeline(path: Path) -> str | None:
+    """The ``pipeline`` key of the config at ``path``, or None where it has none or cannot be read
+    (the full reading of the config then reports what is wrong with it)."""
+    try:
+        raw = read_mapping(path)
+    except ConfigError:
+        return None
+    return raw.get("pipeline") if isinstance(raw.get("pipeline"), str) else None
+
+
+def pipeline_for(argv: list[str] | None, default: type[Pipeline]) -> type[Pipeline]:
+    """The pipeline a command line asks for: the one named by the ``pipeline`` key of the
+    config it would read (``--resume RUN_DIR``'s, ``--config``'s, or ``--env``'s default,
+    ``configs/<env>.yaml``), else ``default``. What ``training/train.py`` runs."""
+    parser = argparse.ArgumentParser(add_help=False)
+    for option in ("--env", "--config", "--resume"):
+        parser.add_argument(option)
+    known, _ = parser.parse_known_args(argv)
+    if known.resume:
+        path = Path(known.resume) / CONFIG_FILE
+    elif known.config:
+        path = Path(known.config)
+    elif known.env in ENVS:
+        path = config_path(default.default_config.format(env=known.env))
+    else:
+        return default
+    name = declared_pipeline(path) if path.is_file() else None
+    return pipeline_class(name) if name in PIPELINES else default
 
 
 def build_evaluation_agents(config: RunConfig) -> None:

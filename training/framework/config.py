@@ -34,6 +34,7 @@ from training.framework.schema import (
     read_mapping,
     setting,
 )
+from training.pipelines import PIPELINES
 
 __all__ = [
     "ConfigError",
@@ -91,6 +92,12 @@ class RunConfig:
     fields and ``evaluation`` / ``learning_curve`` sections, and may override :meth:`check`."""
 
     env: str = setting(None, TEXT)  #: a name of ``envs/registry.py`` (checked first, with the list of known envs)
+    #: the pipeline the config is written for (:data:`training.pipelines.PIPELINES`); null: the
+    #: command's own. ``training/train.py`` runs the one named here, so that an env's default
+    #: config can choose its pipeline.
+    pipeline: str | None = setting(
+        None, Check(f"null or one of {sorted(PIPELINES)}", lambda v: v is None or v in PIPELINES)
+    )
     env_kwargs: dict[str, Any] = setting({}, MAPPING)  #: the game's options, checked against the game
     seed: int = setting(0, integer(0))
     #: torch's intra-op threads; one is fastest for small MLPs and on a shared machine

@@ -69,7 +69,7 @@ class WarmStartConfig:
     """Start from a bot's play before PPO (see :mod:`training.pipelines.ppo.warm_start`)."""
 
     enabled: bool = setting(False, BOOL)
-    teacher: str = setting("heuristic", TEXT)  #: agent spec of the teacher (a bot, not a solver)
+    teacher: str = setting("heuristic", TEXT)  #: agent spec of the teacher: a bot, or an exact solver (``optimal``)
     episodes: int = setting(2000, integer(1))  #: teacher episodes recorded as demonstrations
     #: games the teacher plays at once (a bot with ``act_batch`` decides them all in one
     #: call): more than the training env's ``n_envs`` makes tens of thousands of episodes
