@@ -14,6 +14,9 @@
 #                         in its search against the search bot); the tables come out the same, digit for digit,
 #                         on every run (the wall times and the ladders' time per move go to timing.md files, not committed); it ends by
 #                         turning results/ into the docs' results pages and the README's results table
+#   make default-runs     every env's default training run as a new user starts it (python training/train.py --env E, and
+#                         train_td.py's default), one after the other, each timed (30-minute budget) and judged against its
+#                         bot (results/default_runs/report.md; about two hours on 2 cores; not in CI), then the pages as below
 #   make leaderboard      the benchmark suite's leaderboard of every bot and shipped agent (results/leaderboard.md), then the
 #                         pages as above: apart from make results, as the Invers search agents' 2,000 games each take most of it
 
@@ -27,7 +30,7 @@ ARGS ?=
 #: (Invers and Roll Five have their own tables below).
 SHIPPED ?= inverted_dice six_hundred lost_dice
 
-.PHONY: train test lint wheel-check bench results leaderboard docs docs-serve
+.PHONY: train test lint wheel-check bench results default-runs leaderboard docs docs-serve
 
 $(VENV)/.installed: pyproject.toml setup.py
 	test -x $(PYTHON) || $(PYTHON_SYSTEM) -m venv $(VENV)
@@ -71,6 +74,10 @@ results: $(VENV)/.installed
 	$(PYTHON) training/ladder.py --env invers --agents search:depth=2 ppo --games 400 --workers 2 --out results/invers/ppo_vs_search2 --overwrite > /dev/null || exit 1; \
 	$(PYTHON) training/results_pages.py || exit 1; \
 	echo "make results: every table regenerated in $$(( $$(date +%s) - start )) s (results/<game>/report.md, results/inverted_dice_td/report.md, results/six_hundred_td/report.md, results/lost_dice_*_players/report.md, results/roll_five/*/report.md, results/invers/*/ladder.md; docs/reports/, README.md)"
+
+default-runs: $(VENV)/.installed
+	$(PYTHON) benchmarks/default_runs.py $(ARGS)
+	$(PYTHON) training/results_pages.py
 
 leaderboard: $(VENV)/.installed
 	@start=$$(date +%s); \

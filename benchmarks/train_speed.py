@@ -43,11 +43,12 @@ from pathlib import Path
 from envs.registry import ENVS
 from training.console import USER_ERRORS, fail
 from training.evaluation.machine import MachineRecord, measurement_page
+from training.framework.command import default_config
 from training.framework.config import load_config
-from training.framework.paths import config_path
 from training.framework.schema import ConfigError
 from training.pipelines.network import policy_kwargs
 from training.pipelines.ppo.config import PPOConfig
+from training.pipelines.ppo.learner import PPO
 
 PARTS = ("env", "opponents", "forward", "update")
 
@@ -151,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         for env in args.env or ():
             if env not in ENVS:
                 raise ConfigError(f"unknown env {env!r}; known envs: {', '.join(sorted(ENVS))}")
-        paths = [Path(p) for p in args.config] if args.config else [config_path(e) for e in (args.env or ENVS)]
+        paths = [Path(p) for p in args.config] if args.config else [default_config(PPO, e) for e in (args.env or ENVS)]
         configs = [
             (
                 f"{path} vec_env={vec_env}" if vec_env else str(path),

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -39,6 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
         ),
         (["benchmarks/eval_speed.py", "--page", "no/such/page.md"], "error: --page no/such/page.md: no folder no/such"),
         (["benchmarks/eval_speed.py", "--tasks", "yahtzee"], "error: unknown task 'yahtzee'; the suite's tasks: "),
+        (["benchmarks/default_runs.py", "--runs", "yahtzee"], "error: unknown run 'yahtzee'; the default runs: "),
     ],
 )
 def test_bad_input_is_one_line_and_exit_code_2(command, message):
@@ -68,3 +71,38 @@ def test_the_evaluation_speed_page_counts_the_games_that_differ_in_batch(tmp_pat
     assert len(rows) == 2
     for row in rows:
         assert row[-2].strip() == "6" and row[-1].strip() == "0", row  # 6 games compared, none differs
+
+
+def test_a_default_run_is_timed_judged_against_its_bot_and_reported(tmp_path, monkeypatch):
+    """A tiny run through the default-runs script: its record, its verdict read off the closing
+    evaluation, the copied evaluation report and the table; a run that fails stops the script."""
+    spec = importlib.util.spec_from_file_location("default_runs", ROOT / "benchmarks" / "default_runs.py")
+    default_runs = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "default_runs", default_runs)  # its dataclasses look their module up
+    spec.loader.exec_module(default_runs)
+    monkeypatch.chdir(ROOT)
+    config = yaml.safe_load(open("configs/lost_dice.yaml"))
+    config.update({"n_envs": 2, "ppo": {**config["ppo"], "n_steps": 64, "batch_size": 64, "n_epochs": 1}})
+    config.update({"warm_start": {"enabled": False}, "learning_curve": {"every": 0}})
+    config["self_play"].update({"snapshot_every": 128})
+    config["evaluation"].update({"games": 6, "opponents": ["heuristic", "random"]})
+    (tmp_path / "tiny.yaml").write_text(yaml.safe_dump(config))
+    tiny = default_runs.DefaultRun(
+        "lost_dice",
+        ("training/train.py", "--config", str(tmp_path / "tiny.yaml"), "--timesteps", "256"),
+        "heuristic",
+        "shipped: another recipe",
+    )
+    out = tmp_path / "out"
+    record = default_runs.measure(tiny, tmp_path / "runs", out)
+    assert record["budget"].endswith("timesteps") and record["wall_s"] >= record["training_wall_s"]
+    assert record["result"]["games"] == 6 and record["result"]["passed"] == (record["result"]["low"] > 0.5)
+    assert (out / "lost_dice.json").is_file() and (out / "lost_dice" / "report.md").is_file()
+    table = default_runs.report(out)
+    assert "| lost_dice | `python training/train.py --config" in table and "shipped: another recipe" in table
+    solitaire = default_runs.judged(default_runs.RUNS_BY_NAME["inverted_dice"], ROOT / "results" / "inverted_dice")
+    assert solitaire["measure"] == "mean score − heuristic's, paired" and solitaire["low"] < solitaire["value"]
+    assert solitaire["passed"] == (solitaire["low"] > 0) and solitaire["games"] == 1000
+    broken = default_runs.DefaultRun("lost_dice", ("training/train.py", "--env", "yahtzee"), "heuristic", "")
+    with pytest.raises(SystemExit, match="lost_dice: the run failed with exit code 2"):
+        default_runs.measure(broken, tmp_path / "runs", out)

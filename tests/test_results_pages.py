@@ -204,3 +204,33 @@ def test_env_speed_writes_its_table_as_a_page(tmp_path):
     text = page.read_text()
     assert text.startswith("# Env speed\n") and f"--page {page}" in text and "load average" in text
     assert "| `invers_v0` | " in text
+
+
+DEFAULT_RUNS = """# Default training runs
+
+How they were run.
+
+| run | command | wall time (training) | within 30 min | result, 95% CI (games) | bar met | machine |
+|---|---|---|---|---|---|---|
+| invers | `python training/train.py --env invers` | 20.0 min | yes | share: **+0.6** [+0.55, +0.65] (400) | yes | x |
+
+How each shipped agent's recipe differs.
+"""
+
+
+def test_the_readme_shows_the_default_runs_table_where_it_holds_its_markers(tmp_path, capsys):
+    results = results_tree(tmp_path)
+    readme = tmp_path / "README.md"
+    markers = f"{results_pages.DEFAULT_RUNS_START}\nold\n{results_pages.DEFAULT_RUNS_END}\n"
+    readme.write_text(f"{results_pages.START}\n{results_pages.END}\n{markers}")
+    args = ["--results", str(results), "--docs", str(tmp_path / "docs"), "--readme", str(readme)]
+    assert results_pages.main(args) == 2
+    assert "default_runs/report.md: make it with make default-runs" in capsys.readouterr().err
+    (results / "default_runs").mkdir()
+    (results / "default_runs" / "report.md").write_text(DEFAULT_RUNS)
+    assert results_pages.main(args) == 0
+    text = readme.read_text()
+    block = text[text.index(results_pages.DEFAULT_RUNS_START) : text.index(results_pages.DEFAULT_RUNS_END)]
+    assert "| invers | `python training/train.py --env invers` | 20.0 min |" in block and "old" not in block
+    assert "How they were run" not in block and "[docs/reports/default_runs.md]" in block
+    assert (tmp_path / "docs" / "default_runs.md").is_file()

@@ -13,8 +13,10 @@ from agents.six_hundred.td import F_OPEN_COUNT, SixHundredTD
 from agents.turn_value import TurnValueNet
 from envs.games import six_hundred as rules
 from training import train_td
+from training.framework.command import default_config
 from training.framework.schema import ConfigError
 from training.pipelines.td.explore import explored_teacher_turns
+from training.pipelines.td.learner import TurnValueTD
 
 
 def _untrained_agent(game):
@@ -70,7 +72,7 @@ def test_explore_top_is_refused_where_it_cannot_work(tmp_path, capsys):
         ("inverted_dice", {"explore_top": 4, "teacher_values": False}, "does not explore writes"),
         ("six_hundred", {"explore_top": 4, "teacher_values": True}, "set warm_start.teacher_values to false"),
     ]:
-        config = yaml.safe_load(open(f"configs/{env}_td.yaml"))
+        config = yaml.safe_load(open(default_config(TurnValueTD, env)))
         config["warm_start"] = {**config["warm_start"], **warm_start, "games": 2}
         path = tmp_path / f"{env}.yaml"
         path.write_text(yaml.safe_dump(config))

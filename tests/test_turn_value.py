@@ -17,8 +17,11 @@ from agents.six_hundred.td import _CATEGORY_POINTS, SixHundredTD, settlement
 from agents.turn_value import TurnValueNet, load_turn_value, save_turn_value
 from envs.games import inverted_dice as dice_rules
 from envs.games import six_hundred as sh_rules
-from training import evaluate, train_td
-from training.pipelines.td.learner import lambda_targets
+from training import evaluate, train, train_td
+from training.framework import command
+from training.framework.command import default_config
+from training.pipelines.ppo.learner import PPO
+from training.pipelines.td.learner import TurnValueTD, lambda_targets
 
 
 def test_lambda_targets_blend_the_backup_and_the_turns_points():
@@ -144,7 +147,7 @@ def test_network_files_are_checked_against_the_game(tmp_path):
 
 
 def _tiny_config(tmp_path, env="inverted_dice", **changes):
-    config = yaml.safe_load(open(f"configs/{env}_td.yaml"))
+    config = yaml.safe_load(open(default_config(TurnValueTD, env)))  # six_hundred's: configs/six_hundred.yaml
     config.update(
         {
             "games": 20,
@@ -183,6 +186,24 @@ def test_train_resume_evaluate_and_load_a_tiny_td_run(tmp_path, env):
     )  # the run folder: the td agent
     (later,) = run.glob("evaluation-*")
     assert "| trained | 2 |" in (later / "report.md").read_text()
+
+
+def test_train_py_runs_the_pipeline_a_config_names(tmp_path, capsys):
+    """Six Hundred's main config is the turn-value recipe (``pipeline: td``): the main command runs it,
+    resumes it, and the TD command finds it as its default; a config of another pipeline is refused."""
+    assert yaml.safe_load(open("configs/six_hundred.yaml"))["pipeline"] == "td"
+    assert default_config(TurnValueTD, "six_hundred").name == "six_hundred.yaml"
+    assert command.pipeline_for(["--env", "six_hundred"], PPO) is TurnValueTD
+    assert command.pipeline_for(["--env", "invers"], PPO) is PPO
+    run = tmp_path / "run"
+    config = _tiny_config(tmp_path, "six_hundred")
+    assert train.main(["--config", str(config), "--run-dir", str(run), "--no-eval", "--no-progress"]) == 0
+    assert json.loads((run / "metadata.json").read_text())["games"] == 20 and (run / "value.pt").is_file()
+    assert train.main(["--resume", str(run), "--games", "30", "--no-eval", "--no-progress"]) == 0
+    assert json.loads((run / "metadata.json").read_text())["games"] == 30
+    capsys.readouterr()
+    assert train_td.main(["--config", str(_tiny_config(tmp_path, pipeline="ppo"))]) == 2
+    assert "is for the ppo pipeline, not td; run it with training/train.py" in capsys.readouterr().err
 
 
 def test_td_cli_errors_name_the_problem(tmp_path, capsys):

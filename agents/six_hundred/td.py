@@ -23,7 +23,7 @@ untrained agent plays exactly as the heuristic does. Learned from scratch instea
 was wrong on many of the ~270 sheets a turn's writes could leave that no game had shown
 it, and the planner chased those errors; so did an MLP correction learned by TD on the
 agent's own games. The shipped agent (``checkpoints/six_hundred/shipped_td``, agent spec
-``td``; ``configs/six_hundred_td.yaml``) has a **linear** correction fitted to Monte
+``td``; ``configs/six_hundred.yaml``, the turn-value recipe) has a **linear** correction fitted to Monte
 Carlo returns of the heuristic from sheets one explored write away from its own play
 (:mod:`training.pipelines.td.explore`): one step of policy iteration over the heuristic,
 above it on the project's evaluation (the Six Hundred results pages).

@@ -176,13 +176,18 @@ def resolve(pipeline: type[Pipeline], args: argparse.Namespace):
 
 def default_config(pipeline: type[Pipeline], env: str) -> Path:
     """The pipeline's default config of ``env`` (``configs/<env>.yaml`` for PPO,
-    ``configs/<env>_td.yaml`` for TD, ...), or else ``configs/<env>.yaml`` where that names
-    this pipeline (Six Hundred's main config is the TD recipe); a ConfigError saying why not."""
+    ``configs/<env>_td.yaml`` for TD, ...); where ``configs/<env>.yaml`` names another
+    pipeline, ``configs/<env>_<pipeline>.yaml`` (Six Hundred's PPO recipe beside its main
+    config, the TD recipe), and ``configs/<env>.yaml`` where that names this pipeline; a
+    ConfigError saying why not."""
     if env not in ENVS:
         raise ConfigError(f"unknown env {env!r}; known envs: {', '.join(sorted(ENVS))}")
     path = config_path(pipeline.default_config.format(env=env))
-    if path.is_file():
+    if path.is_file() and declared_pipeline(path) in (None, pipeline.name):
         return path
+    own = config_path(f"{env}_{pipeline.name}")  # the env's recipe for this pipeline beside a main config of another
+    if own.is_file():
+        return own
     main_config = config_path(env)
     if main_config.is_file() and declared_pipeline(main_config) == pipeline.name:
         return main_config

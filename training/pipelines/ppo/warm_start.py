@@ -25,8 +25,10 @@ the softmax of all the values at that temperature, not only the move played: equ
 moves share the target instead of the clone learning one of them at random, and the
 worse moves are ranked too.
 
-The teacher is a bot such as the game's heuristic, never an exact solver: the point is
-an RL agent that learns to play better than what it started from.
+The teacher is any agent of the game: a bot such as the heuristic or the search, or the
+exact solver where a game has one (Inverted Dice's ``optimal``: a clone of the heuristic
+ended level with it, a clone of the solver starts far above it). Guided PPO then keeps
+the learner near its teacher while it learns what the clone got wrong.
 """
 
 from __future__ import annotations
