@@ -163,7 +163,7 @@ def test_bad_configs_fail_naming_the_problem(tmp_path, changes, message):
 def test_a_number_written_1e_3_is_a_number_although_yaml_reads_it_as_text(tmp_path):
     """PyYAML (YAML 1.1) reads ``1e-3`` without a dot as the string '1e-3'; a config means 0.001."""
     path = tmp_path / "config.yaml"
-    path.write_text(tiny_config(tmp_path).read_text().replace("learning_rate: 0.0002", "learning_rate: 1e-3"))
+    path.write_text(tiny_config(tmp_path).read_text().replace("learning_rate: 0.0001", "learning_rate: 1e-3"))
     assert "learning_rate: 1e-3" in path.read_text()
     config = load_config(PPOConfig, path)
     assert config.ppo["learning_rate"] == 0.001 and isinstance(config.ppo["learning_rate"], float)

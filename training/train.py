@@ -42,7 +42,7 @@ from training.pipelines.ppo.learner import PPO
 
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> int:
-    pipeline = command.pipeline_for(sys.argv[1:] if argv is None else argv, PPO)
+    pipeline = command.pipeline_for(argv, PPO)
     return command.main(pipeline, argv, prog, "training/train.py", __doc__)
 
 

@@ -207,7 +207,8 @@ def declared_pipeline(path: Path) -> str | None:
 def pipeline_for(argv: list[str] | None, default: type[Pipeline]) -> type[Pipeline]:
     """The pipeline a command line asks for: the one named by the ``pipeline`` key of the
     config it would read (``--resume RUN_DIR``'s, ``--config``'s, or ``--env``'s default,
-    ``configs/<env>.yaml``), else ``default``. What ``training/train.py`` runs."""
+    ``configs/<env>.yaml``), else ``default``. What ``training/train.py`` runs; ``argv`` None reads
+    the process's arguments, as argparse does."""
     parser = argparse.ArgumentParser(add_help=False)
     for option in ("--env", "--config", "--resume"):
         parser.add_argument(option)
