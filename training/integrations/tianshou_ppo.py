@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import logging
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -228,6 +229,8 @@ def main(argv: list[str] | None = None) -> int:
     if not isinstance(env_kwargs, dict):
         parser.error(f'--env-kwargs must be a YAML mapping such as "{{num_players: 3}}", got {args.env_kwargs!r}')
     torch.set_num_threads(1)
+    # Tianshou's collector warns at every epoch that a multi-agent return (one per player) is not 1-D.
+    logging.getLogger("tianshou.data.stats").setLevel(logging.ERROR)
     settings = Settings(
         env=args.env,
         env_kwargs=env_kwargs,
