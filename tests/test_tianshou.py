@@ -80,35 +80,47 @@ class RecordingRandom(RandomOpponent):
         return TrainingStats()
 
 
-def learner_rewards(wrap, games: int = 30) -> tuple[np.ndarray, RecordingRandom, RecordingRandom]:
-    """The rows' rewards that each seat's algorithm is given by Tianshou over ``games`` random games of Lost Dice."""
+def learner_rewards(wrap, games: int = 30):
+    """Tianshou's episode statistics, each seat's algorithm (which keeps the rewards of the rows its
+    update is given) and what PettingZoo paid each player in each game, over ``games`` random games
+    of Lost Dice through ``wrap`` (Tianshou's PettingZooEnv or the wrapper)."""
     np.random.seed(0)
-    env = wrap(lost_dice_v0.env())
+    ended = []
+
+    class Recording(wrap):
+        def step(self, action):
+            row = super().step(action)
+            if row[2] or row[3]:
+                ended.append(pettingzoo_returns(self.env))
+            return row
+
+    env = Recording(lost_dice_v0.env())
     seats = [RecordingRandom(env.action_space) for _ in env.agents]
     algorithm = MultiAgentOnPolicyAlgorithm(algorithms=seats, env=env)
-    envs = DummyVectorEnv([lambda: wrap(lost_dice_v0.env())])
+    envs = DummyVectorEnv([lambda: Recording(lost_dice_v0.env())])
     envs.seed(0)
     collector = Collector(algorithm, envs, VectorReplayBuffer(20_000, 1))
     collector.reset()
     stats = collector.collect(n_episode=games)
     with policy_within_training_step(algorithm.policy):
         algorithm.update(buffer=collector.buffer, batch_size=None, repeat=1)
-    return stats, *seats
+    return stats, seats, np.array(ended)
 
 
 def test_lost_dice_learner_sees_its_rewards_only_with_the_wrapper():
-    _, plain_0, _ = learner_rewards(PettingZooEnv)
-    assert not plain_0.rewards[0].any(), "Tianshou's own PettingZooEnv now pays player 0 on its rows"
+    _, (plain_0, _), paid = learner_rewards(PettingZooEnv)
+    assert np.count_nonzero(paid[:, 0]) >= 25 and not plain_0.rewards[0].any(), (
+        "Tianshou's own PettingZooEnv now pays player 0 on its rows"
+    )
 
-    stats, player_0, player_1 = learner_rewards(TianshouAECEnv)
-    per_game = [
-        [rewards.sum() for rewards in np.split(seat.rewards[0], np.flatnonzero(seat.finals[0])[:-1] + 1)]
-        for seat in (player_0, player_1)
-    ]
-    assert len(per_game[0]) == len(per_game[1]) == 30  # every game ends once for each player
-    assert set(per_game[0]) <= {-1.0, 0.0, 1.0} and np.count_nonzero(per_game[0]) >= 25  # win / draw / loss
-    assert np.array_equal(np.asarray(per_game[0]), -np.asarray(per_game[1]))  # one player's win, the other's loss
-    assert np.array_equal(stats.returns[:, 0], per_game[0])  # Tianshou's own episode returns agree
+    stats, seats, paid = learner_rewards(TianshouAECEnv)
+    assert len(paid) == 30
+    for seat, player in zip(seats, paid.T):
+        (rewards,), (finals,) = seat.rewards, seat.finals
+        per_game = [game.sum() for game in np.split(rewards, np.flatnonzero(finals)[:-1] + 1)]
+        assert per_game == player.tolist()  # each game's rewards, as PettingZoo paid them, on the player's own rows
+    assert set(paid[:, 0]) <= {-1.0, 0.0, 1.0} and np.count_nonzero(paid[:, 0]) >= 25  # win / draw / loss
+    assert np.array_equal(stats.returns[:, 0], paid[:, 0])  # Tianshou's own episode returns agree
 
 
 def test_player_advantages_stop_at_a_players_end_and_bootstrap_where_the_buffer_cuts():
