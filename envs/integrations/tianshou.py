@@ -4,10 +4,11 @@ Tianshou's ``PettingZooEnv`` returns with each step the rewards that step paid e
 player, and its multi-agent algorithms (``MultiAgentOnPolicyAlgorithm``,
 ``MultiAgentOffPolicyAlgorithm``) give each player the rows of its own turns only, with
 its own entry of that vector. A reward paid to a player on another player's turn is
-lost: in Lost Dice every reward of a two-player game (the result at the end) comes on a
-move of the player the game ends after, so over 100 random games player 0 was paid 98
-times on player 1's turns and never on its own, and a learner in seat 0 saw no reward
-at all. A player whose opponent ends the game is also never shown the end.
+lost: a two-player game of Lost Dice pays its result with its last move, which is
+player 1's, so over 100 random games player 0 was paid 98 times on player 1's turns and
+never on its own, and a learner in seat 0 saw no reward at all (in Invers, at
+``max_plies=100``, 29 times on its own turns and 18 on the other's). A player whose
+opponent ends the game is also never shown the end.
 
 :class:`TianshouAECEnv` keeps what each player has been paid since its last row and
 pays it on that player's next row, as PettingZoo's ``last()`` does at its next turn,
