@@ -7,8 +7,9 @@ An agent spec, as typed on the command line, is one of
   ``search:depth=3,time_limit=0.5``;
 * a path to a trained run directory (or its checkpoint file), whichever pipeline wrote
   it (:func:`load_run`): ``model.zip`` (PPO, expert iteration; :mod:`agents.trained`),
-  ``value.pt`` (turn-value TD: the game's ``td`` agent on that network) or
-  ``rllib_checkpoint.zip`` (RLlib, when Ray is installed: :mod:`agents.rllib`);
+  ``value.pt`` (turn-value TD: the game's ``td`` agent on that network),
+  ``rllib_checkpoint.zip`` (RLlib, when Ray is installed: :mod:`agents.rllib`) or
+  ``tianshou_policy.pt`` (Tianshou's masked PPO, when Tianshou is installed: :mod:`agents.tianshou`);
 * ``td`` (Inverted Dice, Six Hundred): the game's turn planner against a learned value
   (:mod:`agents.turn_value`), the network shipped in ``checkpoints/<env>/shipped_td/``
   or ``td:path=RUN_DIR``;
@@ -33,6 +34,7 @@ import inspect
 from pathlib import Path
 
 import agents.rllib  # noqa: F401 (registers the loader of RLlib runs)
+import agents.tianshou  # noqa: F401 (registers the loader of Tianshou runs)
 from agents.base import Agent, RandomAgent
 from agents.run_folder import (
     MODEL_FILE,
@@ -171,7 +173,8 @@ def load_run(env_name: str, path: str | Path, game: Game, seed: int | None = Non
     The loader registered for its kind of run (:func:`agents.run_folder.run_loader`):
     ``model.zip`` (PPO, expert iteration): the policy alone (:class:`agents.trained.TrainedAgent`);
     ``value.pt`` (turn-value TD): the game's ``td`` agent on that network;
-    ``rllib_checkpoint.zip`` (RLlib): :class:`agents.rllib.RLlibAgent`, which needs Ray.
+    ``rllib_checkpoint.zip`` (RLlib): :class:`agents.rllib.RLlibAgent`, which needs Ray;
+    ``tianshou_policy.pt`` (Tianshou): :class:`agents.tianshou.TianshouAgent`, which needs Tianshou.
     """
     return run_loader(path).load(env_name, Path(path), game, seed)
 

@@ -12,7 +12,7 @@ Which agent plays a run is registered beside that agent (:func:`register_loader`
 loads. :func:`run_loader` picks one for a folder by the algorithm its ``metadata.json``
 records, else (older runs, a folder copied without its metadata) by the checkpoint file
 it holds; a bare checkpoint file is told by its name. :mod:`agents.trained`,
-:mod:`agents.rllib` and :mod:`agents.registry` (turn-value runs, beside the table of the
+:mod:`agents.rllib`, :mod:`agents.tianshou` and :mod:`agents.registry` (turn-value runs, beside the table of the
 games' turn-value agents) register the project's loaders, and :mod:`agents.registry`
 imports them all: ask through it.
 """
@@ -47,6 +47,10 @@ DEMONSTRATIONS_FILE = "demonstrations.pt"
 VALUE_FILE = "value.pt"  #: turn-value TD: the value network (:func:`agents.turn_value.save_turn_value`)
 #: RLlib: RLlib's checkpoint folder of the whole algorithm, zipped into one file.
 RLLIB_CHECKPOINT_FILE = "rllib_checkpoint.zip"
+#: Tianshou: the masked PPO's actor and critic with their shapes (:func:`agents.tianshou_policy.save_policy`).
+TIANSHOU_POLICY_FILE = "tianshou_policy.pt"
+#: Tianshou: the return per epoch, the learner's and a random player's (training/integrations/tianshou_ppo.py).
+RETURN_CURVE_FILE = "return_curve.csv"
 
 
 class CheckpointError(ValueError):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import shutil
+import sys
 from pathlib import Path
 
 import gymnasium
@@ -235,10 +236,25 @@ def test_an_rllib_run_without_ray_and_an_empty_folder_are_refused_in_one_line(tm
     assert capsys.readouterr().err == (
         f"error: agent '{empty}': checkpoint {empty} holds no trained agent: "
         "a run folder holds model.zip (PPO, expert iteration), "
-        "rllib_checkpoint.zip (RLlib) or value.pt (turn-value TD); an interrupted run may not have saved one yet\n"
+        "rllib_checkpoint.zip (RLlib), tianshou_policy.pt (Tianshou) or value.pt (turn-value TD); "
+        "an interrupted run may not have saved one yet\n"
     )
     assert list(empty.iterdir()) == [] and sorted(p.name for p in rllib.iterdir()) == [
         "config.yaml",
         "metadata.json",
         "rllib_checkpoint.zip",
     ]
+
+
+def test_a_tianshou_run_without_tianshou_is_refused_in_one_line_naming_what_to_install(tmp_path, capsys, monkeypatch):
+    run = tmp_path / "tianshou-run"
+    run.mkdir()
+    (run / "config.yaml").write_text("env: invers\nenv_kwargs: {}\n")
+    (run / "metadata.json").write_text('{"algorithm": "tianshou_ppo"}')
+    (run / "tianshou_policy.pt").write_bytes(b"")
+    monkeypatch.setitem(sys.modules, "agents.tianshou_policy", None)  # its import fails as without Tianshou
+    assert evaluate.main(["--checkpoint", str(run), "--games", "2"]) == 2
+    assert capsys.readouterr().err == (
+        f"error: agent '{run}': checkpoint {run} is a Tianshou run (tianshou_policy.pt): playing it needs "
+        'Tianshou, which is not installed here; install it with pip install -e ".[tianshou]" (or "tianshou==2.0.1")\n'
+    )

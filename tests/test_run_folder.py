@@ -18,6 +18,7 @@ from agents.run_folder import (
     METADATA_FILE,
     MODEL_FILE,
     RLLIB_CHECKPOINT_FILE,
+    TIANSHOU_POLICY_FILE,
     VALUE_FILE,
     CheckpointError,
     RunLoader,
@@ -44,7 +45,13 @@ def _folder(path: Path, files: tuple[str, ...] = (), algorithm: str | None = Non
 
 @pytest.mark.parametrize(
     "algorithm, checkpoint",
-    [("ppo", MODEL_FILE), ("expert_iteration", MODEL_FILE), ("td", VALUE_FILE), ("rllib", RLLIB_CHECKPOINT_FILE)],
+    [
+        ("ppo", MODEL_FILE),
+        ("expert_iteration", MODEL_FILE),
+        ("td", VALUE_FILE),
+        ("rllib", RLLIB_CHECKPOINT_FILE),
+        ("tianshou_ppo", TIANSHOU_POLICY_FILE),
+    ],
 )
 def test_the_algorithm_metadata_records_chooses_the_loader(tmp_path, algorithm, checkpoint):
     # the files present would say otherwise: the record decides

@@ -13,7 +13,7 @@ interval; the aggregates over the tasks are rliable's IQM, mean, median and opti
 gap with stratified bootstrap intervals. See docs/benchmark.md.
 
 ``--agent SPEC`` is any agent spec (a bot, ``ppo``, a run folder or ``model.zip``, an
-RLlib checkpoint, or your own ``module:attr``); ``--agent ENV=SPEC`` (or
+RLlib or Tianshou run, or your own ``module:attr``); ``--agent ENV=SPEC`` (or
 ``TASK=SPEC``; a task's own entry wins) gives another one for that env's (task's) tasks,
 and tasks with no spec are not played. A task the agent cannot
 be built for is not played and named; a game in which it raises, plays an illegal

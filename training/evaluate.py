@@ -7,8 +7,10 @@
 A run is any run folder of the project's pipelines (or its checkpoint file): ``model.zip``
 (``train.py``'s PPO, ``expert_iteration.py``) plays as its policy, ``value.pt``
 (``train_td.py``) as the game's ``td`` agent on that network, ``rllib_checkpoint.zip``
-(``train_rllib.py``) as the RLlib module's greedy masked action where Ray is installed
-(else refused in one line naming what to install). Without ``--checkpoint`` or
+(``train_rllib.py``) as the RLlib module's greedy masked action where Ray is installed,
+``tianshou_policy.pt`` (``python -m training.integrations.tianshou_ppo``) as the actor's
+greedy masked action where Tianshou is installed (else refused in one line naming what
+to install). Without ``--checkpoint`` or
 ``--agents`` the latest run of the env under ``checkpoints/<env>/`` is scored, and without
 ``--agents`` a run meets the opponents of its own closing evaluation (its config's
 ``evaluation.opponents``; every bot of the game when it names none).
@@ -100,7 +102,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     parser.add_argument("--env", help="env name (default: the checkpoint's)")
     parser.add_argument(
         "--checkpoint",
-        help="trained run folder (PPO, expert iteration, TD, RLlib) or its checkpoint file "
+        help="trained run folder (PPO, expert iteration, TD, RLlib, Tianshou) or its checkpoint file "
         "(default: the latest run of the env)",
     )
     parser.add_argument(
