@@ -50,18 +50,22 @@ def build_config(config: RLlibConfig):
     ppo = config.ppo
     hidden = list(config.policy_kwargs.get("net_arch", [64, 64]))
     activation = ACTIVATIONS[config.policy_kwargs.get("activation_fn", "tanh")]  # sb3's default activation is tanh
-    batch = config.rollout_steps
     env_config = {**config.env_kwargs, **({"reward_mode": config.reward_mode} if config.reward_mode else {})}
     return (
         PPOConfig()
         .environment(rllib_env_name(config.env), env_config=env_config)
         .env_runners(
             num_env_runners=config.workers,
-            num_envs_per_env_runner=1,
-            num_cpus_per_env_runner=1,
+            num_envs_per_env_runner=config.envs_per_worker,
+            num_cpus_per_env_runner=config.cpus_per_worker,
+            num_gpus_per_env_runner=config.gpus_per_worker,
             sample_timeout_s=SAMPLE_TIMEOUT_S,
         )
-        .learners(num_learners=0)  # the learner runs in the driver
+        .learners(
+            num_learners=config.learners,
+            num_cpus_per_learner=config.cpus_per_learner,
+            num_gpus_per_learner=config.gpus_per_learner,
+        )
         .multi_agent(policies={SHARED_POLICY}, policy_mapping_fn=shared_policy)
         .rl_module(
             rl_module_spec=MultiRLModuleSpec(
@@ -84,8 +88,8 @@ def build_config(config: RLlibConfig):
             entropy_coeff=ppo.get("ent_coef", 0.0),
             clip_param=ppo.get("clip_range", 0.2),
             num_epochs=ppo.get("n_epochs", 10),
-            minibatch_size=min(ppo.get("batch_size", 64), batch),
-            train_batch_size_per_learner=batch,
+            minibatch_size=config.minibatch_size,
+            train_batch_size_per_learner=config.steps_per_learner,
         )
         .debugging(seed=config.seed)
     )
