@@ -114,8 +114,10 @@ def test_a_run_on_a_two_node_cluster_runs_on_both_resumes_and_is_evaluated_and_b
     assert capsys.readouterr().out.startswith(f"Run: {run} (--checkpoint); game Invers(")
     report = tmp_path / "benchmark"
     assert benchmark.main(["--agent", f"invers={run}", "--quick", "--out", str(report), "--no-progress"]) == 0
-    tasks = json.loads((report / "benchmark.json").read_text())["tasks"]
-    assert tasks and all(task["env"] == "invers" for task in tasks)
+    results = json.loads((report / "benchmark.json").read_text())
+    envs = {task["task"]: task["env"] for task in results["tasks"]}
+    played = results["aggregates"]["tasks"]
+    assert played and {envs[task] for task in played} == {"invers"}  # the run's env alone, each of its tasks
 
     # Whole games with the trained policy in both seats: an illegal choice would raise.
     module = make_agent("invers", str(run), make_game("invers")).module

@@ -87,7 +87,7 @@ def test_train_rllib_with_an_env_trains_that_env_s_rllib_config(tmp_path):
         ({"envs_per_worker": 0}, "envs_per_worker must be an integer > 0, got 0"),
         ({"cpus_per_worker": -1}, "cpus_per_worker must be a number >= 0, got -1"),
         ({"gpus_per_learner": "one"}, "gpus_per_learner must be a number >= 0, got 'one'"),
-        ({"cpus_per_learner": 0}, "cpus_per_learner must be a number > 0, got 0"),
+        ({"cpus_per_learner": -0.5}, "cpus_per_learner must be a number >= 0, got -0.5"),
         ({"learners": -1}, "learners must be an integer >= 0, got -1"),
     ],
 )

@@ -71,7 +71,7 @@ class RLlibConfig(RunConfig):
     gpus_per_worker: float = setting(0.0, number(minimum=0))  #: GPUs Ray reserves for each env runner
     #: learner actors (RLlib's num_learners); 0: one learner inside the driver
     learners: int = setting(0, integer(0))
-    cpus_per_learner: float = setting(1.0, number(above=0))  #: CPUs of each learner actor (learners > 0)
+    cpus_per_learner: float = setting(1.0, number(minimum=0))  #: CPUs Ray reserves for each learner actor
     #: GPUs of each learner (with learners: 0, the driver's learner takes them on the driver's machine)
     gpus_per_learner: float = setting(0.0, number(minimum=0))
     #: env steps per iteration, the moves of every seat (the train batch; split evenly among the learners)
