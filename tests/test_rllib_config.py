@@ -55,3 +55,42 @@ def test_train_rllib_with_an_env_trains_that_env_s_rllib_config(tmp_path):
     config, run_dir, checkpoint = resolve(RLlib, args)
     assert (config.env, config.iterations, config.rollout_steps, checkpoint) == ("roll_five", 3, 4096, None)
     assert run_dir == tmp_path / "run" and not run_dir.exists()  # resolving writes nothing
+
+
+@pytest.mark.parametrize(
+    "values, named",
+    [
+        (
+            {"rollout_steps": 3, "workers": 2},
+            "rollout_steps (3) must be at least 4: 2 seats x 2 envs sampling (2 env runners x 1 envs_per_worker)",
+        ),
+        (
+            {
+                "env": "lost_dice",
+                "rollout_steps": 16,
+                "ppo": {"batch_size": 8},
+                "workers": 0,
+                "envs_per_worker": 8,
+                "env_kwargs": {"num_players": 4},
+            },
+            "rollout_steps (16) must be at least 32: 4 seats x 8 envs sampling (1 env runners x 8 envs_per_worker)",
+        ),
+        (
+            {"rollout_steps": 70, "learners": 4, "ppo": {"batch_size": 8}},
+            "rollout_steps (70) must be a multiple of learners (4)",
+        ),
+        (
+            {"rollout_steps": 256, "learners": 2, "ppo": {"batch_size": 200}},
+            "ppo.batch_size (200) must be at most a learner's share of rollout_steps (128)",
+        ),
+        ({"rollout_steps": 32}, "ppo.batch_size (64) must be at most a learner's share of rollout_steps (32)"),
+        ({"envs_per_worker": 0}, "envs_per_worker must be an integer > 0, got 0"),
+        ({"cpus_per_worker": -1}, "cpus_per_worker must be a number >= 0, got -1"),
+        ({"gpus_per_learner": "one"}, "gpus_per_learner must be a number >= 0, got 'one'"),
+        ({"cpus_per_learner": -0.5}, "cpus_per_learner must be a number >= 0, got -0.5"),
+        ({"learners": -1}, "learners must be an integer >= 0, got -1"),
+    ],
+)
+def test_a_value_rllib_would_fail_on_mid_run_is_refused_before_anything_runs(values, named):
+    with pytest.raises(ConfigError, match=re.escape(f"config: {named}")):
+        config_from_dict(RLlibConfig, {"env": "invers", **values})

@@ -1,9 +1,12 @@
 """Ray RLlib's PPO on any env of the collection: one shared masked policy plays every seat.
 
-For users who outgrow one machine: start a cluster with ``ray start --head`` on one
-machine and ``ray start --address HEAD_IP:6379`` on the others, then train with
-``address: auto`` (``--address auto``). Without an address a local Ray is started with
-``workers`` env runners. Each env step is one move of the agent to act, so "env steps"
+For users who outgrow one machine: start a cluster (``docs/guides/integrations.md``:
+``ray start --head`` on one machine and ``ray start --address HEAD_IP:6379`` on the
+others, every node with the head's auth token), then train with ``--address auto`` (or
+``RAY_ADDRESS`` set). Without either, a local Ray of the run's own is started
+(:mod:`training.pipelines.rllib.cluster`). A cluster that cannot hold the run's env
+runners and learners is refused in one line before anything runs, as is a config RLlib
+would fail on mid-run. Each env step is one move of the agent to act, so "env steps"
 count every move of every seat. A checkpoint is ``rllib_checkpoint.zip``, RLlib's own
 checkpoint folder zipped into one file, so that the run framework commits it with the
 rest of the run and ``--resume`` restores it.
@@ -22,6 +25,7 @@ from agents.run_folder import RLLIB_CHECKPOINT_FILE
 from training.framework.checkpoint import Checkpoint
 from training.framework.run import Override, Pipeline
 from training.framework.schema import ConfigError
+from training.pipelines.rllib.cluster import alive_nodes, check_resources, cluster_facts, start_ray
 from training.pipelines.rllib.config import ACTIVATIONS, RLlibConfig
 
 #: Seconds an iteration waits for the env runners' samples; RLlib's default (60 s) drops
@@ -50,18 +54,22 @@ def build_config(config: RLlibConfig):
     ppo = config.ppo
     hidden = list(config.policy_kwargs.get("net_arch", [64, 64]))
     activation = ACTIVATIONS[config.policy_kwargs.get("activation_fn", "tanh")]  # sb3's default activation is tanh
-    batch = config.rollout_steps
     env_config = {**config.env_kwargs, **({"reward_mode": config.reward_mode} if config.reward_mode else {})}
     return (
         PPOConfig()
         .environment(rllib_env_name(config.env), env_config=env_config)
         .env_runners(
             num_env_runners=config.workers,
-            num_envs_per_env_runner=1,
-            num_cpus_per_env_runner=1,
+            num_envs_per_env_runner=config.envs_per_worker,
+            num_cpus_per_env_runner=config.cpus_per_worker,
+            num_gpus_per_env_runner=config.gpus_per_worker,
             sample_timeout_s=SAMPLE_TIMEOUT_S,
         )
-        .learners(num_learners=0)  # the learner runs in the driver
+        .learners(
+            num_learners=config.learners,
+            num_cpus_per_learner=config.cpus_per_learner,
+            num_gpus_per_learner=config.gpus_per_learner,
+        )
         .multi_agent(policies={SHARED_POLICY}, policy_mapping_fn=shared_policy)
         .rl_module(
             rl_module_spec=MultiRLModuleSpec(
@@ -84,8 +92,8 @@ def build_config(config: RLlibConfig):
             entropy_coeff=ppo.get("ent_coef", 0.0),
             clip_param=ppo.get("clip_range", 0.2),
             num_epochs=ppo.get("n_epochs", 10),
-            minibatch_size=min(ppo.get("batch_size", 64), batch),
-            train_batch_size_per_learner=batch,
+            minibatch_size=config.minibatch_size,
+            train_batch_size_per_learner=config.steps_per_learner,
         )
         .debugging(seed=config.seed)
     )
@@ -114,24 +122,41 @@ class RLlib(Pipeline):
             )
 
     def __init__(self, config: RLlibConfig, run_dir: Path, checkpoint: Checkpoint | None):
-        import ray  # noqa: PLC0415 (Ray is an optional extra: pip install -e ".[rllib]")
-
         super().__init__(config, run_dir, checkpoint)
-        if config.address:
-            ray.init(address=config.address)
-        else:
-            ray.init(num_cpus=config.workers + 1, include_dashboard=False)
-        self.algo = build_config(config).build_algo()
-        self.iterations = 0
-        if checkpoint is not None:
-            with tempfile.TemporaryDirectory() as folder:
-                with zipfile.ZipFile(checkpoint.files[RLLIB_CHECKPOINT_FILE]) as archive:
-                    archive.extractall(folder)
-                try:
-                    self.algo.restore_from_path(folder)
-                except Exception as error:  # Ray raises many types for a foreign or damaged checkpoint
-                    raise checkpoint.unusable(RLLIB_CHECKPOINT_FILE, error) from None
-            self.iterations = checkpoint.done
+        algo_config = build_config(config)
+        try:
+            algo_config.validate()
+        except ValueError as error:  # RLlib's own refusals of a config, before Ray starts
+            raise ConfigError(f"RLlib refuses the config: {error}") from None
+        where = start_ray(config)
+        self.algo = None
+        try:
+            nodes = alive_nodes()
+            check_resources(config, where, nodes)
+            self.algo = algo_config.build_algo()
+            self.cluster = cluster_facts(where, nodes, self._env_runner_nodes())
+            self.iterations = 0
+            if checkpoint is not None:
+                self._restore(checkpoint)
+        except BaseException:
+            self.close()
+            raise
+
+    def _env_runner_nodes(self) -> list[str]:
+        """The node id of each env runner (the driver's own first, where RLlib keeps one)."""
+        import ray  # noqa: PLC0415 (Ray: started already)
+
+        return self.algo.env_runner_group.foreach_env_runner(lambda runner: ray.get_runtime_context().get_node_id())
+
+    def _restore(self, checkpoint: Checkpoint) -> None:
+        with tempfile.TemporaryDirectory() as folder:
+            with zipfile.ZipFile(checkpoint.files[RLLIB_CHECKPOINT_FILE]) as archive:
+                archive.extractall(folder)
+            try:
+                self.algo.restore_from_path(folder)
+            except Exception as error:  # Ray raises many types for a foreign or damaged checkpoint
+                raise checkpoint.unusable(RLLIB_CHECKPOINT_FILE, error) from None
+        self.iterations = checkpoint.done
 
     @property
     def done(self) -> int:
@@ -157,8 +182,12 @@ class RLlib(Pipeline):
             archive = shutil.make_archive(str(Path(folder).with_suffix("")) + "-zip", "zip", folder)
             shutil.move(archive, filename)
 
+    def metadata(self) -> dict:
+        return {"ray": self.cluster}
+
     def close(self) -> None:
         import ray  # noqa: PLC0415 (Ray is an optional extra, loaded by __init__ already)
 
-        self.algo.stop()
+        if self.algo is not None:
+            self.algo.stop()
         ray.shutdown()
