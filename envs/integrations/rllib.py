@@ -8,6 +8,13 @@ as ``float32`` (the module takes its logarithm), and lists the agents in seat or
 (RLlib's wrapper takes them from a set). Turn order, rewards and episode ends
 are RLlib's ``PettingZooEnv``: each ``step`` is one move of the agent to act.
 
+    from envs.integrations.rllib import RLlibEnv
+    config = PPOConfig().environment(RLlibEnv, env_config={"env": "invers", "max_plies": 200})
+
+or by name, registered with Ray Tune (after ``ray.init``, and once per job: Tune keys its
+registry by the process's first job, so a second run in the same process would not find
+the name; the class has no such catch, and ``training/train_rllib.py`` uses it):
+
     from envs.integrations.rllib import register_envs
     register_envs()                      # names "tabletop/<env>", e.g. "tabletop/invers"
     config = PPOConfig().environment("tabletop/invers", env_config={"max_plies": 200})
@@ -66,11 +73,20 @@ def rllib_env_name(env: str) -> str:
     return f"{PETTINGZOO_NAMESPACE}/{env}"
 
 
-def make_rllib_env(env_config: dict[str, Any]) -> RLlibAECEnv:
-    """``env_config``: ``{"env": name, **options}``; the options go to the env module's ``env()``."""
-    options = dict(env_config)
-    module = get_entry(options.pop("env")).load_module()
-    return RLlibAECEnv(module.env(**options))
+class RLlibEnv(RLlibAECEnv):
+    """The env built from RLlib's ``env_config``, ``{"env": name, **options}`` (the options go to
+    the env module's ``env()``): a class RLlib can be handed as the env itself, with no name
+    registered with Ray Tune."""
+
+    def __init__(self, env_config: dict[str, Any]):
+        options = dict(env_config)
+        module = get_entry(options.pop("env")).load_module()
+        super().__init__(module.env(**options))
+
+
+def make_rllib_env(env_config: dict[str, Any]) -> RLlibEnv:
+    """The creator :func:`register_envs` registers: ``env_config`` as :class:`RLlibEnv` takes it."""
+    return RLlibEnv(env_config)
 
 
 def register_envs() -> None:

@@ -48,16 +48,22 @@ def build_config(config: RLlibConfig):
         ActionMaskingTorchRLModule,
     )
 
-    from envs.integrations.rllib import register_envs, rllib_env_name  # noqa: PLC0415 (imports Ray, as above)
+    from envs.integrations.rllib import RLlibEnv  # noqa: PLC0415 (imports Ray, as above)
 
-    register_envs()
     ppo = config.ppo
     hidden = list(config.policy_kwargs.get("net_arch", [64, 64]))
     activation = ACTIVATIONS[config.policy_kwargs.get("activation_fn", "tanh")]  # sb3's default activation is tanh
-    env_config = {**config.env_kwargs, **({"reward_mode": config.reward_mode} if config.reward_mode else {})}
+    # The env's creator itself, not a name registered with Ray Tune: Tune's registry keys its
+    # entries by the first job of the process, so a second run in one process (a resume, a
+    # sweep) would find no env on its env runners.
+    env_config = {
+        "env": config.env,
+        **config.env_kwargs,
+        **({"reward_mode": config.reward_mode} if config.reward_mode else {}),
+    }
     return (
         PPOConfig()
-        .environment(rllib_env_name(config.env), env_config=env_config)
+        .environment(RLlibEnv, env_config=env_config)
         .env_runners(
             num_env_runners=config.workers,
             num_envs_per_env_runner=config.envs_per_worker,
