@@ -2,7 +2,8 @@
 #   make train            train MaskablePPO on $(ENV) with configs/$(ENV).yaml, then evaluate it against the bots;
 #                         ARGS passes options to training/train.py, e.g. make train ENV=invers ARGS="--timesteps 20000"
 #                         (a short run: its warm start shrinks in proportion; see python training/train.py --help)
-#   make test             run the test suite (the command CI runs)
+#   make test             install the test extras (dev, and the libraries the integrations are tested with: Ray RLlib,
+#                         Tianshou, TorchRL) and run the test suite (the command CI runs)
 #   make lint             ruff's lint and format check, as configured in pyproject.toml (CI runs it after make test)
 #   make wheel-check      build the wheel, install it in a clean venv and use it from another directory (CI runs it after make test)
 #   make bench            random-play steps/s of every env (ARGS="--steps 2000" for a quick look)
@@ -41,7 +42,12 @@ $(VENV)/.installed: pyproject.toml setup.py
 train: $(VENV)/.installed
 	$(PYTHON) training/train.py --env $(ENV) $(ARGS)
 
-test: $(VENV)/.installed
+# The integrations' libraries, so that their tests run rather than skip; Ray pins its own gymnasium.
+$(VENV)/.installed-test: $(VENV)/.installed
+	$(PYTHON) -m pip install --quiet -e ".[test]"
+	touch $@
+
+test: $(VENV)/.installed-test
 	$(PYTHON) -m pytest
 
 lint: $(VENV)/.installed
