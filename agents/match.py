@@ -20,6 +20,22 @@ from envs.batched import streams as random_streams
 from envs.core import Game, GameState
 from envs.registry import get_entry
 
+OUTCOMES = {1: "You win.", 0: "A draw.", -1: "You lose."}
+CUT_OFF = "the game reached its length limit, where the scores do not count"
+
+
+def outcome_words(state: GameState, seat: int | None) -> str:
+    """How a finished game of several players ended, in words: for ``seat``'s player ("You
+    win."), or for a spectator (None: "Won by P0."). A game cut off by a length limit says
+    so, for its scores alone would seem to name a winner."""
+    returns = state.returns()
+    if seat is not None:
+        words = OUTCOMES[int(np.sign(returns[seat]))]
+    else:
+        winners = [f"P{p}" for p in np.flatnonzero(returns > 0)]
+        words = f"Won by {', '.join(winners)}." if winners else "A draw."
+    return f"{words[:-1]}: {CUT_OFF}." if state.is_truncated() else words
+
 
 def start_game(game: Game, seats: Sequence[Agent | None], seed: int) -> tuple[GameState, np.random.Generator]:
     """The first state of game ``seed`` with every agent of ``seats`` reset for it, and the

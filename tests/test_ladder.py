@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -113,3 +114,18 @@ def test_a_ladder_never_replaces_an_earlier_one_unless_asked(tmp_path, monkeypat
         "already holds files" in capsys.readouterr().err and (tmp_path / "ladder.md").read_text() == "an earlier ladder"
     )
     assert ladder.main([*argv, "--overwrite"]) == 0
+
+
+def test_a_ladder_without_out_goes_to_a_new_dated_folder_beside_the_committed_one(tmp_path, monkeypatch):
+    """The README's ladder command in a fresh clone, where results/invers/ladder/ is committed."""
+    committed = tmp_path / "results" / "invers" / "ladder"
+    committed.mkdir(parents=True)
+    (committed / "ladder.md").write_text("the committed ladder")
+    monkeypatch.chdir(tmp_path)
+    outs = []
+    monkeypatch.setattr(ladder, "run_ladder", lambda env, agents, games, seed, out, *a, **k: outs.append(out) or "report")
+    argv = ["--env", "invers", "--agents", "random", "greedy", "--games", "2"]
+    assert ladder.main(argv) == 0
+    (out,) = outs
+    assert out.parent == Path("results/invers") and out.name.startswith("ladder-")
+    assert (committed / "ladder.md").read_text() == "the committed ladder"

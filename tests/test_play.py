@@ -166,3 +166,13 @@ def test_a_solitaire_game_ends_with_the_final_score(monkeypatch):
     assert said[-1] == f"Game over: your final score is {final.scores()[0]:g}."
     boards = [i for i, line in enumerate(said) if not line.startswith("You play")]
     assert all(b + 1 not in boards for b in boards[:-2])  # alone, the board is drawn once per move, not twice
+
+
+def test_a_game_cut_off_by_max_plies_says_so_rather_than_seeming_won_on_points():
+    state = Invers(max_plies=6).new_initial_state(np.random.default_rng(0))
+    rng = np.random.default_rng(1)
+    while not state.is_terminal():
+        (player,) = state.acting_players()
+        state.apply(player, int(rng.choice(np.flatnonzero(state.legal_mask(player)))))
+    assert state.is_truncated()
+    assert play.final_words(state, 0) == "A draw: the game reached its length limit, where the scores do not count."

@@ -123,8 +123,13 @@ def test_a_watched_game_is_the_game_play_game_plays_from_the_same_seed(client):
         ),
         (
             {"env": "invers", "options": {"max_plies": "many"}, "seats": ["human", "random"]},
-            "option 'max_plies' of invers must be a int",
+            "option 'max_plies' of invers must be a whole number, got 'many'",
         ),
+        (
+            {"env": "invers", "options": {"max_plies": 1_000_000_000}, "seats": ["human", "random"]},
+            "option 'max_plies' of invers may be at most 4000 on the web page",
+        ),
+        ({}, 'the request names no game (its field "env")'),
         ({"env": "roll_five", "options": {"mode": "blitz"}, "seats": ["human", "random"]}, "mode must be one of"),
         (
             {"env": "roll_five", "options": {"num_players": 9}, "seats": ["human"] * 9},

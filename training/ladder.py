@@ -12,8 +12,9 @@ anchored at the first agent (0). Each agent's thinking time per move is measured
 the whole tournament (under whatever load the machine carries: compare agents within
 one ladder, not across machines).
 
-Written to ``--out`` (default ``./results/<env>/ladder/``, under the current directory:
-:mod:`training.framework.paths`): ``ladder.md`` (the rating table and every pairing),
+Written to ``--out`` (default a new dated ``./results/<env>/ladder-<date>-<time>/``, under the
+current directory, :mod:`training.framework.paths`, as ``evaluate.py``'s reports: never over a
+committed or earlier ladder): ``ladder.md`` (the rating table and every pairing),
 ``pairings.csv``, ``heatmap.png`` (score of each row agent against each column agent),
 ``ratings.png`` (ratings with their intervals) and ``timing.md`` (each agent's time per
 move, with the machine and its load: the one file that changes from run to run).
@@ -33,6 +34,7 @@ from training.evaluation.harness import DEFAULT_BATCH
 from training.evaluation.ladder import check_distinct, run_ladder
 from training.framework import paths
 from training.framework.config import check_agent_spec
+from training.framework.run_files import new_report_dir
 from training.framework.schema import ConfigError
 
 
@@ -60,7 +62,7 @@ def checked_arguments(args: argparse.Namespace) -> tuple[int, Path]:
         config_path = paths.config_path(args.env)
         config = yaml.safe_load(config_path.read_text()) if config_path.is_file() else {}
         plies = ((config or {}).get("evaluation") or {}).get("random_opening_plies", 0)
-    out = Path(args.out) if args.out else paths.results_root() / args.env / "ladder"
+    out = Path(args.out) if args.out else new_report_dir(paths.results_root() / args.env, "ladder-")
     if out.is_dir() and any(out.iterdir()) and not args.overwrite:
         raise ConfigError(f"{out} already holds files (an earlier ladder?); choose another --out or pass --overwrite")
     return plies, out
@@ -81,7 +83,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         metavar="PLIES",
         help="random opening plies (default: configs/<env>.yaml's)",
     )
-    parser.add_argument("--out", help="output directory (default ./results/<env>/ladder)")
+    parser.add_argument("--out", help="output directory (default: a new dated ./results/<env>/ladder-<date>-<time>)")
     parser.add_argument("--overwrite", action="store_true", help="allow --out to replace an earlier ladder")
     parser.add_argument(
         "--batch",

@@ -29,6 +29,7 @@ from collections.abc import Callable
 import numpy as np
 
 from agents.base import Agent
+from agents.match import outcome_words
 from envs.core import Game, GameState
 from envs.registry import ENVS, make_game
 from training.console import USER_ERRORS, fail
@@ -134,7 +135,7 @@ def final_words(state: GameState, seat: int) -> str:
     """The last line of a game: the final score in solitaire (nobody to beat), else the outcome."""
     if state.game.num_players == 1:
         return f"Game over: your final score is {state.scores()[seat]:g}."
-    return {1: "You win.", 0: "A draw.", -1: "You lose."}[int(np.sign(state.returns()[seat]))]
+    return outcome_words(state, seat)
 
 
 def game_and_opponent(env: str, opponent: str, seat: int, seed: int) -> tuple[Game, Agent]:

@@ -30,6 +30,11 @@ RUN_PREFIX = "run:"
 FILE_OPTIONS = frozenset({"dice_file"})
 #: The values of options that take one of a few words, for the page's menus.
 OPTION_CHOICES = {"mode": MODES, "variant": VARIANTS}
+#: An option's type as the page's error messages name it.
+TYPE_WORDS = {int: "a whole number", bool: "true or false", float: "a number", str: "a string"}
+#: A whole-number game option from the page (a game's length) is at most this many times its
+#: default: a session's game must end while the session is kept.
+MAX_OPTION_FACTOR = 10
 
 
 class Catalogue:
@@ -97,6 +102,8 @@ class Catalogue:
         ``num_players`` and the game's own options with values of their default's type;
         a file option only at its default (None).
         """
+        if env is None:
+            raise ConfigError(f'the request names no game (its field "env"); known games: {", ".join(sorted(ENVS))}')
         if env not in ENVS:
             raise ConfigError(f"unknown game {env!r}; known games: {', '.join(sorted(ENVS))}")
         if not isinstance(options, dict):
@@ -111,7 +118,12 @@ class Catalogue:
                 continue
             expected = int if name == "num_players" else type(defaults[name])
             if type(value) is not expected:
-                raise ConfigError(f"option {name!r} of {env} must be a {expected.__name__}, got {value!r}")
+                raise ConfigError(f"option {name!r} of {env} must be {TYPE_WORDS[expected]}, got {value!r}")
+            if expected is int and name != "num_players" and value > MAX_OPTION_FACTOR * defaults[name]:
+                raise ConfigError(
+                    f"option {name!r} of {env} may be at most {MAX_OPTION_FACTOR * defaults[name]} on the web page "
+                    f"({MAX_OPTION_FACTOR} times its default), got {value!r}"
+                )
 
     def game(self, env: str, options: Any):
         """The game ``env`` with browser ``options``, checked (:meth:`check_options`, then the game's own checks)."""

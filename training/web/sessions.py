@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
-from agents.match import start_game
+from agents.match import outcome_words, start_game
 from envs.core import Game, GameState
 from training.game_record import GameRecord
 from training.web.tables import table
@@ -93,14 +93,10 @@ def seat_view(
 
 def result_words(state: GameState, viewer: int | None) -> str:
     """The final line: the viewer's outcome (or score, solitaire), or the winners for a spectator."""
-    returns = state.returns()
     scores = " / ".join(f"P{p} {s:g}" for p, s in enumerate(state.scores()))
     if state.game.num_players == 1:
         return f"Game over: final score {state.scores()[0]:g}."
-    if viewer is not None:
-        return {1: "You win.", 0: "A draw.", -1: "You lose."}[int(np.sign(returns[viewer]))] + f" Scores: {scores}."
-    winners = [f"P{p}" for p in np.flatnonzero(returns > 0)]
-    return (f"Won by {', '.join(winners)}." if winners else "A draw.") + f" Scores: {scores}."
+    return f"{outcome_words(state, viewer)} Scores: {scores}."
 
 
 class GameSession:
