@@ -123,7 +123,9 @@ def test_a_ladder_without_out_goes_to_a_new_dated_folder_beside_the_committed_on
     (committed / "ladder.md").write_text("the committed ladder")
     monkeypatch.chdir(tmp_path)
     outs = []
-    monkeypatch.setattr(ladder, "run_ladder", lambda env, agents, games, seed, out, *a, **k: outs.append(out) or "report")
+    monkeypatch.setattr(
+        ladder, "run_ladder", lambda env, agents, games, seed, out, *a, **k: outs.append(out) or "report"
+    )
     argv = ["--env", "invers", "--agents", "random", "greedy", "--games", "2"]
     assert ladder.main(argv) == 0
     (out,) = outs
