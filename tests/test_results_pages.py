@@ -118,7 +118,7 @@ def test_pages_show_the_report_without_paths_of_another_machine(tmp_path):
     made, _ = results_pages.pages(results_tree(tmp_path))
     page = made["inverted_dice.md"]
     assert "/somewhere/else" not in page and "Run: checkpoints/inverted_dice/shipped" in page
-    assert page.startswith("# inverted_dice\n") and "\n## inverted_dice evaluation\n" in page
+    assert page.startswith("---\nhide: [toc]\n---\n\n# inverted_dice\n") and "\n## inverted_dice evaluation\n" in page
     assert "[results/leaderboard.md](leaderboard.md)" in made["index.md"]
 
 

@@ -301,7 +301,17 @@ def report_page(report: Report, item: Headline | None) -> str:
     body = ABSOLUTE_RUN.sub("", report.text)
     body = re.sub(r"^(#+) ", r"#\1 ", body, flags=re.M)  # the page's title is the report's name
     title = report.page_name.removesuffix(".md").replace("-", " / ")
-    lines = [f"# {title}", "", GENERATED.format(source=f"`{report.source.as_posix()}`"), ""]
+    # No table of contents beside a report: its tables need the page's whole width.
+    lines = [
+        "---",
+        "hide: [toc]",
+        "---",
+        "",
+        f"# {title}",
+        "",
+        GENERATED.format(source=f"`{report.source.as_posix()}`"),
+        "",
+    ]
     if item:  # between snippet markers, so that an env page can show it: --8<-- "docs/reports/<page>:headline"
         lines += [
             "<!-- --8<-- [start:headline] -->",
