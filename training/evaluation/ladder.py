@@ -226,7 +226,8 @@ def _plot(out: Path, ratings: Ratings, matrix: np.ndarray) -> None:
 
     order = np.argsort(-ratings.elo)
     labels = [ratings.agents[i] for i in order]
-    fig, ax = plt.subplots(figsize=(1.0 + 0.8 * len(labels), 0.8 + 0.7 * len(labels)))
+    # Room for the labels and the title even with two agents; cells grow with the ladder.
+    fig, ax = plt.subplots(figsize=(max(5.5, 2.5 + 0.9 * len(labels)), max(4.5, 2.0 + 0.8 * len(labels))))
     shown = matrix[np.ix_(order, order)]
     image = ax.imshow(shown, cmap="RdYlGn", vmin=0, vmax=1)
     for i in range(len(labels)):
@@ -236,10 +237,10 @@ def _plot(out: Path, ratings: Ratings, matrix: np.ndarray) -> None:
     ax.set_xticks(range(len(labels)), labels, rotation=45, ha="right")
     ax.set_yticks(range(len(labels)), labels)
     ax.set_xlabel("opponent")
-    ax.set_title("score of the row agent against the column agent")
+    ax.set_title("score of the row agent\nagainst the column agent", fontsize=10)
     fig.colorbar(image, ax=ax, shrink=0.8)
     fig.tight_layout()
-    fig.savefig(out / "heatmap.png", dpi=100)
+    fig.savefig(out / "heatmap.png", dpi=120)
     plt.close(fig)
 
     fig, ax = plt.subplots(figsize=(7, 0.8 + 0.45 * len(labels)))
