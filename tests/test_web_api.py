@@ -8,6 +8,7 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from agents.match import play_game
@@ -65,6 +66,8 @@ def test_a_whole_game_of_every_env_through_the_api_and_its_record_replays(client
     view = play_out(client, new_game(client, env, {"num_players": len(seats), **options}, seats))
     assert view["over"] and view["result"] and view["legal"] == []
     assert len(view["returns"]) == len(seats)
+    outcome = "over" if len(seats) == 1 else {1: "win", 0: "draw", -1: "loss"}[int(np.sign(view["returns"][0]))]
+    assert view["outcome"] == outcome  # the person's seat, 0: the page colours the result by it
     text = client.get(f"/api/sessions/{view['id']}/record").text
     record, states = game_record.parse(text)
     assert states[-1].is_terminal() and states[-1].scores().tolist() == view["scores"]
@@ -261,3 +264,9 @@ def test_shipped_networks_and_run_folders_play_from_the_page():
             },
         )
         assert response.status_code == 400 and "\n" not in response.json()["error"]
+
+
+def test_the_favicon_is_served_where_browsers_ask_for_it(client):
+    response = client.get("/favicon.ico")
+    assert response.status_code == 200 and response.headers["content-type"].startswith("image/svg+xml")
+    assert "/static/favicon.svg" in client.get("/").text

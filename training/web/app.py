@@ -114,6 +114,9 @@ def create_app(checkpoints: str | Path = "checkpoints", max_sessions: int = 64, 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html")
 
+    async def favicon(request: Request) -> Response:
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
+
     async def games(request: Request) -> Response:
         return JSONResponse({"games": catalogue.games()})
 
@@ -191,6 +194,7 @@ def create_app(checkpoints: str | Path = "checkpoints", max_sessions: int = 64, 
 
     routes = [
         Route("/", index),
+        Route("/favicon.ico", favicon),  # asked for by browsers whatever the page links
         Route("/api/games", answering(games)),
         Route("/api/sessions", answering(create), methods=["POST"]),
         Route("/api/sessions/{id}", answering(show), methods=["GET"]),

@@ -88,7 +88,16 @@ def seat_view(
     if over:
         view["returns"] = state.returns().tolist()
         view["result"] = result_words(state, viewer)
+        view["outcome"] = outcome_kind(state, viewer)
     return view
+
+
+def outcome_kind(state: GameState, viewer: int | None) -> str:
+    """ "win", "draw" or "loss" for the viewer's seat of a game of several players, which the
+    page colours its result by; "over" for a spectator or a solitaire game."""
+    if viewer is None or state.game.num_players == 1:
+        return "over"
+    return {1: "win", 0: "draw", -1: "loss"}[int(np.sign(state.returns()[viewer]))]
 
 
 def result_words(state: GameState, viewer: int | None) -> str:

@@ -231,6 +231,7 @@ function draw(view) {
   $("legal-box").hidden = !mine;
   $("result").hidden = !view.over;
   $("result").textContent = view.over ? view.result : "";
+  $("result").dataset.outcome = view.over ? view.outcome : "";
   $("after").hidden = !(view.over && current.kind !== "replay");
   if (view.over && current.kind !== "replay") $("download").href = `/api/sessions/${current.id}/record`;
   if (current.kind === "replay") {
