@@ -13,10 +13,12 @@ import pytest
 
 from agents.match import play_game
 from agents.registry import make_agent
+from envs.games.six_hundred import SixHundred, lock_action
 from envs.registry import ENVS, make_game
 from training import game_record, serve
 from training.web import catalogue
 from training.web.app import create_app
+from training.web.tables import sheet_game
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # Starlette's note that its TestClient will move to httpx2
@@ -270,3 +272,12 @@ def test_the_favicon_is_served_where_browsers_ask_for_it(client):
     response = client.get("/favicon.ico")
     assert response.status_code == 200 and response.headers["content-type"].startswith("image/svg+xml")
     assert "/static/favicon.svg" in client.get("/").text
+
+
+def test_six_hundreds_locked_dice_are_explained_beside_them():
+    state = SixHundred().new_initial_state(np.random.default_rng(0))
+    (dice,) = [part for part in sheet_game(state, 0) if part["type"] == "dice"]
+    assert dice["locked"] == 0 and dice["note"] == ""
+    state.apply(0, lock_action((0, 1)))
+    (dice,) = [part for part in sheet_game(state, 0) if part["type"] == "dice"]
+    assert dice["locked"] == 2 and "locked" in dice["note"]

@@ -32,7 +32,15 @@ def sheet_game(state: GameState, viewer: int | None) -> list[Part]:
     picture = state.sheet_picture()
     return [
         {"type": "status", "text": picture["status"]},
-        {"type": "dice", "faces": list(picture["dice"]), "locked": picture["num_locked"], "count": picture["num_dice"]},
+        {
+            "type": "dice",
+            "faces": list(picture["dice"]),
+            "locked": picture["num_locked"],
+            "count": picture["num_dice"],
+            "note": "shaded dice are locked: set aside, they stay for the rest of the turn"
+            if picture["num_locked"]
+            else "",
+        },
         {
             "type": "sheet",
             "players": picture["players"],
