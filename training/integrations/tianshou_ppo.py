@@ -35,7 +35,6 @@ import csv
 import json
 import logging
 import sys
-import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -51,7 +50,6 @@ from tianshou.data import Collector, VectorReplayBuffer, to_torch_as
 from tianshou.env import DummyVectorEnv
 from tianshou.utils.torch_utils import policy_within_training_step
 
-from agents.base import RandomAgent
 from agents.run_folder import CONFIG_FILE, METADATA_FILE, RETURN_CURVE_FILE, TIANSHOU_POLICY_FILE
 from agents.tianshou import ALGORITHM, TianshouAgent
 from agents.tianshou_policy import build_networks, masked_policy, save_policy
@@ -59,7 +57,7 @@ from envs.aec import resolve_reward_mode
 from envs.core import Game
 from envs.integrations.tianshou import FINAL, make_tianshou_env
 from envs.registry import ENVS, make_game
-from training.integrations.returns import mean_return
+from training.integrations.returns import ReturnCurve
 
 
 @dataclass
@@ -170,29 +168,17 @@ def train(settings: Settings, run_dir: Path | None = None, out=sys.stdout) -> li
     envs.seed(settings.seed)
     collector = Collector(algorithm, envs, VectorReplayBuffer(20_000, len(envs)))
     collector.reset()
-    random_return = mean_return(game, RandomAgent(game), settings.eval_games, reward_mode)
-    curve, steps, start = [], 0, time.perf_counter()
-
-    def record(epoch: int) -> None:
-        trained = mean_return(game, TianshouAgent(game, actor.eval()), settings.eval_games, reward_mode)
-        curve.append({"epoch": epoch, "env_steps": steps, "return": trained, "random_return": random_return})
-        print(
-            f"epoch {epoch:3d}  env steps {steps:7d}  mean return {trained:8.3f}  (random {random_return:.3f}, "
-            f"{settings.eval_games} games)  {time.perf_counter() - start:6.1f} s",
-            file=out,
-            flush=True,
-        )
-
-    record(0)
+    curve, steps = ReturnCurve(game, settings.eval_games, reward_mode, "epoch", out), 0
+    curve.record(0, steps, TianshouAgent(game, actor.eval()))
     for epoch in range(1, settings.epochs + 1):
         with policy_within_training_step(algorithm.policy):
             steps += collector.collect(n_episode=settings.episodes_per_epoch).n_collected_steps
             algorithm.update(buffer=collector.buffer, batch_size=settings.batch_size, repeat=settings.repeat)
         collector.reset_buffer(keep_statistics=True)
-        record(epoch)
+        curve.record(epoch, steps, TianshouAgent(game, actor.eval()))
     if run_dir is not None:
-        write_run(run_dir, settings, actor, critic, game, curve)
-    return curve
+        write_run(run_dir, settings, actor, critic, game, curve.points)
+    return curve.points
 
 
 def write_run(run_dir: Path, settings: Settings, actor, critic, game: Game, curve: list[dict]) -> None:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 
 import numpy as np
 import torch
@@ -33,9 +32,9 @@ from torchrl.modules import MLP, MaskedCategorical, ProbabilisticActor
 from torchrl.objectives import ClipPPOLoss
 from torchrl.objectives.value import GAE
 
-from agents.base import Agent, RandomAgent
+from agents.base import Agent
 from envs.registry import ENVS, get_entry, make_game
-from training.integrations.returns import mean_return
+from training.integrations.returns import ReturnCurve
 
 GROUP = "player_0"  #: the solitaire player's group in TorchRL's PettingZoo wrapper
 OBSERVATION = (GROUP, "observation", "observation")
@@ -123,20 +122,8 @@ def train(
         total_frames=frames_per_batch * iterations,
         auto_register_policy_transforms=False,  # the policy keeps no state between steps
     )
-    random_return = mean_return(game, RandomAgent(game), eval_games, "score")
-    curve, start = [], time.perf_counter()
-
-    def record(iteration: int, frames: int) -> None:
-        trained = mean_return(game, GreedyLogitsAgent(game, actor_net), eval_games, "score")
-        curve.append({"iteration": iteration, "env_steps": frames, "return": trained, "random_return": random_return})
-        print(
-            f"iteration {iteration:3d}  env steps {frames:7d}  mean score {trained:8.3f}  "
-            f"(random {random_return:.3f}, {eval_games} games)  {time.perf_counter() - start:6.1f} s",
-            file=out,
-            flush=True,
-        )
-
-    record(0, 0)
+    curve = ReturnCurve(game, eval_games, "score", "iteration", out)
+    curve.record(0, 0, GreedyLogitsAgent(game, actor_net))
     for iteration, data in enumerate(collector, start=1):
         with torch.no_grad():
             advantage(data)
@@ -150,9 +137,9 @@ def train(
                 torch.nn.utils.clip_grad_norm_(loss.parameters(), 0.5)
                 optimizer.step()
         collector.update_policy_weights_()
-        record(iteration, iteration * frames_per_batch)
+        curve.record(iteration, iteration * frames_per_batch, GreedyLogitsAgent(game, actor_net))
     collector.shutdown()
-    return curve
+    return curve.points
 
 
 def main(argv: list[str] | None = None) -> int:
