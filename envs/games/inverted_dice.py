@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from envs.games.chance import DICE_ROLLS
 from envs.games.dice_math import keep_tables
 from envs.games.dice_rounds import DiceRoundsGame, DiceRoundsState
 
@@ -301,7 +302,8 @@ class InvertedDiceState(DiceRoundsState):
 
     # -- chance ------------------------------------------------------------------------
     def _start_turn(self) -> None:
-        self._set_dice(self._tape_row())
+        if self._draws_chance(DICE_ROLLS[NUM_DICE], "_set_dice"):
+            self._set_dice(self._tape_row())
 
     def _set_dice(self, dice) -> None:
         self._dice = tuple(sorted(dice))
@@ -312,7 +314,12 @@ class InvertedDiceState(DiceRoundsState):
 
     def _reroll(self, action: int) -> None:
         self._roll += 1
-        fresh = iter(self._tape_row())
+        if self._draws_chance(DICE_ROLLS[len(_REROLL_POSITIONS[action])], "_rerolled", action):
+            self._rerolled(self._tape_row(), action)
+
+    def _rerolled(self, values, action: int) -> None:
+        """The dice rerolled by ``action`` show ``values`` (in order, from the lowest die)."""
+        fresh = iter(values)
         dice = list(self._dice)
         for p in _REROLL_POSITIONS[action]:
             dice[p] = next(fresh)
