@@ -108,6 +108,11 @@ class Game(abc.ABC):
     #: is marked ``is_parallelizable``.
     simultaneous: ClassVar[bool] = False
 
+    #: True when a player cannot see part of the position (Roll Five's cards and rolls):
+    #: ``observe`` and ``render_for`` then hide it. The OpenSpiel adapter reads it to declare
+    #: perfect or imperfect information.
+    hidden_information: ClassVar[bool] = False
+
     num_actions: int
     observation_shape: tuple[int, ...]
     #: How many distinct chance outcome ids the game has (OpenSpiel's

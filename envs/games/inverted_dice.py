@@ -286,6 +286,7 @@ class InvertedDiceState(DiceRoundsState):
         self._scored = [0] * n  # bit b-1: box b holds a scored (not crossed-out) result
         self._crossed = [0] * n
         self._bonuses = [[False] * len(SECTIONS) for _ in range(n)]
+        self._dice, self._inverted_sum = (), 0  # before the first roll (a pending chance event)
         self._start_turn()
 
     def _write_sheet(self, player: int, closed: int, scored: int) -> None:

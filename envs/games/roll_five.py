@@ -246,6 +246,7 @@ class RollFive(Game):
     default_players = 2
     render_modes = ("ansi", "human", "rgb_array")
     simultaneous = True
+    hidden_information = True
 
     def __init__(self, num_players: int | None = None, mode: str = "casual"):
         super().__init__(num_players)

@@ -303,6 +303,7 @@ class SixHundredState(DiceRoundsState):
         self._public_blocks = [None] * n
         for p in range(n):
             self._refresh_blocks(p)
+        self._free = ()  # before the first roll (a pending chance event)
         self._start_turn()
 
     def _write_sheet(self, player: int, sheet: list[int | None]) -> None:
