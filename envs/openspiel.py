@@ -17,9 +17,9 @@ game declares and never names a game:
 * **Rewards** are terminal: ``returns()`` is what a PettingZoo episode's rewards add up
   to under the ``reward_mode`` parameter (``"score"``, ``"win"`` or ``"margin"``; empty for
   the env's default: the score solo, the win otherwise).
-* **Parameters**: ``players`` and every option of the game (``game.options()``). An option
-  whose default is None is a string parameter, empty for that default (a number
-  written as digits is read as an int).
+* **Parameters**: ``players`` and every option of the game (``game.options()``), with the
+  defaults of the game's signature. An option whose default is None (the rules decide:
+  ``rolls_per_player``, ``dice_file``) takes 0 or the empty string for that default.
 * **Observations** (:class:`Observer`): the observation tensor is the core's
   ``observe(player)`` and its string ``render_for(player)``, which show only what that
   player may see. The information state of a perfect-information game is the history
@@ -30,6 +30,8 @@ game declares and never names a game:
 
 from __future__ import annotations
 
+import inspect
+import typing
 from typing import Any
 
 import numpy as np
@@ -42,25 +44,35 @@ from envs.registry import ENVS
 PREFIX = "python_tabletop_"
 
 
+#: The parameter value standing for an option's None (the rules' default), by the option's type.
+_UNSET = {int: 0, str: ""}
+
+
 def _parameter_defaults(game: Game) -> dict[str, Any]:
-    """OpenSpiel's parameter specification: ``players``, ``reward_mode`` and the game's options."""
+    """OpenSpiel's parameter specification: ``players``, ``reward_mode`` and the game's options,
+    each with its default in the game's signature; a None default becomes the unset value
+    (:data:`_UNSET`) of the option's first annotated type, so the parameter keeps a type."""
+    init = type(game).__init__
+    signature, hints = inspect.signature(init).parameters, typing.get_type_hints(init)
     defaults: dict[str, Any] = {"players": game.num_players, "reward_mode": ""}
-    for key, value in game.options().items():
+    for key in game.options():
         if key != "num_players":
-            defaults[key] = "" if value is None else value
+            value = signature[key].default
+            if value is None:
+                value = _UNSET[next(t for t in typing.get_args(hints[key]) if t in _UNSET)]
+            defaults[key] = value
     return defaults
 
 
-def _game_options(params: dict[str, Any], defaults: dict[str, Any], core_defaults: dict[str, Any]) -> dict[str, Any]:
+def _game_options(params: dict[str, Any], game: Game) -> dict[str, Any]:
     """The core game's keyword arguments from OpenSpiel parameters."""
-    options: dict[str, Any] = {"num_players": int(params.get("players", defaults["players"]))}
-    for key, default in core_defaults.items():
-        if key == "num_players":
-            continue
-        value = params.get(key, defaults[key])
-        if default is None:  # a string parameter standing for an optional value
-            value = None if value == "" else int(value) if str(value).isdigit() else value
-        options[key] = value
+    signature = inspect.signature(type(game).__init__).parameters
+    options: dict[str, Any] = {"num_players": int(params["players"])}
+    for key in game.options():
+        if key != "num_players":
+            value = params[key]
+            unset = signature[key].default is None and value in _UNSET.values() and not isinstance(value, bool)
+            options[key] = None if unset else value
     return options
 
 
@@ -78,10 +90,11 @@ class TabletopGame(pyspiel.Game):
         unknown = sorted(set(params) - set(defaults))
         if unknown:
             raise ValueError(f"{PREFIX}{self.env_name}: unknown parameters {unknown}; known: {sorted(defaults)}")
-        self.core = entry.game_class()(**_game_options(params, defaults, default_core.options()))
+        params = {**defaults, **params}
+        self.core = entry.game_class()(**_game_options(params, default_core))
         mode = params.get("reward_mode", "") or ("score" if self.core.num_players == 1 else "win")
         if mode not in REWARD_MODES:
-            raise ValueError(f"{PREFIX}{self.env_name}: reward_mode must be one of {REWARD_MODES} or empty, got {mode!r}")
+            raise ValueError(f"{PREFIX}{self.env_name}: reward_mode must be one of {REWARD_MODES} or '', got {mode!r}")
         self.reward_mode = mode
         super().__init__(self.game_type, self._game_info(), params)
 
@@ -99,7 +112,7 @@ class TabletopGame(pyspiel.Game):
             num_players=n,
             min_utility=float(low),
             max_utility=float(high),
-            utility_sum=None,  # declared general-sum: the outcome of three or more players is not
+            utility_sum=None,  # general-sum: three or more players' outcomes do not add up to a constant
             max_game_length=length,
         )
 
@@ -114,7 +127,7 @@ class TabletopGame(pyspiel.Game):
             iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER or not iig_obs_type.public_info
         ):
             raise ValueError(
-                f"{self.game_type.short_name}: only a player's own view (public and their private information) is offered"
+                f"{self.game_type.short_name}: only a player's own view (public and private information) is offered"
             )
         return Observer(self, perfect_recall)
 
@@ -323,9 +336,7 @@ def game_type(env_name: str) -> pyspiel.GameType:
 
 def register(env_name: str) -> type[TabletopGame]:
     """Register env ``env_name`` with OpenSpiel as ``python_tabletop_<env_name>``."""
-    game_class = type(
-        f"Tabletop_{env_name}", (TabletopGame,), {"env_name": env_name, "game_type": game_type(env_name)}
-    )
+    game_class = type(f"Tabletop_{env_name}", (TabletopGame,), {"env_name": env_name, "game_type": game_type(env_name)})
     game_class.__module__ = __name__
     globals()[game_class.__name__] = game_class  # found by pickle
     pyspiel.register_game(game_class.game_type, game_class)
