@@ -304,6 +304,14 @@ class GameState(abc.ABC):
         event = self._chance_queue.pop(0)
         getattr(self, event.resolve)(distribution.values[index], *event.args)
 
+    def with_explicit_chance(self) -> GameState:
+        """A copy that plays the chance still to come explicitly: the switch from a seeded
+        state (e.g. one from ``Game.sample_state``) to a searchable one. Call it where no
+        chance event is pending, as at every decision."""
+        other = self.clone()
+        other._chance_queue = self._chance_queue[:] if self._chance_queue is not None else []
+        return other
+
     def _draws_chance(self, distribution: ChanceOutcomes, resolve: str, *args) -> bool:
         """Whether the rules draw this chance event now from their generator or tape (True,
         the seeded path: the caller then calls ``resolve`` with the draw), or, in a state that

@@ -12,7 +12,10 @@ game declares and never names a game:
   so every roll, throw and dealt card is a chance node with its exact outcomes (rolls
   as multisets of faces).
 * **Dynamics**: sequential, or simultaneous for a ``simultaneous`` game (Roll Five),
-  whose joint action is every player's commitment applied at once.
+  whose joint action is every player's commitment applied at once. Its parameter
+  ``turn_based=True`` makes it sequential, the players committing one after another
+  without seeing each other's pending choice (as in the AEC env), for algorithms that
+  need turns (MCTS, information-set MCTS).
 * **Information**: perfect, or imperfect for a game with ``hidden_information``.
 * **Rewards** are terminal: ``returns()`` is what a PettingZoo episode's rewards add up
   to under the ``reward_mode`` parameter (``"score"``, ``"win"`` or ``"margin"``; empty for
@@ -55,6 +58,8 @@ def _parameter_defaults(game: Game) -> dict[str, Any]:
     init = type(game).__init__
     signature, hints = inspect.signature(init).parameters, typing.get_type_hints(init)
     defaults: dict[str, Any] = {"players": game.num_players, "reward_mode": ""}
+    if game.simultaneous:
+        defaults["turn_based"] = False
     for key in game.options():
         if key != "num_players":
             value = signature[key].default
@@ -62,6 +67,16 @@ def _parameter_defaults(game: Game) -> dict[str, Any]:
                 value = _UNSET[next(t for t in typing.get_args(hints[key]) if t in _UNSET)]
             defaults[key] = value
     return defaults
+
+
+def parameters(game: Game) -> dict[str, Any]:
+    """The OpenSpiel parameters of the game with ``game``'s players and options."""
+    defaults = _parameter_defaults(game)
+    params: dict[str, Any] = {"players": game.num_players}
+    for key, value in game.options().items():
+        if key != "num_players":
+            params[key] = defaults[key] if value is None else value
+    return params
 
 
 def _game_options(params: dict[str, Any], game: Game) -> dict[str, Any]:
@@ -96,7 +111,10 @@ class TabletopGame(pyspiel.Game):
         if mode not in REWARD_MODES:
             raise ValueError(f"{PREFIX}{self.env_name}: reward_mode must be one of {REWARD_MODES} or '', got {mode!r}")
         self.reward_mode = mode
-        super().__init__(self.game_type, self._game_info(), params)
+        #: Whether the players of a simultaneous game commit one after another instead.
+        self.turn_based = bool(params.get("turn_based", False))
+        game_type = _sequential(self.game_type) if self.turn_based else self.game_type
+        super().__init__(game_type, self._game_info(), params)
 
     def _game_info(self) -> pyspiel.GameInfo:
         core, n = self.core, self.core.num_players
@@ -105,7 +123,7 @@ class TabletopGame(pyspiel.Game):
             low, high = -1.0, 1.0
         elif self.reward_mode == "margin" and n > 1:
             low, high = low - high, high - low
-        length = core.max_game_length // n if core.simultaneous else core.max_game_length
+        length = core.max_game_length // n if core.simultaneous and not self.turn_based else core.max_game_length
         return pyspiel.GameInfo(
             num_distinct_actions=core.num_actions,
             max_chance_outcomes=core.max_chance_outcomes,
@@ -145,7 +163,7 @@ class Play:
         self.game = game
         self.state = state
         self.moves = moves  #: ``(player, action)``: CHANCE or a player; a joint move is a list of actions
-        self.decisions = decisions  #: per player: ``(view, observation, action)``
+        self.decisions = decisions  #: per player: ``(observation, action)`` at each decision
 
     @classmethod
     def new(cls, game: TabletopGame) -> Play:
@@ -173,7 +191,7 @@ class Play:
 
     def _decide(self, player: int, action: int) -> None:
         if self.game.core.hidden_information:
-            self.decisions[player].append((self.state.render_for(player), self.state.observe(player), action))
+            self.decisions[player].append((self.state.observe(player), action))
 
     def __deepcopy__(self, memo) -> Play:
         return Play(self.game, self.state.clone(), self.moves[:], [views[:] for views in self.decisions])
@@ -206,7 +224,7 @@ class TabletopState(pyspiel.State):
             return pyspiel.PlayerId.TERMINAL
         if state.is_chance_node():
             return pyspiel.PlayerId.CHANCE
-        if state.game.simultaneous:
+        if state.game.simultaneous and not self.play.game.turn_based:
             return pyspiel.PlayerId.SIMULTANEOUS
         return state.acting_players()[0]
 
@@ -291,7 +309,7 @@ class Observer:
             if not at_chance:
                 self.tensor[:] = play.state.state_tensor()
         else:
-            for k, (_, observation, action) in enumerate(play.decisions[player]):
+            for k, (observation, action) in enumerate(play.decisions[player]):
                 self.dict["decision_observations"][k] = observation.ravel()
                 self.dict["decision_actions"][k, action] = 1.0
             if not at_chance:
@@ -305,7 +323,38 @@ class Observer:
         if not self.hidden:
             return ", ".join(map(str, state.history()))
         names = play.state.game.action_name
-        return "\n".join([*(f"{view}\n-> {names(action)}" for view, _, action in play.decisions[player]), now])
+        lines = [f"{_observation_text(obs)} -> {names(action)}" for obs, action in play.decisions[player]]
+        current = "chance node" if play.state.is_chance_node() else _observation_text(play.state.observe(player))
+        return "\n".join([*lines, current])
+
+
+def _observation_text(observation: np.ndarray) -> str:
+    """An observation as text, exactly: its nonzero entries as ``index:value``."""
+    flat = observation.ravel()
+    return " ".join(f"{i}:{flat[i]:g}" for i in np.flatnonzero(flat))
+
+
+def _sequential(game_type: pyspiel.GameType) -> pyspiel.GameType:
+    """``game_type`` with sequential dynamics (a simultaneous game played ``turn_based``)."""
+    fields = {
+        name: getattr(game_type, name)
+        for name in (
+            "short_name", "long_name", "chance_mode", "information", "utility", "reward_model",
+            "max_num_players", "min_num_players", "provides_information_state_string",
+            "provides_information_state_tensor", "provides_observation_string", "provides_observation_tensor",
+            "parameter_specification", "default_loadable",
+        )
+    }  # fmt: skip
+    return pyspiel.GameType(dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL, **fields)
+
+
+def from_core(game: TabletopGame, core: GameState) -> TabletopState:
+    """An OpenSpiel state of ``game`` at the rules-core position ``core`` (at a decision), its
+    chance to come explicit: where a search starts from a position it sampled
+    (:meth:`envs.core.Game.sample_state`). Its history starts there."""
+    state = game.new_initial_state()
+    state.play = Play(game, core.with_explicit_chance(), [], [[] for _ in range(core.game.num_players)])
+    return state
 
 
 def game_type(env_name: str) -> pyspiel.GameType:
