@@ -186,3 +186,60 @@ def test_parity_with_the_pettingzoo_envs(name, players, games):
     (``python -m tests.openspiel_parity`` plays thousands)."""
     for seed in range(games):
         play_one(name, players, seed)
+
+
+def test_roll_five_turn_based_passes_random_sim_test():
+    game = load("roll_five", players=3, turn_based=True)
+    assert game.get_type().dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
+    pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+
+
+# -- the agents ------------------------------------------------------------------------
+def test_openspiel_specs_parse():
+    from agents.registry import parse_spec  # noqa: PLC0415
+
+    assert parse_spec("openspiel:mcts,simulations=50") == ("openspiel", {"algorithm": "mcts", "simulations": 50})
+    assert parse_spec("openspiel:ismcts") == ("openspiel", {"algorithm": "ismcts"})
+
+
+@pytest.mark.parametrize(
+    ("name", "spec"),
+    [("invers", "openspiel:mcts,simulations=5"), ("six_hundred", "openspiel:mcts,simulations=3"),
+     ("lost_dice", "openspiel:mcts,simulations=3"), ("roll_five", "openspiel:ismcts,simulations=5")],
+)  # fmt: skip
+def test_openspiel_agents_play_legal_moves(name, spec):
+    from agents.registry import make_agent  # noqa: PLC0415
+
+    game = make_game(name)
+    agent = make_agent(name, spec, game, seed=0)
+    state = game.new_initial_state(np.random.default_rng(0))
+    for _ in range(4):
+        for player in state.acting_players():
+            mask = state.legal_mask(player)
+            action = agent.act(state.observe(player), mask)
+            assert mask[action]
+            state.apply(player, action)
+
+
+def test_openspiel_agents_refuse_games_they_cannot_play():
+    from agents.registry import make_agent  # noqa: PLC0415
+
+    with pytest.raises(ValueError, match="hidden information.*use openspiel:ismcts"):
+        make_agent("roll_five", "openspiel:mcts", make_game("roll_five"))
+    with pytest.raises(ValueError, match="perfect information.*use openspiel:mcts"):
+        make_agent("lost_dice", "openspiel:ismcts", make_game("lost_dice"))
+    with pytest.raises(ValueError, match="algorithm must be one of"):
+        make_agent("invers", "openspiel:alphazero", make_game("invers"))
+    with pytest.raises(ValueError, match="simulations must be a positive integer"):
+        make_agent("invers", "openspiel:mcts,simulations=0", make_game("invers"))
+
+
+def test_openspiel_agents_in_evaluate_and_the_ladder(tmp_path):
+    from training import evaluate, ladder  # noqa: PLC0415
+
+    spec = "openspiel:ismcts,simulations=3"
+    out = tmp_path / "evaluate"
+    assert evaluate.main(["--env", "roll_five", "--agents", spec, "random", "--games", "2", "--out", str(out)]) == 0
+    assert spec in next(out.glob("*.md")).read_text()
+    out = tmp_path / "ladder"
+    assert ladder.main(["--env", "roll_five", "--agents", "random", spec, "--games", "2", "--out", str(out)]) == 0
