@@ -1,6 +1,6 @@
 """OpenSpiel's search algorithms as agents: ``openspiel:mcts`` and ``openspiel:ismcts``.
 
-Both search the game as OpenSpiel sees it (:mod:`envs.openspiel`), chance nodes and all,
+Both search the game as OpenSpiel sees it (:mod:`envs.integrations.openspiel`), chance nodes and all,
 from the position the agent is in. An agent sees only its observation, so the search
 starts from :meth:`envs.core.Game.sample_state` (what it cannot see, and the chance to
 come, drawn from the agent's generator) made explicit-chance:
@@ -30,12 +30,12 @@ ALGORITHMS = ("mcts", "ismcts")
 
 
 def _pyspiel_modules():
-    """``(pyspiel, envs.openspiel, mcts, ismcts)``, or an ImportError that says what to install."""
+    """``(pyspiel, envs.integrations.openspiel, mcts, ismcts)``, or an ImportError that says what to install."""
     try:
         import pyspiel  # noqa: PLC0415 (OpenSpiel: optional, loaded by the first OpenSpiel agent only)
-        from open_spiel.python.algorithms import ismcts, mcts  # noqa: PLC0415
+        from open_spiel.python.algorithms import ismcts, mcts  # noqa: PLC0415 (OpenSpiel: optional, as above)
 
-        import envs.openspiel as adapter  # noqa: PLC0415 (registers the games; needs pyspiel)
+        import envs.integrations.openspiel as adapter  # noqa: PLC0415 (registers the games; needs pyspiel)
     except ImportError:
         raise ImportError(
             'openspiel agents need OpenSpiel: install it with pip install -e ".[openspiel]" (open_spiel==2.0.2)'

@@ -3,7 +3,7 @@
     python -m tests.openspiel_parity --env roll_five --players 3 --games 2000
 
 Each game is played in lockstep on a seeded PettingZoo AEC env and on the OpenSpiel game
-(:mod:`envs.openspiel`): the same random legal actions go to both, and every chance node
+(:mod:`envs.integrations.openspiel`): the same random legal actions go to both, and every chance node
 of the OpenSpiel game is resolved with the outcome the env's seeded draw gave (read off
 the env's dice tape, throw or deal). At every decision the legal actions and the whole
 state (``state_tensor``) must agree; at the end both must be over, and the OpenSpiel
@@ -19,7 +19,7 @@ import numpy as np
 import pyspiel
 
 from envs.core import ChanceEvent, GameState
-from envs.openspiel import PREFIX
+from envs.integrations.openspiel import PREFIX
 from envs.registry import get_entry
 
 

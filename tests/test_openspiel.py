@@ -1,4 +1,4 @@
-"""The six games as OpenSpiel games (:mod:`envs.openspiel`): OpenSpiel's own checks, explicit
+"""The six games as OpenSpiel games (:mod:`envs.integrations.openspiel`): OpenSpiel's own checks, explicit
 chance, hidden information, parameters and parity with the PettingZoo envs."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ pyspiel = pytest.importorskip("pyspiel")
 
 from envs.core import IllegalActionError  # noqa: E402
 from envs.games.chance import DICE_ROLLS, card_draw, num_dice_outcomes  # noqa: E402
-from envs.openspiel import GAMES, PREFIX  # noqa: E402
+from envs.integrations.openspiel import GAMES, PREFIX  # noqa: E402
 from envs.registry import ENVS, make_game  # noqa: E402
 from tests.openspiel_parity import play_one  # noqa: E402
 
