@@ -98,7 +98,12 @@ class OpenSpielAgent(Agent):
             )
         else:
             self.bot = self._ismcts.ISMCTSBot(
-                self.spiel_game, evaluator, self.uct_c, self.simulations, random_state=random_state
+                self.spiel_game,
+                evaluator,
+                self.uct_c,
+                self.simulations,
+                random_state=random_state,
+                final_policy_type=self._ismcts.ISMCTSFinalPolicyType.NORMALIZED_VISITED_COUNT,
             )
             self.bot.set_resampler(self._resample)
 
@@ -111,7 +116,20 @@ class OpenSpielAgent(Agent):
         return self._root(self._observation)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        action = int(self.bot.step(self._root(np.asarray(observation))))
-        if not action_mask[action]:
-            raise RuntimeError(f"openspiel:{self.algorithm} chose {action}, which the action mask does not allow")
-        return action
+        """The searched action the mask allows with the most visits.
+
+        The mask has the last word: a view may not show all that decides what is legal
+        (Lost Dice's taken throw, which may not be discarded), so the sampled position can
+        allow more than the real one; the search's choice is made among the real moves.
+        """
+        root = self._root(np.asarray(observation))
+        if self.algorithm == "mcts":
+            visits = {child.action: child.sort_key() for child in self.bot.mcts_search(root).children}
+        else:
+            visits = dict(self.bot.run_search(root))
+        legal = [action for action in visits if action_mask[action]]
+        if not legal:
+            raise RuntimeError(
+                f"openspiel:{self.algorithm} searched {sorted(visits)}, none of which the action mask allows"
+            )
+        return int(max(legal, key=visits.__getitem__))
