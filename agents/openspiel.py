@@ -116,7 +116,8 @@ class OpenSpielAgent(Agent):
         return self._root(self._observation)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """The searched action the mask allows with the most visits.
+        """The search's best action among those the mask allows: MCTS's own order (a proven
+        win, then visits, then reward), ISMCTS's visits.
 
         The mask has the last word: a view may not show all that decides what is legal
         (Lost Dice's taken throw, which may not be discarded), so the sampled position can
@@ -124,12 +125,10 @@ class OpenSpielAgent(Agent):
         """
         root = self._root(np.asarray(observation))
         if self.algorithm == "mcts":
-            visits = {child.action: child.sort_key() for child in self.bot.mcts_search(root).children}
+            rank = {child.action: child.sort_key() for child in self.bot.mcts_search(root).children}
         else:
-            visits = dict(self.bot.run_search(root))
-        legal = [action for action in visits if action_mask[action]]
+            rank = dict(self.bot.run_search(root))
+        legal = [action for action in rank if action_mask[action]]
         if not legal:
-            raise RuntimeError(
-                f"openspiel:{self.algorithm} searched {sorted(visits)}, none of which the action mask allows"
-            )
-        return int(max(legal, key=visits.__getitem__))
+            raise RuntimeError(f"openspiel:{self.algorithm} searched {sorted(rank)}, none of which the action mask allows")
+        return int(max(legal, key=rank.__getitem__))
