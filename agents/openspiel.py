@@ -130,5 +130,7 @@ class OpenSpielAgent(Agent):
             rank = dict(self.bot.run_search(root))
         legal = [action for action in rank if action_mask[action]]
         if not legal:
-            raise RuntimeError(f"openspiel:{self.algorithm} searched {sorted(rank)}, none of which the action mask allows")
+            raise RuntimeError(
+                f"openspiel:{self.algorithm} searched {sorted(rank)}, none of which the action mask allows"
+            )
         return int(max(legal, key=rank.__getitem__))
