@@ -36,7 +36,7 @@ SHIPPED ?= inverted_dice six_hundred lost_dice
 $(VENV)/.installed: pyproject.toml setup.py
 	test -x $(PYTHON) || $(PYTHON_SYSTEM) -m venv $(VENV)
 	$(PYTHON) -m pip install --quiet --upgrade pip
-	$(PYTHON) -m pip install --quiet -e ".[dev]"
+	$(PYTHON) -m pip install --quiet -e ".[dev,openspiel]"
 	touch $@
 
 train: $(VENV)/.installed

@@ -21,6 +21,10 @@ An agent spec, as typed on the command line, is one of
   ``rollout:n=64,base=ppo``; ``base=`` comes last and takes the rest of the spec, so the
   base may be any spec, options and all (``rollout:n=8,base=ppo:path=RUN_DIR``), that
   acts in batch;
+* ``openspiel:mcts`` / ``openspiel:ismcts`` (when OpenSpiel is installed): OpenSpiel's MCTS
+  (perfect-information games) or information-set MCTS (Roll Five) over the game's explicit
+  chance nodes (:mod:`agents.openspiel`), e.g. ``openspiel:mcts,simulations=200``: the
+  algorithm first, then its options;
 * ``module:attr`` (``my_agents:Greedy``, ``lab.players:make_agent:depth=2``): a user's own
   agent, a class or factory called as ``attr(game, seed=seed, **options)`` whose object
   follows the agent protocol (``reset(seed)``, ``act(observation, action_mask)``):
@@ -92,6 +96,9 @@ NETWORK_AGENTS = ("ppo", "ppo+search")
 #: The rollout agent's name, the same for every game, and its class (``rollout:n=...,base=...``).
 ROLLOUT = "rollout"
 ROLLOUT_AGENT = "agents.rollout:RolloutAgent"
+#: OpenSpiel's searches, for every game: ``openspiel:ALGORITHM,option=value,...``.
+OPENSPIEL = "openspiel"
+OPENSPIEL_AGENT = "agents.openspiel:OpenSpielAgent"
 #: In a rollout spec, the option that takes the rest of the spec: the base's own spec.
 _BASE_OPTION = "base="
 
@@ -99,7 +106,7 @@ _BASE_OPTION = "base="
 def project_agent_names() -> set[str]:
     """Every name the project's own specs start with: ``random``, each game's bots, ``td``, the
     network agents, ``rollout``."""
-    return {"random", *(name for bots in BOTS.values() for name in bots), "td", *NETWORK_AGENTS, ROLLOUT}
+    return {"random", *(name for bots in BOTS.values() for name in bots), "td", *NETWORK_AGENTS, ROLLOUT, OPENSPIEL}
 
 
 def is_user_spec(spec: str) -> bool:
@@ -117,7 +124,9 @@ def parse_spec(spec: str) -> tuple[str, dict[str, object]]:
     """``"search:depth=3,c=1.5"`` -> ``("search", {"depth": 3, "c": 1.5})``; a user's agent
     keeps its ``module:attr`` as the name: ``"my_agents:Greedy:depth=2"`` -> ``("my_agents:Greedy", {"depth": 2})``;
     a rollout's ``base=`` takes the rest of the spec as it is written:
-    ``"rollout:n=8,base=ppo:path=runs/a"`` -> ``("rollout", {"n": 8, "base": "ppo:path=runs/a"})``."""
+    ``"rollout:n=8,base=ppo:path=runs/a"`` -> ``("rollout", {"n": 8, "base": "ppo:path=runs/a"})``;
+    an OpenSpiel agent's algorithm comes first, bare:
+    ``"openspiel:mcts,simulations=50"`` -> ``("openspiel", {"algorithm": "mcts", "simulations": 50})``."""
     if is_user_spec(spec):
         module, attr, arguments = split_user_spec(spec)
         name = f"{module}:{attr}"
@@ -128,6 +137,10 @@ def parse_spec(spec: str) -> tuple[str, dict[str, object]]:
         arguments, base = _split_base(arguments)
         if base is not None:
             options["base"] = base
+    if name == OPENSPIEL:
+        algorithm, _, rest = arguments.partition(",")
+        if algorithm and "=" not in algorithm:
+            options["algorithm"], arguments = algorithm.strip(), rest
     for item in filter(None, arguments.split(",")):
         key, sep, value = item.partition("=")
         if not sep or not key:
@@ -245,6 +258,7 @@ def _agent_class(env_name: str, spec: str) -> tuple[type[Agent] | None, dict[str
         **BOTS.get(env_name, {}),
         **({"td": TURN_VALUE_AGENTS[env_name]} if env_name in TURN_VALUE_AGENTS else {}),
         ROLLOUT: ROLLOUT_AGENT,
+        OPENSPIEL: OPENSPIEL_AGENT,
     }
     if name in classes:
         module_name, class_name = classes[name].split(":")

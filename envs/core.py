@@ -21,6 +21,12 @@ ecosystem's APIs, so the interface covers every shape of turn our games have:
   the deciding player in ``acting_players()``.
 * **Chance** (dice, shuffled cards): the state draws it from the ``numpy`` generator it
   was created with, and from nothing else, so the same seed gives the same game.
+* **Explicit chance** (optional, for OpenSpiel and exact search): a state made by
+  ``Game.new_chance_state()`` stops at every chance event instead of drawing it:
+  ``is_chance_node()`` is true, ``chance_outcomes()`` lists the outcome ids with their
+  exact probabilities, and ``apply_chance(outcome)`` resolves it. The rules queue an event
+  with :meth:`GameState._draws_chance` and resolve it with the same method on both paths,
+  the seeded one and the explicit one, so every rule exists once.
 * **Hidden information** (Roll Five's cards): ``observe(player)`` shows only what that
   player may see, and ``render_for(player)`` draws only that (``render()`` draws the
   whole table).
@@ -54,6 +60,30 @@ class IllegalActionError(ValueError):
     """An action that the rules do not allow in the current state, or a wrong seat."""
 
 
+#: Stands where a state's constructor takes its chance (a dice tape, a deal) to make a
+#: state that plays chance explicitly (:meth:`Game.new_chance_state`).
+EXPLICIT_CHANCE = "explicit chance"
+
+
+class ChanceOutcomes(NamedTuple):
+    """The outcomes of one chance event and their exact probabilities."""
+
+    outcomes: tuple[int, ...]  #: outcome ids, ascending, within ``range(game.max_chance_outcomes)``
+    probabilities: tuple[float, ...]  #: exact, in the order of ``outcomes``; they add up to 1
+    values: tuple  #: what the rules take for each outcome: a sorted roll, a card, a throw id
+    names: tuple[str, ...]  #: a human-readable name of each outcome, e.g. ``"roll 1,1,4"``
+
+
+class ChanceEvent(NamedTuple):
+    """A chance event the rules wait for in a state that plays chance explicitly."""
+
+    distribution: ChanceOutcomes
+    #: Name of the state's method that puts an outcome on the table, called as
+    #: ``resolve(value, *args)``: the same method the seeded path calls with its draw.
+    resolve: str
+    args: tuple = ()
+
+
 class Game(abc.ABC):
     """The declared facts of a game under fixed options, and the factory of its states.
 
@@ -78,8 +108,16 @@ class Game(abc.ABC):
     #: is marked ``is_parallelizable``.
     simultaneous: ClassVar[bool] = False
 
+    #: True when a player cannot see part of the position (Roll Five's cards and rolls):
+    #: ``observe`` and ``render_for`` then hide it. The OpenSpiel adapter reads it to declare
+    #: perfect or imperfect information.
+    hidden_information: ClassVar[bool] = False
+
     num_actions: int
     observation_shape: tuple[int, ...]
+    #: How many distinct chance outcome ids the game has (OpenSpiel's
+    #: ``max_chance_outcomes``); 0 for a game without chance.
+    max_chance_outcomes: int = 0
     #: The most actions (all players together) a game can take; adapters size buffers
     #: and sanity checks with it.
     max_game_length: int
@@ -98,6 +136,16 @@ class Game(abc.ABC):
     @abc.abstractmethod
     def new_initial_state(self, rng: np.random.Generator) -> GameState:
         """A new game whose chance events all come from ``rng``."""
+
+    def new_chance_state(self) -> GameState:
+        """A new game that stops at every chance event instead of drawing it (see
+        :meth:`GameState.chance_outcomes`): what OpenSpiel and exact expectimax need.
+
+        Games with chance override it; a game without chance plays as it always does.
+        """
+        if self.max_chance_outcomes:
+            raise NotImplementedError(f"{self.name}: new_chance_state() is not implemented")
+        return self.new_initial_state(np.random.default_rng(0))
 
     @abc.abstractmethod
     def action_name(self, action: int) -> str:
@@ -228,6 +276,50 @@ class GameState(abc.ABC):
     """One game in progress. Mutable; ``clone()`` gives an independent copy."""
 
     game: Game
+    #: Chance events still to resolve, oldest first, in a state from
+    #: :meth:`Game.new_chance_state`; None in a state that draws its chance (the default).
+    _chance_queue: list[ChanceEvent] | None = None
+
+    def is_chance_node(self) -> bool:
+        """True while a chance event waits for :meth:`apply_chance` (explicit chance only);
+        no player may act until it is resolved."""
+        return bool(self._chance_queue)
+
+    def chance_outcomes(self) -> ChanceOutcomes:
+        """The pending chance event's outcomes and their exact probabilities."""
+        if not self._chance_queue:
+            raise ValueError(f"{self.game.name}: no chance event is pending")
+        return self._chance_queue[0].distribution
+
+    def apply_chance(self, outcome: int) -> None:
+        """Resolve the pending chance event with outcome id ``outcome``."""
+        distribution = self.chance_outcomes()
+        try:
+            index = distribution.outcomes.index(outcome)
+        except ValueError:
+            raise IllegalActionError(
+                f"{self.game.name}: {outcome!r} is not an outcome of the pending chance event "
+                f"(outcomes {distribution.outcomes[0]}..{distribution.outcomes[-1]})"
+            ) from None
+        event = self._chance_queue.pop(0)
+        getattr(self, event.resolve)(distribution.values[index], *event.args)
+
+    def with_explicit_chance(self) -> GameState:
+        """A copy that plays the chance still to come explicitly: the switch from a seeded
+        state (e.g. one from ``Game.sample_state``) to a searchable one. Call it where no
+        chance event is pending, as at every decision."""
+        other = self.clone()
+        other._chance_queue = self._chance_queue[:] if self._chance_queue is not None else []
+        return other
+
+    def _draws_chance(self, distribution: ChanceOutcomes, resolve: str, *args) -> bool:
+        """Whether the rules draw this chance event now from their generator or tape (True,
+        the seeded path: the caller then calls ``resolve`` with the draw), or, in a state that
+        plays chance explicitly, leave it queued for :meth:`apply_chance` (False)."""
+        if self._chance_queue is None:
+            return True
+        self._chance_queue.append(ChanceEvent(distribution, resolve, args))
+        return False
 
     @abc.abstractmethod
     def acting_players(self) -> tuple[int, ...]:

@@ -16,6 +16,11 @@ are the future: :meth:`DiceRoundsState.clone_resampled` gives a copy on a fresh 
 which is what a search must expand (``clone()`` keeps the real future dice). A player's
 view becomes a full state again in ``sample_state`` (a rollout's start), on a fresh tape
 too, the seat and round read off the sheets (:meth:`DiceRoundsGame._seat_and_round`).
+
+:meth:`DiceRoundsGame.new_chance_state` plays without a tape: every roll is a chance event
+whose outcomes are the multisets of the dice rolled (the dice are sorted once rolled, so
+which tape value lands on which die never mattered), resolved by the same method that
+puts a tape row on the table.
 """
 
 from __future__ import annotations
@@ -24,7 +29,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from envs.core import Game, GameState
+from envs.core import EXPLICIT_CHANCE, Game, GameState
+from envs.games.chance import num_dice_outcomes
 
 FACES = 6
 
@@ -43,8 +49,17 @@ class DiceRoundsGame(Game):
     def tape_shape(self) -> tuple[int, int, int, int]:
         return (self.num_players, self.num_rounds, self.max_rolls, self.num_dice)
 
+    @property
+    def max_chance_outcomes(self) -> int:
+        """Every roll of one to ``num_dice`` dice, as multisets."""
+        return num_dice_outcomes(self.num_dice)
+
     def new_initial_state(self, rng: np.random.Generator) -> DiceRoundsState:
         return self.state_class(self, self.draw_tape(rng))
+
+    def new_chance_state(self) -> DiceRoundsState:
+        """A game without a tape whose rolls are explicit chance events (:mod:`envs.core`)."""
+        return self.state_class(self, EXPLICIT_CHANCE)
 
     def draw_tape(self, rng: np.random.Generator) -> list:
         """A fresh dice tape (nested lists of ``tape_shape``) from ``rng``."""
@@ -107,6 +122,8 @@ class DiceRoundsState(GameState):
         if tape is None:  # cloning fills the fields itself
             return
         self._tape = tape  # never mutated: clones share it
+        if tape is EXPLICIT_CHANCE:
+            self._chance_queue = []
         self._totals = np.zeros(game.num_players, np.float64)
         self._player = 0
         self._round = 0
@@ -155,8 +172,12 @@ class DiceRoundsState(GameState):
         return self._roll
 
     def clone_resampled(self, rng: np.random.Generator) -> DiceRoundsState:
-        """A copy with the dice on the table kept and every roll to come redrawn from ``rng``."""
+        """A copy with the dice on the table kept and every roll to come redrawn from ``rng``
+        (a state that plays chance explicitly becomes one that draws it from the tape)."""
+        if self.is_chance_node():
+            raise ValueError(f"{self.game.name}: clone_resampled() needs the pending chance event resolved first")
         other = self.clone()
+        other._chance_queue = None
         other._tape = self.game.draw_tape(rng)
         return other
 
@@ -165,4 +186,6 @@ class DiceRoundsState(GameState):
         other = type(self)(self.game, None)
         other.__dict__.update(self.__dict__)
         other._totals = self._totals.copy()
+        if self._chance_queue is not None:
+            other._chance_queue = self._chance_queue[:]
         return other

@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from envs.games.chance import DICE_ROLLS
 from envs.games.dice_math import keep_tables
 from envs.games.dice_rounds import DiceRoundsGame, DiceRoundsState
 
@@ -285,6 +286,7 @@ class InvertedDiceState(DiceRoundsState):
         self._scored = [0] * n  # bit b-1: box b holds a scored (not crossed-out) result
         self._crossed = [0] * n
         self._bonuses = [[False] * len(SECTIONS) for _ in range(n)]
+        self._dice, self._inverted_sum = (), 0  # before the first roll (a pending chance event)
         self._start_turn()
 
     def _write_sheet(self, player: int, closed: int, scored: int) -> None:
@@ -301,7 +303,8 @@ class InvertedDiceState(DiceRoundsState):
 
     # -- chance ------------------------------------------------------------------------
     def _start_turn(self) -> None:
-        self._set_dice(self._tape_row())
+        if self._draws_chance(DICE_ROLLS[NUM_DICE], "_set_dice"):
+            self._set_dice(self._tape_row())
 
     def _set_dice(self, dice) -> None:
         self._dice = tuple(sorted(dice))
@@ -312,7 +315,12 @@ class InvertedDiceState(DiceRoundsState):
 
     def _reroll(self, action: int) -> None:
         self._roll += 1
-        fresh = iter(self._tape_row())
+        if self._draws_chance(DICE_ROLLS[len(_REROLL_POSITIONS[action])], "_rerolled", action):
+            self._rerolled(self._tape_row(), action)
+
+    def _rerolled(self, values, action: int) -> None:
+        """The dice rerolled by ``action`` show ``values`` (in order, from the lowest die)."""
+        fresh = iter(values)
         dice = list(self._dice)
         for p in _REROLL_POSITIONS[action]:
             dice[p] = next(fresh)

@@ -31,7 +31,8 @@ Chance: a per-player **throw tape** drawn once per game from the env's generator
 player's k-th throw of the game (roll or extra roll) is ``tape[player][k]``, so the same
 seed gives every seat the same throws whatever the decisions (common random numbers).
 A search expands :meth:`LostDiceState.clone_resampled`, which redraws the throws not yet
-thrown (``clone()`` keeps the real ones).
+thrown (``clone()`` keeps the real ones). :meth:`LostDice.new_chance_state` plays without
+a tape: each throw is a chance event over the 216 throw ids, equally likely.
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from envs.core import Game, GameState
+from envs.core import EXPLICIT_CHANCE, Game, GameState
+from envs.games.chance import uniform
 from envs.games.lost_dice_faces import (
     BONUS_SYMBOLS,
     COLOUR_NAMES,
@@ -400,6 +402,11 @@ class LostDice(Game):
         self.rolls_per_player = int(rolls_per_player)
         self.dice_file = None if dice_file is None else str(dice_file)
         self.table = throw_table(load_dice(default_dice_file(variant) if dice_file is None else dice_file, variant))
+        #: A throw as a chance event: the 216 throw ids, equally likely.
+        self.throw_outcomes = uniform(
+            tuple(f"throw {t}: " + " ".join(map(str, faces)) for t, faces in enumerate(self.table.faces))
+        )
+        self.max_chance_outcomes = NUM_THROWS
         self.throw_blocks = tuple(_throw_block(self.table, t) for t in range(NUM_THROWS))
         #: Per throw, per play: (slot, colour, bit of its value in ``allowed_values``).
         self.play_bits = tuple(
@@ -444,6 +451,10 @@ class LostDice(Game):
 
     def new_initial_state(self, rng: np.random.Generator) -> LostDiceState:
         return LostDiceState(self, rng.integers(NUM_THROWS, size=(self.num_players, self.tape_length)).tolist())
+
+    def new_chance_state(self) -> LostDiceState:
+        """A game without a tape whose throws are explicit chance events (:mod:`envs.core`)."""
+        return LostDiceState(self, EXPLICIT_CHANCE)
 
     def new_state_from_tape(self, tape) -> LostDiceState:
         """A game whose throws come from ``tape`` (tests, puzzles): one list of throw ids per player.
@@ -548,6 +559,8 @@ class LostDiceState(GameState):
             return
         n = game.num_players
         self._tape = tape  # never mutated: clones share it
+        if tape is EXPLICIT_CHANCE:
+            self._chance_queue = []
         self._drawn = [0] * n  # throws each player has drawn from their tape
         self._rolls_left = [game.rolls_per_player] * n
         self._skips = [0] * n
@@ -634,6 +647,14 @@ class LostDiceState(GameState):
     def _can_use(self, player: int, throw: int) -> bool:
         return self._rolls_left[player] > 0 and self._writable(player, throw)[3]
 
+    def _roll_dice(self, player: int) -> None:
+        """``player`` throws the dice: the next throw of their tape, or a chance event."""
+        if self._draws_chance(self.game.throw_outcomes, "_thrown"):
+            self._thrown(self._draw(player))
+
+    def _thrown(self, throw: int) -> None:
+        self._throw = throw
+
     def _draw(self, player: int) -> int:
         k = self._drawn[player]
         row = self._tape[player]
@@ -713,7 +734,8 @@ class LostDiceState(GameState):
         """After ``player`` played ``play`` (None: discarded) the throw on the table."""
         if play is not None and play.bonus == "E":
             self._stats[player]["extra_rolls"] += 1
-            self._throw, self._must_play = self._draw(player), False
+            self._must_play = False
+            self._roll_dice(player)
             return
         if play is None:
             self._offer(player, self._throw)
@@ -764,7 +786,8 @@ class LostDiceState(GameState):
         elif phase == TURN_START:
             if action == ROLL:
                 self._rolls_left[player] -= 1
-                self._throw, self._offered, self._discarder = self._draw(player), False, -1
+                self._roll_dice(player)
+                self._offered, self._discarder = False, -1
                 self._phase = PLAY_THROW
             elif action == PASS:
                 self._rolls_left[player] -= 1
@@ -942,9 +965,15 @@ class LostDiceState(GameState):
         thrown stay; each player's tape from their next throw on is replaced by a fresh
         draw of the whole tape from ``rng``, so the future depends on ``rng`` alone.
         """
+        if self.is_chance_node():
+            raise ValueError(f"{self.game.name}: clone_resampled() needs the pending chance event resolved first")
         other = self.clone()
+        other._chance_queue = None
         fresh = rng.integers(NUM_THROWS, size=(self.game.num_players, self.game.tape_length)).tolist()
-        other._tape = [row[:k] + new[k:] for row, new, k in zip(self._tape, fresh, self._drawn)]
+        if self._tape is EXPLICIT_CHANCE:  # no throw came from a tape: the whole tape is the future
+            other._tape, other._drawn = fresh, [0] * self.game.num_players
+        else:
+            other._tape = [row[:k] + new[k:] for row, new, k in zip(self._tape, fresh, self._drawn)]
         return other
 
     def clone(self) -> LostDiceState:
@@ -965,6 +994,8 @@ class LostDiceState(GameState):
         other._blocks = self._blocks[:]  # blocks are replaced, never mutated
         other._asked = self._asked[:]
         other._writable_cache = [dict(cache) for cache in self._writable_cache]  # entries are read-only
+        if self._chance_queue is not None:
+            other._chance_queue = self._chance_queue[:]
         return other
 
 

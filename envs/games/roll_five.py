@@ -23,6 +23,9 @@ under it. Chance is drawn from the env's generator once per game: the shuffle, t
 the first ``5 − t``. The rolls do not depend on decisions, so the same seed deals every
 agent the same cards and dice. A search expands :meth:`RollFiveState.clone_resampled`,
 which redraws the rolls of the turns to come (and keeps the deal).
+:meth:`RollFive.new_chance_state` plays chance explicitly: the deal is one chance event per
+card (a value, with its share of the cards left), then every turn each player's roll is
+one (the multisets of the dice rolled: only the faces shown matter to the rules).
 """
 
 from __future__ import annotations
@@ -33,7 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from envs.core import Game, GameState
+from envs.core import EXPLICIT_CHANCE, Game, GameState
+from envs.games.chance import DICE_ROLLS, card_draw, num_dice_outcomes
 from envs.text_picture import text_picture
 
 FACES = 6
@@ -242,6 +246,7 @@ class RollFive(Game):
     default_players = 2
     render_modes = ("ansi", "human", "rgb_array")
     simultaneous = True
+    hidden_information = True
 
     def __init__(self, num_players: int | None = None, mode: str = "casual"):
         super().__init__(num_players)
@@ -253,6 +258,10 @@ class RollFive(Game):
         self.num_actions = NUM_ACTIONS
         self.observation_shape = (OBS_SIZE,)
         self.max_game_length = (NUM_TURNS + 1) * self.num_players
+        #: Chance outcome ids: every roll of one to five dice, then a card of value v at
+        #: ``first_card_outcome + v - 1``.
+        self.first_card_outcome = num_dice_outcomes(NUM_TURNS)
+        self.max_chance_outcomes = self.first_card_outcome + FACES
 
     def options(self) -> dict[str, Any]:
         return {"num_players": self.num_players, "mode": self.mode}
@@ -270,6 +279,10 @@ class RollFive(Game):
         dealt = rng.permutation(self._deck_array)[: n * CARDS_PER_PLAYER]
         rolls = rng.integers(1, FACES + 1, size=(n, NUM_TURNS, CARDS_PER_PLAYER))
         return RollFiveState(self, dealt.reshape(n, CARDS_PER_PLAYER).tolist(), rolls.tolist())
+
+    def new_chance_state(self) -> RollFiveState:
+        """A game whose deal and rolls are explicit chance events (:mod:`envs.core`)."""
+        return RollFiveState(self, EXPLICIT_CHANCE, EXPLICIT_CHANCE)
 
     def sample_state(self, observation: np.ndarray, rng: np.random.Generator) -> RollFiveState:
         """The player to act's view made a full state (see :meth:`envs.core.Game.sample_state`),
@@ -339,10 +352,10 @@ class RollFive(Game):
 class RollFiveState(GameState):
     """A game of Roll Five in progress; pending choices stay hidden until the turn resolves."""
 
-    def __init__(self, game: RollFive, hands: list[list[int]], rolls: list):
+    def __init__(self, game: RollFive, hands: list[list[int]] | str, rolls: list | str):
         self.game = game
         n = game.num_players
-        self._cards = hands  # never mutated: clones share them
+        self._cards = hands  # never mutated, only replaced: clones share them
         self._rolls = rolls  # the tape, never mutated
         self._dice = [[0] * CARDS_PER_PLAYER for _ in range(n)]  # 0: uncovered
         self._uncovered = [2**CARDS_PER_PLAYER - 1] * n  # bitset of each player's uncovered slots
@@ -353,21 +366,49 @@ class RollFiveState(GameState):
         self._kept = np.zeros(n, np.float64)  # pairs kept under the bid, once revealed
         self._distance = np.zeros(n, np.float64)  # tournament tie-break: lower is better
         self._terminal = False
-        self._start_turn()
+        self._roll, self._faces, self._roll_counts = [()] * n, [0] * n, [_NO_ROLL] * n
+        if hands is EXPLICIT_CHANCE:
+            self._cards = [[0] * CARDS_PER_PLAYER for _ in range(n)]  # 0: not dealt yet
+            self._chance_queue = []
+            self._deal(0)
+        else:
+            self._start_turn()
+
+    def _deal(self, index: int) -> None:
+        """Explicit chance: card ``index`` of the deal (player ``index // 5``, slot ``index % 5``)
+        is drawn from what the deck still holds."""
+        dealt = [card for row in self._cards for card in row]
+        left = tuple(self.game.deck.count(v) - dealt.count(v) for v in range(1, FACES + 1))
+        self._draws_chance(card_draw(left, self.game.first_card_outcome), "_dealt", index)
+
+    def _dealt(self, card: int, index: int) -> None:
+        cards = [row[:] for row in self._cards]
+        cards[index // CARDS_PER_PLAYER][index % CARDS_PER_PLAYER] = card
+        self._cards = cards
+        if index + 1 < self.game.num_players * CARDS_PER_PLAYER:
+            self._deal(index + 1)
+        else:
+            self._start_turn()
 
     # -- the turn ------------------------------------------------------------------------
     def _start_turn(self) -> None:
         """Everyone rolls their unplaced dice (read off the tape)."""
         n = self.game.num_players
         if self._turn < NUM_TURNS:
-            self._roll = [tuple(self._rolls[p][self._turn][: NUM_TURNS - self._turn]) for p in range(n)]
-            facts = [_ROLL_FACTS[roll] for roll in self._roll]
-            self._faces = [faces for faces, _ in facts]
-            self._roll_counts = [counts for _, counts in facts]
+            self._roll, self._faces, self._roll_counts = [()] * n, [0] * n, [_NO_ROLL] * n
+            rolled = NUM_TURNS - self._turn
+            for p in range(n):
+                if self._draws_chance(DICE_ROLLS[rolled], "_rolled", p):
+                    self._rolled(self._rolls[p][self._turn][:rolled], p)
         else:
             self._roll = [()] * n
             self._faces = [0] * n
             self._roll_counts = [_NO_ROLL] * n
+
+    def _rolled(self, roll, player: int) -> None:
+        """``player``'s unplaced dice show ``roll``."""
+        self._roll[player] = roll = tuple(roll)
+        self._faces[player], self._roll_counts[player] = _ROLL_FACTS[roll]
 
     def acting_players(self) -> tuple[int, ...]:
         return self._acting
@@ -556,11 +597,17 @@ class RollFiveState(GameState):
         drawn from what the deck holds beyond the player's own cards); that is left to
         the search, as it depends on whose view it takes.
         """
+        if self.is_chance_node():
+            raise ValueError("roll_five: clone_resampled() needs the pending chance event resolved first")
         other = self.clone()
+        other._chance_queue = None
         n = self.game.num_players
         fresh = rng.integers(1, FACES + 1, size=(n, NUM_TURNS, CARDS_PER_PLAYER)).tolist()
         kept = self._turn + 1  # turns already rolled (all of them once at the bid)
-        other._rolls = [self._rolls[p][:kept] + fresh[p][kept:] for p in range(n)]
+        if self._rolls is EXPLICIT_CHANCE:  # no roll came from a tape: the tape is all future
+            other._rolls = fresh
+        else:
+            other._rolls = [self._rolls[p][:kept] + fresh[p][kept:] for p in range(n)]
         return other
 
     def clone(self) -> RollFiveState:
@@ -574,4 +621,7 @@ class RollFiveState(GameState):
         other._faces = self._faces[:]
         other._uncovered = self._uncovered[:]
         other._roll_counts = self._roll_counts[:]
+        other._roll = self._roll[:]
+        if self._chance_queue is not None:
+            other._chance_queue = self._chance_queue[:]
         return other

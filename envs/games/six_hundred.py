@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from envs.games.chance import DICE_ROLLS
 from envs.games.dice_rounds import FACES, DiceRoundsGame, DiceRoundsState
 
 NUM_DICE = 6
@@ -302,6 +303,7 @@ class SixHundredState(DiceRoundsState):
         self._public_blocks = [None] * n
         for p in range(n):
             self._refresh_blocks(p)
+        self._free = ()  # before the first roll (a pending chance event)
         self._start_turn()
 
     def _write_sheet(self, player: int, sheet: list[int | None]) -> None:
@@ -319,13 +321,20 @@ class SixHundredState(DiceRoundsState):
     # -- a turn ------------------------------------------------------------------------
     def _start_turn(self) -> None:
         self._locked = ()
-        self._free = tuple(sorted(self._tape_row()))
+        if self._draws_chance(DICE_ROLLS[NUM_DICE], "_rolled"):
+            self._rolled(self._tape_row())
 
     def _lock_and_roll(self, action: int) -> None:
         offset = len(self._locked)
         self._locked = tuple(sorted(self._locked + tuple(self._free[p - offset] for p in _LOCK_POSITIONS[action])))
         self._roll += 1
-        self._free = tuple(sorted(self._tape_row()[: NUM_DICE - len(self._locked)]))
+        rolled = NUM_DICE - len(self._locked)
+        if self._draws_chance(DICE_ROLLS[rolled], "_rolled"):
+            self._rolled(self._tape_row()[:rolled])
+
+    def _rolled(self, dice) -> None:
+        """The unlocked dice show ``dice``."""
+        self._free = tuple(sorted(dice))
 
     def _score(self, category: int) -> None:
         p = self._player
