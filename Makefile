@@ -3,7 +3,7 @@
 #                         ARGS passes options to training/train.py, e.g. make train ENV=invers ARGS="--timesteps 20000"
 #                         (a short run: its warm start shrinks in proportion; see python training/train.py --help)
 #   make test             install the test extras (dev, and the libraries the integrations are tested with: Ray RLlib,
-#                         Tianshou, TorchRL) and run the test suite (the command CI runs)
+#                         Tianshou, TorchRL, OpenSpiel) and run the test suite (the command CI runs)
 #   make lint             ruff's lint and format check, as configured in pyproject.toml (CI runs it after make test)
 #   make wheel-check      build the wheel, install it in a clean venv and use it from another directory (CI runs it after make test)
 #   make bench            random-play steps/s of every env (ARGS="--steps 2000" for a quick look)
@@ -36,7 +36,7 @@ SHIPPED ?= inverted_dice six_hundred lost_dice
 $(VENV)/.installed: pyproject.toml setup.py
 	test -x $(PYTHON) || $(PYTHON_SYSTEM) -m venv $(VENV)
 	$(PYTHON) -m pip install --quiet --upgrade pip
-	$(PYTHON) -m pip install --quiet -e ".[dev,openspiel]"
+	$(PYTHON) -m pip install --quiet -e ".[dev]"
 	touch $@
 
 train: $(VENV)/.installed
