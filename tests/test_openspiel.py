@@ -3,6 +3,7 @@ chance, hidden information, parameters and parity with the PettingZoo envs."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -234,8 +235,8 @@ def test_openspiel_agents_refuse_games_they_cannot_play():
         make_agent("invers", "openspiel:mcts,simulations=0", make_game("invers"))
 
 
-def test_openspiel_agents_in_evaluate_and_the_ladder(tmp_path):
-    from training import evaluate, ladder  # noqa: PLC0415
+def test_openspiel_agents_in_evaluate_the_ladder_and_the_benchmark(tmp_path):
+    from training import benchmark, evaluate, ladder  # noqa: PLC0415
 
     spec = "openspiel:ismcts,simulations=3"
     out = tmp_path / "evaluate"
@@ -243,3 +244,8 @@ def test_openspiel_agents_in_evaluate_and_the_ladder(tmp_path):
     assert spec in next(out.glob("*.md")).read_text()
     out = tmp_path / "ladder"
     assert ladder.main(["--env", "roll_five", "--agents", "random", spec, "--games", "2", "--out", str(out)]) == 0
+    out = tmp_path / "benchmark"
+    argv = ["--agent", f"roll_five={spec}", "--quick", "--tasks", "roll_five", "--out", str(out), "--no-progress"]
+    assert benchmark.main(argv) == 0
+    results = json.loads((out / "benchmark.json").read_text())
+    assert results["aggregates"]["tasks"] == ["roll_five"]  # played, not refused
