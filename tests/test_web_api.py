@@ -281,3 +281,13 @@ def test_six_hundreds_locked_dice_are_explained_beside_them():
     state.apply(0, lock_action((0, 1)))
     (dice,) = [part for part in sheet_game(state, 0) if part["type"] == "dice"]
     assert dice["locked"] == 2 and "locked" in dice["note"]
+
+
+def test_an_error_never_shows_a_path_of_the_server(client):
+    """The shipped Six Hundred network plays solitaire: asked for at two players, it is refused
+    naming its checkpoint from checkpoints/ on, not where the server keeps it."""
+    request_body = {"env": "six_hundred", "options": {"num_players": 2}, "seats": ["human", "ppo"]}
+    response = client.post("/api/sessions", json=request_body)
+    assert response.status_code == 400, response.text
+    message = response.json()["error"]
+    assert "checkpoints/six_hundred/shipped" in message and " /" not in message and "'/" not in message

@@ -39,6 +39,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from agents.run_folder import CheckpointError
+from agents.shipped import checkpoints_root
 from agents.solution_cache import CacheError
 from envs.core import IllegalActionError
 from training import game_record
@@ -54,8 +55,21 @@ MAX_SEED = 2**31 - 1
 BAD_REQUEST = (ConfigError, CheckpointError, CacheError, IllegalActionError)
 
 
+#: The folder the package's modules live in (the repository, or site-packages).
+PACKAGE_ROOT = Path(__file__).resolve().parents[2]
+
+
 class TooLarge(ValueError):
     """A request body over :data:`MAX_BODY`."""
+
+
+def without_server_paths(message: str, roots: tuple[Path, ...]) -> str:
+    """``message`` with the server's own folders (``roots``: where it runs, its package, its
+    checkpoints) cut from every path under them: ``checkpoints/six_hundred/shipped/model.zip``,
+    never where the server keeps it. What the request itself said is left as it was."""
+    for root in sorted({str(r) for r in roots}, key=len, reverse=True):
+        message = message.replace(root.rstrip("/") + "/", "")
+    return message
 
 
 def error(status: int, message: str) -> JSONResponse:
@@ -85,8 +99,11 @@ async def json_object(request: Request, keys: set[str]) -> dict[str, Any]:
     return value
 
 
-def answering(endpoint: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
-    """An endpoint whose refusals become one-line JSON errors with their 4xx status."""
+def answering(
+    endpoint: Callable[[Request], Awaitable[Response]], roots: tuple[Path, ...]
+) -> Callable[[Request], Awaitable[Response]]:
+    """An endpoint whose refusals become one-line JSON errors with their 4xx status, naming no
+    folder of the server's (``roots``, see :func:`without_server_paths`)."""
 
     async def answer(request: Request) -> Response:
         try:
@@ -100,7 +117,7 @@ def answering(endpoint: Callable[[Request], Awaitable[Response]]) -> Callable[[R
         except Full as problem:
             return error(503, problem)
         except BAD_REQUEST as problem:
-            return error(400, problem.args[0] if problem.args else problem)
+            return error(400, without_server_paths(str(problem.args[0] if problem.args else problem), roots))
 
     return answer
 
@@ -110,6 +127,7 @@ def create_app(checkpoints: str | Path = "checkpoints", max_sessions: int = 64, 
     ``max_sessions`` games and replays, each forgotten ``ttl_s`` seconds after its last use."""
     catalogue = Catalogue(Path(checkpoints))
     store = SessionStore(max_sessions, ttl_s)
+    roots = (Path.cwd(), PACKAGE_ROOT, Path(checkpoints).resolve().parent, checkpoints_root().resolve().parent)
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html")
@@ -195,16 +213,16 @@ def create_app(checkpoints: str | Path = "checkpoints", max_sessions: int = 64, 
     routes = [
         Route("/", index),
         Route("/favicon.ico", favicon),  # asked for by browsers whatever the page links
-        Route("/api/games", answering(games)),
-        Route("/api/sessions", answering(create), methods=["POST"]),
-        Route("/api/sessions/{id}", answering(show), methods=["GET"]),
-        Route("/api/sessions/{id}", answering(forget), methods=["DELETE"]),
-        Route("/api/sessions/{id}/move", answering(move), methods=["POST"]),
-        Route("/api/sessions/{id}/advance", answering(advance), methods=["POST"]),
-        Route("/api/sessions/{id}/record", answering(record)),
-        Route("/api/replays", answering(upload), methods=["POST"]),
-        Route("/api/replays/{id}", answering(replay_step), methods=["GET"]),
-        Route("/api/replays/{id}", answering(forget), methods=["DELETE"]),
+        Route("/api/games", answering(games, roots)),
+        Route("/api/sessions", answering(create, roots), methods=["POST"]),
+        Route("/api/sessions/{id}", answering(show, roots), methods=["GET"]),
+        Route("/api/sessions/{id}", answering(forget, roots), methods=["DELETE"]),
+        Route("/api/sessions/{id}/move", answering(move, roots), methods=["POST"]),
+        Route("/api/sessions/{id}/advance", answering(advance, roots), methods=["POST"]),
+        Route("/api/sessions/{id}/record", answering(record, roots)),
+        Route("/api/replays", answering(upload, roots), methods=["POST"]),
+        Route("/api/replays/{id}", answering(replay_step, roots), methods=["GET"]),
+        Route("/api/replays/{id}", answering(forget, roots), methods=["DELETE"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=routes)
