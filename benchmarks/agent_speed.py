@@ -15,13 +15,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 
-import numpy as np
 import torch
 
-from agents.registry import make_agent
-from envs.registry import make_game
+from training.evaluation.timed import ms_per_move, random_positions
 
 AGENTS = [
     ("invers", "ppo"),
@@ -32,28 +29,6 @@ AGENTS = [
 ]
 
 
-def positions(env: str, count: int, seed: int = 0) -> list:
-    """``count`` positions (observation, mask) of seeded random games, each the mover's view."""
-    game, rng, found = make_game(env), np.random.default_rng(seed), []
-    while len(found) < count:
-        state = game.new_initial_state(rng)
-        while not state.is_terminal() and len(found) < count:
-            (player,) = state.acting_players()
-            mask = state.legal_mask(player)
-            found.append((state.observe(player), mask))
-            state.apply(player, int(rng.choice(np.flatnonzero(mask))))
-    return found
-
-
-def ms_per_move(env: str, spec: str, moves: list) -> float:
-    agent = make_agent(env, spec, make_game(env), seed=0)
-    agent.act(*moves[0])  # loading and first-call costs are not a move's
-    started = time.perf_counter()
-    for observation, mask in moves:
-        agent.act(observation, mask)
-    return 1000 * (time.perf_counter() - started) / len(moves)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--moves", type=int, default=200, help="positions per agent (default 200)")
@@ -62,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"ms per move over {args.moves} positions; torch's default intra-op threads here: {default_threads}")
     print(f"{'env':<14} {'agent':<16} {'plain loop (default threads)':>29} {'one thread set by the caller':>29}")
     for env, spec in AGENTS:
-        moves = positions(env, args.moves)
+        moves = random_positions(env, args.moves)
         torch.set_num_threads(default_threads)
         plain = ms_per_move(env, spec, moves)
         torch.set_num_threads(1)

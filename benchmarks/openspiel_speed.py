@@ -12,38 +12,14 @@ OpenSpiel state the search starts from.
 from __future__ import annotations
 
 import argparse
-import time
 
-import numpy as np
-
-from agents.registry import make_agent
 from envs.registry import ENVS, make_game
+from training.evaluation.timed import ms_per_move, random_positions
 
 
 def spec_for(env: str, simulations: int) -> str:
     algorithm = "ismcts" if make_game(env).hidden_information else "mcts"
     return f"openspiel:{algorithm},simulations={simulations}"
-
-
-def positions(env: str, count: int, seed: int = 0) -> list:
-    """``count`` (observation, mask) views of players to act in seeded random games."""
-    game, rng, found = make_game(env), np.random.default_rng(seed), []
-    while len(found) < count:
-        state = game.new_initial_state(rng)
-        while not state.is_terminal() and len(found) < count:
-            for player in state.acting_players():
-                mask = state.legal_mask(player)
-                found.append((state.observe(player), mask))
-                state.apply(player, int(rng.choice(np.flatnonzero(mask))))
-    return found[:count]
-
-
-def ms_per_move(env: str, spec: str, moves: list) -> float:
-    agent = make_agent(env, spec, make_game(env), seed=0)
-    started = time.perf_counter()
-    for observation, mask in moves:
-        agent.act(observation, mask)
-    return 1000 * (time.perf_counter() - started) / len(moves)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -56,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---|---|---|")
     for env in args.env:
         spec = spec_for(env, args.simulations)
-        print(f"| {env} | `{spec}` | {args.moves} | {ms_per_move(env, spec, positions(env, args.moves)):.0f} |")
+        print(f"| {env} | `{spec}` | {args.moves} | {ms_per_move(env, spec, random_positions(env, args.moves)):.0f} |")
     return 0
 
 

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.base import Agent, acts_in_batch, draws_per_row
+from agents.registry import make_agent
+from envs.registry import make_game
 
 
 @dataclass
@@ -122,3 +124,28 @@ class TimedAgent(Agent):
     def failed(self, call: str, error: Exception) -> Exception:
         """What an exception of the agent's ``call`` becomes: here, itself."""
         return error
+
+
+def random_positions(env: str, count: int, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``count`` positions of seeded random games, each as a player to act sees it
+    (observation, mask): what the speed benchmarks time an agent's moves on."""
+    game, rng, found = make_game(env), np.random.default_rng(seed), []
+    while len(found) < count:
+        state = game.new_initial_state(rng)
+        while not state.is_terminal() and len(found) < count:
+            for player in state.acting_players():
+                mask = state.legal_mask(player)
+                found.append((state.observe(player), mask))
+                state.apply(player, int(rng.choice(np.flatnonzero(mask))))
+    return found[:count]
+
+
+def ms_per_move(env: str, spec: str, moves: list[tuple[np.ndarray, np.ndarray]]) -> float:
+    """The agent ``spec``'s mean milliseconds per ``act`` over ``moves``, after one move
+    untimed (loading and first-call costs are not a move's)."""
+    agent = make_agent(env, spec, make_game(env), seed=0)
+    agent.act(*moves[0])
+    started = time.perf_counter()
+    for observation, mask in moves:
+        agent.act(observation, mask)
+    return 1000 * (time.perf_counter() - started) / len(moves)
