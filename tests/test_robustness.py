@@ -194,9 +194,9 @@ def test_a_shorter_run_than_the_config_shortens_its_warm_start(tmp_path, capsys)
     planned = load_config(PPOConfig, "configs/invers.yaml")
     short = load_config(PPOConfig, "configs/invers.yaml", {"total_timesteps": 20_000})
     note = PPO.fit_to_budget(short, planned.total_timesteps, {"total_timesteps"})
-    assert short.warm_start.episodes == 38  # ceil(1500 x 20,000 / 800,000)
+    assert short.warm_start.episodes == 36  # ceil(900 x 20,000 / 500,000)
     assert note == (
-        "Warm start: 38 teacher episodes, the config's 1500 scaled to 20,000 of its 800,000 steps "
+        "Warm start: 36 teacher episodes, the config's 900 scaled to 20,000 of its 500,000 steps "
         "(--warm-start-episodes N sets them)"
     )
     chosen = load_config(PPOConfig, "configs/invers.yaml", {"total_timesteps": 20_000, "warm_start.episodes": 5})
@@ -205,7 +205,7 @@ def test_a_shorter_run_than_the_config_shortens_its_warm_start(tmp_path, capsys)
     longer = load_config(PPOConfig, "configs/invers.yaml", {"total_timesteps": 2_000_000})
     assert (
         PPO.fit_to_budget(longer, planned.total_timesteps, {"total_timesteps"}) is None
-        and longer.warm_start.episodes == 1500
+        and longer.warm_start.episodes == 900
     )
 
 
