@@ -39,6 +39,18 @@ def test_every_report_has_a_page_and_the_readme_a_headline_per_shipped_agent_and
     assert block.count("\n| ") == 1 + len({(h.report.env, h.report.players, h.agent) for h in headlines})
     for item in headlines:
         assert f"**Headline:** `{item.agent}` against `{item.bot}`" in made[item.report.page_name]
+    # the results index heads with the README's very rows (the docs gave a 20-game ladder row the README left out)
+    headlines_part = made["index.md"].split("## Every report")[0]
+    index_rows = [line.replace("](", "](docs/reports/") for line in headlines_part.splitlines() if line.startswith("| ")]
+    assert index_rows == [line for line in block.splitlines() if line.startswith("| ")]
+
+
+def test_a_report_of_several_tables_gives_no_player_count():
+    benchmark = results_pages.read_report(ROOT / "results" / "leaderboard" / "ppo" / "report.md", ROOT / "results")
+    assert "num_players=1" in benchmark.text and "num_players=4" in benchmark.text
+    assert benchmark.players is None  # it gave 1, its first task's
+    four = results_pages.read_report(ROOT / "results" / "roll_five" / "four_players" / "report.md", ROOT / "results")
+    assert four.players == 4
 
 
 #: Small reports, one of each kind: a solitaire evaluation, a four-player evaluation, a ladder.
@@ -76,7 +88,8 @@ def test_a_headline_is_the_shipped_agent_against_the_strongest_bot(tmp_path):
         "leaderboard.md",
         "roll_five-four_players.md",
     ]
-    assert "score 1.000 in 4 games" in made["invers-short.md"] and "score 1.000 in 4 games" in made["index.md"]
+    # the short match's headline heads its page; the index and README give the ladder's, of more games
+    assert "score 1.000 in 4 games" in made["invers-short.md"] and "score 1.000 in 4 games" not in made["index.md"]
     rows = [line for line in block.splitlines() if line.startswith("| ") and not line.startswith("| game")]
     # One player: the highest mean score among the bots (not the heuristic, which is weaker here).
     assert (

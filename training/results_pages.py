@@ -85,8 +85,10 @@ class Report:
 
     @property
     def players(self) -> int | None:
-        found = re.search(r"num_players=(\d+)", self.text)
-        return int(found[1]) if found else None
+        """The table size of a report of one game at one table; None for a report of several
+        (a benchmark's tasks), which would otherwise take its first row's."""
+        found = set(re.findall(r"num_players=(\d+)", self.text))
+        return int(found.pop()) if self.env and len(found) == 1 else None
 
 
 @dataclass
@@ -337,7 +339,11 @@ def index_page(reports: list[Report], headlines: list[Headline]) -> str:
         "",
         "## Headlines: each shipped agent against the strongest bot of its report",
         "",
-        headlines_table(headlines, ""),
+        "One per shipped agent and table size, as the README shows them: of several reports of",
+        "the same agent (a long match and a short ladder), the one of most games. Every report's",
+        "own headline heads its page.",
+        "",
+        headlines_table(per_agent_and_table(headlines), ""),
         "",
         "## Every report",
         "",
@@ -349,7 +355,7 @@ def index_page(reports: list[Report], headlines: list[Headline]) -> str:
     return "\n".join(lines)
 
 
-def readme_block(headlines: list[Headline]) -> str:
+def per_agent_and_table(headlines: list[Headline]) -> list[Headline]:
     """One headline per shipped agent and table size: of several reports of the same agent
     (a long match and a short ladder), the one with the most games."""
     best: dict[tuple, Headline] = {}
@@ -357,7 +363,12 @@ def readme_block(headlines: list[Headline]) -> str:
         key = (item.report.env, item.report.players, item.agent)
         if key not in best or item.games > best[key].games:
             best[key] = item
-    return f"{START}\n{headlines_table(list(best.values()), 'docs/reports/')}\n{END}"
+    return list(best.values())
+
+
+def readme_block(headlines: list[Headline]) -> str:
+    """The README's headlines: the results index's (:func:`per_agent_and_table`)."""
+    return f"{START}\n{headlines_table(per_agent_and_table(headlines), 'docs/reports/')}\n{END}"
 
 
 def pages(results: Path) -> tuple[dict[str, str], str]:
