@@ -247,3 +247,11 @@ def test_the_readme_shows_the_default_runs_table_where_it_holds_its_markers(tmp_
     assert "| invers | `python training/train.py --env invers` | 20.0 min |" in block and "old" not in block
     assert "How they were run" not in block and "[docs/reports/default_runs.md]" in block
     assert (tmp_path / "docs" / "default_runs.md").is_file()
+
+
+def test_a_report_s_reference_to_a_docs_page_becomes_a_link():
+    report = results_pages.read_report(ROOT / "results" / "leaderboard" / "ppo" / "report.md", ROOT / "results")
+    assert "(see docs/benchmark.md)" in report.text
+    page = results_pages.report_page(report, None)
+    assert "(see [docs/benchmark.md](../benchmark.md))" in page
+    assert (ROOT / "docs" / "benchmark.md").is_file()  # the link's target, from docs/reports/

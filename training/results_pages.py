@@ -49,6 +49,8 @@ GENERATED = (
 )
 NUMBER = re.compile(r"[-+−]?\d+(?:\.\d+)?")
 ABSOLUTE_RUN = re.compile(r"(?<![\w.])/\S*?/(?=checkpoints/)")
+#: A report's plain-text reference to a docs page ("see docs/benchmark.md"), not in code or a link.
+DOCS_REFERENCE = re.compile(r"(?<![`(\[/\w])docs/([\w/-]+\.md)\b")
 
 
 class ReportError(ValueError):
@@ -301,6 +303,7 @@ def headlines_table(headlines: list[Headline], base: str) -> str:
 
 def report_page(report: Report, item: Headline | None) -> str:
     body = ABSOLUTE_RUN.sub("", report.text)
+    body = DOCS_REFERENCE.sub(r"[docs/\1](../\1)", body)  # a link on the site, whose pages are docs/reports/*
     body = re.sub(r"^(#+) ", r"#\1 ", body, flags=re.M)  # the page's title is the report's name
     title = report.page_name.removesuffix(".md").replace("-", " / ")
     # No table of contents beside a report: its tables need the page's whole width.
