@@ -41,7 +41,9 @@ def test_every_report_has_a_page_and_the_readme_a_headline_per_shipped_agent_and
         assert f"**Headline:** `{item.agent}` against `{item.bot}`" in made[item.report.page_name]
     # the results index heads with the README's very rows (the docs gave a 20-game ladder row the README left out)
     headlines_part = made["index.md"].split("## Every report")[0]
-    index_rows = [line.replace("](", "](docs/reports/") for line in headlines_part.splitlines() if line.startswith("| ")]
+    index_rows = [
+        line.replace("](", "](docs/reports/") for line in headlines_part.splitlines() if line.startswith("| ")
+    ]
     assert index_rows == [line for line in block.splitlines() if line.startswith("| ")]
 
 
