@@ -102,6 +102,31 @@ def test_a_game_without_a_shipped_network_is_offered_none(client, monkeypatch):
     assert "ppo" in games["lost_dice"]["agents"]
 
 
+def test_a_table_is_offered_only_the_agents_that_can_sit_at_it(client):
+    def seating(env, options):
+        answer = client.post("/api/agents", json={"env": env, "options": options})
+        assert answer.status_code == 200, answer.text
+        return answer.json()
+
+    solitaire = seating("inverted_dice", {"num_players": 1})
+    assert {"optimal", "ppo", "td"} <= set(solitaire["agents"])
+    assert "plays two-player games only" in solitaire["refused"]["ppo+search"]
+    pair = seating("inverted_dice", {"num_players": 2})
+    assert pair["agents"] == ["human", "random", "heuristic"]
+    assert set(pair["refused"]) == {"optimal", "ppo", "ppo+search", "td"}
+    assert "expects observations" in pair["refused"]["ppo"]
+    assert not any(str(Path.cwd()) in reason for reason in pair["refused"].values())  # no server path
+    invers = seating("invers", {})
+    assert {"search", "ppo", "ppo+search"} <= set(invers["agents"])
+    assert list(invers["refused"]) == ["run:my_run"] and "unreadable" in invers["refused"]["run:my_run"]
+    assert "ppo" in seating("keldice", {"num_players": 2})["agents"]
+    assert "ppo" in seating("keldice", {"num_players": 3})["refused"]
+    for seats in (["human", "td"], ["human", "ppo"]):  # what is not offered does not start either
+        new_game(client, "inverted_dice", {"num_players": 2}, seats, status=400)
+    assert client.post("/api/agents", json={"options": {}}).json()["error"].startswith("the request names no game")
+    assert client.post("/api/agents", json={"env": "invers", "seats": []}).status_code == 400
+
+
 def test_a_watched_game_is_the_game_play_game_plays_from_the_same_seed(client):
     seats = ["heuristic", "random", "search"]
     view = play_out(client, new_game(client, "roll_five", {"num_players": 3}, seats, seed=12))
@@ -281,6 +306,23 @@ def test_six_hundreds_locked_dice_are_explained_beside_them():
     state.apply(0, lock_action((0, 1)))
     (dice,) = [part for part in sheet_game(state, 0) if part["type"] == "dice"]
     assert dice["locked"] == 2 and "locked" in dice["note"]
+
+
+@pytest.mark.parametrize(
+    "env, word, legend",
+    [
+        ("six_hundred", "ok", "ok: the rungs written so far can still rise"),
+        ("lost_dice", "·", "(the numbers' sum − 20) × (1 + investments)"),
+        ("keldice", "·", "6 or more: +10"),
+        ("inverted_dice", None, ""),
+    ],
+)
+def test_a_sheet_s_words_are_explained_under_it(client, env, word, legend):
+    view = new_game(client, env, {"num_players": 2}, ["human", "random"])
+    (sheet,) = [part for part in view["table"] if part["type"] == "sheet"]
+    assert legend in sheet["legend"] and (sheet["legend"] == "") == (legend == "")
+    if word is not None:  # the word the legend explains is on the sheet
+        assert any(word in cell for row in sheet["rows"] for cell in row[1:])
 
 
 def test_an_error_never_shows_a_path_of_the_server(client):

@@ -90,13 +90,14 @@ def screenshot(page, tmp_path: Path, name: str) -> None:
 def start(page, env: str, options: dict, seats: list[str], seed: int = 1) -> None:
     page.select_option("#game", env)
     page.fill("#players", str(len(seats)))
-    page.dispatch_event("#players", "change")
     for name, value in options.items():
         field = page.locator(f"[name=option-{name}]")
         if field.evaluate("node => node.tagName") == "SELECT":
             field.select_option(str(value))
         else:
             field.fill(str(value))
+    page.dispatch_event("#players", "change")  # the seat menus are asked for this table
+    page.wait_for_selector("#seats[data-ready=yes]")
     for seat, choice in enumerate(seats):
         page.select_option(f"#seat-{seat}", choice)
     page.fill("#seed", str(seed))
@@ -154,6 +155,23 @@ def test_the_page_fits_a_phone(browser, server, tmp_path):
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     screenshot(page, tmp_path, "invers-phone")
     context.close()
+
+
+def test_the_seats_offer_only_agents_that_can_play_the_table(page, tmp_path):
+    def offered(env: str, players: int) -> list[str]:
+        page.select_option("#game", env)
+        page.fill("#players", str(players))
+        page.dispatch_event("#players", "change")
+        page.wait_for_selector("#seats[data-ready=yes]")
+        return page.eval_on_selector_all("#seat-0 option", "options => options.map((o) => o.value)")
+
+    solitaire = offered("inverted_dice", 1)
+    assert {"human", "heuristic", "optimal", "ppo", "td"} <= set(solitaire) and "ppo+search" not in solitaire
+    table_of_two = offered("inverted_dice", 2)
+    assert {"human", "random", "heuristic"} == set(table_of_two)
+    assert "td: agent 'td': the inverted_dice turn-value agent plays solitaire" in page.text_content("#not-offered")
+    screenshot(page, tmp_path, "seats-not-offered")
+    assert "ppo+search" in offered("invers", 2)
 
 
 def test_watching_agents_step_play_and_pause(page, tmp_path):

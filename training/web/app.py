@@ -4,7 +4,8 @@ Endpoints (every body and answer is JSON, except a record, which is JSON lines;
 ``docs/web.md`` gives examples):
 
 ========  ===============================  ==================================================
-GET       ``/api/games``                   the games, their options, player counts, agents
+GET       ``/api/games``                   the games, their options, player counts, agent choices
+POST      ``/api/agents``                  the choices that can sit at a table: ``{env, options}``
 POST      ``/api/sessions``                a new game: ``{env, options, seats, seed}``
 GET       ``/api/sessions/{id}``           the view of the game for its person's seat
 POST      ``/api/sessions/{id}/move``      the person's move: ``{"action": id}``
@@ -157,6 +158,15 @@ def create_app(checkpoints: str | Path = "checkpoints", max_sessions: int = 64, 
         key = store.add(session)
         return {"id": key, "seed": seed, **session.view()}
 
+    def seating(fields: dict[str, Any]) -> dict[str, Any]:
+        answer = catalogue.seating(fields.get("env"), fields.get("options", {}))
+        refused = {choice: without_server_paths(reason, roots) for choice, reason in answer["refused"].items()}
+        return {"env": fields["env"], "agents": answer["agents"], "refused": refused}
+
+    async def agents(request: Request) -> Response:
+        fields = await json_object(request, {"env", "options"})
+        return JSONResponse(await run_in_threadpool(seating, fields))
+
     async def create(request: Request) -> Response:
         fields = await json_object(request, {"env", "options", "seats", "seed"})
         return JSONResponse(await run_in_threadpool(new_session, fields), status_code=201)
@@ -214,6 +224,7 @@ def create_app(checkpoints: str | Path = "checkpoints", max_sessions: int = 64, 
         Route("/", index),
         Route("/favicon.ico", favicon),  # asked for by browsers whatever the page links
         Route("/api/games", answering(games, roots)),
+        Route("/api/agents", answering(agents, roots), methods=["POST"]),
         Route("/api/sessions", answering(create, roots), methods=["POST"]),
         Route("/api/sessions/{id}", answering(show, roots), methods=["GET"]),
         Route("/api/sessions/{id}", answering(forget, roots), methods=["DELETE"]),

@@ -8,20 +8,30 @@ game, a shipped network (``ppo``, ``ppo+search``, ``td``) where one is shipped, 
 ``run:<folder>``, a run folder found under the checkpoints folder
 (``<checkpoints>/<env>/<folder>/`` holding a checkpoint file), mapped here to its path.
 An agent spec of any other form (a path, ``module:attr``) is refused.
+
+Not every agent can sit at every table: a network is trained for one table size, the
+exact solver and the turn-value agents play solitaire, the search two-player games of
+public state. :meth:`Catalogue.seating` tells them apart by building each agent for the
+table, as a session would, and keeps the answer per table, so the page offers only the
+agents that can play and says why the others cannot.
 """
 
 from __future__ import annotations
 
+import json
+import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
 from agents.registry import NETWORK_AGENTS, TURN_VALUE_AGENTS, bot_names
-from agents.run_folder import holds_trained_agent
+from agents.run_folder import CheckpointError, holds_trained_agent
 from agents.shipped import shipped_envs
+from agents.solution_cache import CacheError
 from envs.games.lost_dice_faces import VARIANTS
 from envs.games.roll_five import MODES
 from envs.registry import ENVS, make_game
-from training.framework.config import make_checked_game
+from training.framework.config import build_agent, make_checked_game
 from training.framework.schema import ConfigError
 
 HUMAN = "human"
@@ -35,6 +45,9 @@ TYPE_WORDS = {int: "a whole number", bool: "true or false", float: "a number", s
 #: A whole-number game option from the page (a game's length) is at most this many times its
 #: default: a session's game must end while the session is kept.
 MAX_OPTION_FACTOR = 10
+#: Tables whose seating (:meth:`Catalogue.seating`) is remembered, the least recently asked
+#: for forgotten first: every option value is a table, so the memory must be bounded.
+SEATINGS_KEPT = 256
 
 
 class Catalogue:
@@ -42,6 +55,8 @@ class Catalogue:
 
     def __init__(self, checkpoints: Path):
         self.checkpoints = Path(checkpoints)
+        self._seatings: OrderedDict[tuple, dict[str, Any]] = OrderedDict()
+        self._seatings_lock = threading.Lock()
 
     def games(self) -> list[dict[str, Any]]:
         """Every game with its player counts, settable options and agent choices (``GET /api/games``)."""
@@ -80,6 +95,35 @@ class Catalogue:
         if env in TURN_VALUE_AGENTS and env in shipped_envs("td"):
             choices.append("td")
         return choices + [RUN_PREFIX + name for name in sorted(self.runs(env))]
+
+    def seating(self, env: str, options: Any) -> dict[str, Any]:
+        """The agent choices that can sit at the table ``env`` with ``options`` (``POST /api/agents``).
+
+        ``{"agents": [...], "refused": {choice: reason}}``, in :meth:`agents`' order:
+        ``human`` always sits, and every other choice is built for the table as a session
+        builds it, so a choice is offered exactly when a session with it would start.
+        """
+        game = self.game(env, options)
+        choices = self.agents(env)
+        key = (env, json.dumps(game.options(), sort_keys=True, default=str), tuple(choices))
+        with self._seatings_lock:
+            if key in self._seatings:
+                self._seatings.move_to_end(key)
+                return self._seatings[key]
+        seating: dict[str, Any] = {"agents": [], "refused": {}}
+        for choice in choices:
+            if choice != HUMAN:
+                try:
+                    build_agent(env, self.agent_spec(env, choice), game)
+                except (ConfigError, CheckpointError, CacheError) as refusal:
+                    seating["refused"][choice] = str(refusal)
+                    continue
+            seating["agents"].append(choice)
+        with self._seatings_lock:
+            self._seatings[key] = seating
+            while len(self._seatings) > SEATINGS_KEPT:
+                self._seatings.popitem(last=False)
+        return seating
 
     def runs(self, env: str) -> dict[str, Path]:
         """The run folders of ``env`` under the checkpoints folder, by folder name."""

@@ -3,9 +3,10 @@
 A table is a list of parts, each drawn by one function of the page (``static/app.js``),
 written once for every game: ``status`` (a line of text), ``dice`` (faces, the first
 ``locked`` of them set aside), ``sheet`` (a score sheet: rows of a label and one cell
-per player), ``board`` (Invers's 6 x 6 tiles and the tiles in hand) and ``cards``
-(Roll Five's rows of cards and dice). A game declares which parts show its table,
-from the rules core's public accessors and nothing it computes again.
+per player, with a legend of its words where it needs one), ``board`` (Invers's 6 x 6
+tiles and the tiles in hand) and ``cards`` (Roll Five's rows of cards and dice). A game
+declares which parts show its table, from the rules core's public accessors and nothing
+it computes again.
 
 ``viewer`` is the seat whose view it is, or None for a spectator (watch, replay), who
 sees the whole table. Only Roll Five hides anything: another player's cards until the
@@ -21,10 +22,30 @@ from typing import Any
 
 from envs.core import GameState
 from envs.games.invers_tiles import TILE_LETTERS
+from envs.games.lost_dice import BREAK_EVEN, KELDICE_COLUMN_POINTS, LONG_COLUMN, LONG_COLUMN_BONUS
 from envs.games.lost_dice_faces import COLOUR_NAMES, NUM_COLOURS
 from envs.games.roll_five import BID_NAMES
 
 Part = dict[str, Any]
+
+#: What a sheet's words and numbers mean to someone who does not know the rules: shown under it.
+SHEET_LEGENDS = {
+    "six_hundred": (
+        "Ladder: at the end Rung 1 < Rung 2 < Rung 3 < Rung 4 strictly, or all four rungs score 0. "
+        "ok: the rungs written so far can still rise; broken: they cannot, so they will score 0; "
+        "0: the game is over and they scored 0."
+    ),
+    "lost_dice": (
+        f"A column: $ for each investment, then the numbers played in it; = its points: "
+        f"(the numbers' sum − {BREAK_EVEN}) × (1 + investments), +{LONG_COLUMN_BONUS} with {LONG_COLUMN} or more "
+        f"entries. A column never started scores 0, so 6 = {(6 - BREAK_EVEN)} is a column started with a 6 alone."
+    ),
+    "keldice": (
+        "A column: the numbers played in it; = its points, by how many it holds: "
+        + ", ".join(f"{count}: {points:+d}" for count, points in enumerate(KELDICE_COLUMN_POINTS[:-1]) if count)
+        + f", {len(KELDICE_COLUMN_POINTS) - 1} or more: {KELDICE_COLUMN_POINTS[-1]:+d}."
+    ),
+}
 
 
 def sheet_game(state: GameState, viewer: int | None) -> list[Part]:
@@ -47,6 +68,7 @@ def sheet_game(state: GameState, viewer: int | None) -> list[Part]:
             "rows": [[label, *cells] for label, cells in picture["rows"]],
             "to_act": picture["to_act"],
             "marked": picture["marked_row"],
+            "legend": SHEET_LEGENDS.get(state.game.name, ""),
         },
     ]
 
@@ -90,6 +112,7 @@ def lost_dice(state: GameState, viewer: int | None) -> list[Part]:
             "rows": rows,
             "to_act": acting[0] if acting else None,
             "marked": None,
+            "legend": SHEET_LEGENDS[game.name],
         }
     )
     return parts

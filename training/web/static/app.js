@@ -70,24 +70,51 @@ function fillSetup() {
     input.dataset.type = option.type;
     input.name = "option-" + option.name;
     label.append(input);
+    input.addEventListener("change", fillSeats);
     options.append(label);
   }
-  fillSeats();
+  return fillSeats();
 }
 
-function fillSeats() {
-  const game = currentGame();
+// The seat menus offer what can sit at the table as set up (POST /api/agents): asked again
+// whenever the game, the players or an option changes; an answer overtaken by a later
+// change is dropped.
+let seatingAsked = 0;
+async function fillSeats() {
+  const asked = ++seatingAsked;
+  $("seats").dataset.ready = "no";
+  const {env, options} = setupRequest();
+  let seating;
+  try {
+    seating = await api("POST", "/api/agents", {env, options});
+  } catch (problem) {
+    if (asked === seatingAsked) showError(problem.message);
+    return;
+  }
+  if (asked !== seatingAsked) return;
+  showError("");
   const seats = $("seats");
   const kept = [...seats.querySelectorAll("select")].map((s) => s.value);
   seats.replaceChildren(el("legend", {}, "Seats"));
+  const agents = seating.agents;
   for (let p = 0; p < Number($("players").value); p++) {
     const select = el("select", {name: `seat-${p}`, id: `seat-${p}`});
-    for (const agent of game.agents) select.append(el("option", {value: agent}, agent));
-    select.value = kept[p] && game.agents.includes(kept[p]) ? kept[p] : (p === 0 ? "human" : game.agents[1]);
+    for (const agent of agents) select.append(el("option", {value: agent}, agent));
+    select.value = kept[p] && agents.includes(kept[p]) ? kept[p] : (p === 0 ? "human" : agents[1]);
     const label = el("label", {}, `P${p} `);
     label.append(select);
     seats.append(label);
   }
+  const refused = Object.entries(seating.refused);
+  if (refused.length) {
+    const note = el("details", {id: "not-offered"});
+    note.append(el("summary", {}, `Not offered at this table: ${refused.map(([agent]) => agent).join(", ")}`));
+    const reasons = el("ul");
+    for (const [agent, reason] of refused) reasons.append(el("li", {}, `${agent}: ${reason}`));
+    note.append(reasons);
+    seats.append(note);
+  }
+  seats.dataset.ready = "yes";
 }
 
 function setupRequest() {
@@ -96,7 +123,7 @@ function setupRequest() {
     const type = input.dataset.type;
     options[input.dataset.option] = type === "bool" ? input.checked : type === "int" ? Number(input.value) : input.value;
   }
-  const request = {env: $("game").value, options, seats: [...$("seats").querySelectorAll("select")].map((s) => s.value)};
+  const request = {env: $("game").value, options, seats: [...$("seats").querySelectorAll("select[id^=seat-]")].map((s) => s.value)};
   if ($("seed").value !== "") request.seed = Number($("seed").value);
   return request;
 }
@@ -148,6 +175,7 @@ const DRAW = {
       table.append(tr);
     });
     wrap.append(table);
+    if (part.legend) wrap.append(el("p", {class: "legend"}, part.legend));
     return wrap;
   },
 
@@ -393,7 +421,7 @@ async function main() {
     return;
   }
   for (const game of games) $("game").append(el("option", {value: game.env}, game.title));
-  fillSetup();
+  await fillSetup();
   document.body.dataset.ready = "yes";
 }
 
