@@ -17,6 +17,9 @@ import pytest
 
 from training import results_pages
 from training.evaluation.machine import TIMING_FILE, MachineRecord, measurement_page
+from training.reports.headlines import headline
+from training.reports.pages import DEFAULT_RUNS_END, DEFAULT_RUNS_START, END, START, pages, report_page
+from training.reports.reading import read_report
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -27,15 +30,15 @@ def test_the_committed_pages_and_readme_table_are_what_the_reports_give(monkeypa
 
 
 def test_every_report_has_a_page_and_the_readme_a_headline_per_shipped_agent_and_table():
-    made, block = results_pages.pages(ROOT / "results")
+    made, block = pages(ROOT / "results")
     # every report, but the timing files beside them (the machine's figures: git ignores them, no page shows them)
     reports = [
-        results_pages.read_report(p, ROOT / "results")
+        read_report(p, ROOT / "results")
         for p in sorted((ROOT / "results").rglob("*.md"))
         if p.name != TIMING_FILE
     ]
     assert len(made) == len(reports) + 1  # and the index
-    headlines = [h for r in reports if (h := results_pages.headline(r)) is not None]
+    headlines = [h for r in reports if (h := headline(r)) is not None]
     assert block.count("\n| ") == 1 + len({(h.report.env, h.report.players, h.agent) for h in headlines})
     for item in headlines:
         assert f"**Headline:** `{item.agent}` against `{item.bot}`" in made[item.report.page_name]
@@ -48,10 +51,10 @@ def test_every_report_has_a_page_and_the_readme_a_headline_per_shipped_agent_and
 
 
 def test_a_report_of_several_tables_gives_no_player_count():
-    benchmark = results_pages.read_report(ROOT / "results" / "leaderboard" / "ppo" / "report.md", ROOT / "results")
+    benchmark = read_report(ROOT / "results" / "leaderboard" / "ppo" / "report.md", ROOT / "results")
     assert "num_players=1" in benchmark.text and "num_players=4" in benchmark.text
     assert benchmark.players is None  # it gave 1, its first task's
-    four = results_pages.read_report(ROOT / "results" / "roll_five" / "four_players" / "report.md", ROOT / "results")
+    four = read_report(ROOT / "results" / "roll_five" / "four_players" / "report.md", ROOT / "results")
     assert four.players == 4
 
 
@@ -80,7 +83,7 @@ def results_tree(tmp_path: Path) -> Path:
 
 
 def test_a_headline_is_the_shipped_agent_against_the_strongest_bot(tmp_path):
-    made, block = results_pages.pages(results_tree(tmp_path))
+    made, block = pages(results_tree(tmp_path))
     assert sorted(made) == [
         "index.md",
         "invers-ladder.md",
@@ -123,14 +126,14 @@ def test_a_headline_gives_the_table_s_measured_level_where_the_report_has_it(tmp
     measured = measured.replace("| -0.3 ± 0.1 |", "| -0.3 ± 0.1 | 0.255 [0.233, 0.278] |")
     (tmp_path / "results" / "roll_five").mkdir(parents=True)
     (tmp_path / "results" / "roll_five" / "report.md").write_text(measured)
-    _, block = results_pages.pages(tmp_path / "results")
+    _, block = pages(tmp_path / "results")
     assert (
         "score 0.200 [0.120, 0.280] in 100 games, search's own score at this table 0.262 [0.240, 0.285] (win" in block
     )
 
 
 def test_pages_show_the_report_without_paths_of_another_machine(tmp_path):
-    made, _ = results_pages.pages(results_tree(tmp_path))
+    made, _ = pages(results_tree(tmp_path))
     page = made["inverted_dice.md"]
     assert "/somewhere/else" not in page and "Run: checkpoints/inverted_dice/shipped" in page
     assert page.startswith("---\nhide: [toc]\n---\n\n# inverted_dice\n") and "\n## inverted_dice evaluation\n" in page
@@ -140,7 +143,7 @@ def test_pages_show_the_report_without_paths_of_another_machine(tmp_path):
 def test_check_finds_a_stale_page_and_writing_makes_it_current(tmp_path, capsys):
     results = results_tree(tmp_path)
     readme = tmp_path / "README.md"
-    readme.write_text(f"intro\n{results_pages.START}\nold table\n{results_pages.END}\nend\n")
+    readme.write_text(f"intro\n{START}\nold table\n{END}\nend\n")
     docs = tmp_path / "docs"
     args = ["--results", str(results), "--docs", str(docs), "--readme", str(readme)]
     assert results_pages.main([*args, "--check"]) == 1
@@ -177,7 +180,7 @@ def test_a_report_whose_headline_cannot_be_read_names_its_file(tmp_path, capsys)
         "226.0 | [220.0", "n/a | [220.0"
     )
     (results / "inverted_dice" / "report.md").write_text(broken)
-    (tmp_path / "README.md").write_text(f"{results_pages.START}\n{results_pages.END}\n")
+    (tmp_path / "README.md").write_text(f"{START}\n{END}\n")
     code = results_pages.main(
         ["--results", str(results), "--docs", str(tmp_path / "docs"), "--readme", str(tmp_path / "README.md")]
     )
@@ -236,8 +239,8 @@ How each shipped agent's recipe differs.
 def test_the_readme_shows_the_default_runs_table_where_it_holds_its_markers(tmp_path, capsys):
     results = results_tree(tmp_path)
     readme = tmp_path / "README.md"
-    markers = f"{results_pages.DEFAULT_RUNS_START}\nold\n{results_pages.DEFAULT_RUNS_END}\n"
-    readme.write_text(f"{results_pages.START}\n{results_pages.END}\n{markers}")
+    markers = f"{DEFAULT_RUNS_START}\nold\n{DEFAULT_RUNS_END}\n"
+    readme.write_text(f"{START}\n{END}\n{markers}")
     args = ["--results", str(results), "--docs", str(tmp_path / "docs"), "--readme", str(readme)]
     assert results_pages.main(args) == 2
     assert "default_runs/report.md: make it with make default-runs" in capsys.readouterr().err
@@ -245,15 +248,15 @@ def test_the_readme_shows_the_default_runs_table_where_it_holds_its_markers(tmp_
     (results / "default_runs" / "report.md").write_text(DEFAULT_RUNS)
     assert results_pages.main(args) == 0
     text = readme.read_text()
-    block = text[text.index(results_pages.DEFAULT_RUNS_START) : text.index(results_pages.DEFAULT_RUNS_END)]
+    block = text[text.index(DEFAULT_RUNS_START) : text.index(DEFAULT_RUNS_END)]
     assert "| invers | `python training/train.py --env invers` | 20.0 min |" in block and "old" not in block
     assert "How they were run" not in block and "[docs/reports/default_runs.md]" in block
     assert (tmp_path / "docs" / "default_runs.md").is_file()
 
 
 def test_a_report_s_reference_to_a_docs_page_becomes_a_link():
-    report = results_pages.read_report(ROOT / "results" / "leaderboard" / "ppo" / "report.md", ROOT / "results")
+    report = read_report(ROOT / "results" / "leaderboard" / "ppo" / "report.md", ROOT / "results")
     assert "(see docs/benchmark.md)" in report.text
-    page = results_pages.report_page(report, None)
+    page = report_page(report, None)
     assert "(see [docs/benchmark.md](../benchmark.md))" in page
     assert (ROOT / "docs" / "benchmark.md").is_file()  # the link's target, from docs/reports/
