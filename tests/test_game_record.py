@@ -1,4 +1,4 @@
-"""Recorded games (``training/game_record.py``): written by ``tabletop record`` and the
+"""Recorded games (``training/records/game_record.py``): written by ``tabletop record`` and the
 evaluation, replayed from the seed by the rules to the same end."""
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ import pytest
 from agents.base import RandomAgent
 from agents.match import play_game
 from envs.registry import ENVS, make_game
-from training import evaluate, game_record, record
-from training.game_record import RecordError
+from training import evaluate, record
+from training.records import game_record
+from training.records.game_record import RecordError
 
 
 @pytest.mark.parametrize("env", sorted(ENVS))

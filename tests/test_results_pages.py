@@ -33,9 +33,7 @@ def test_every_report_has_a_page_and_the_readme_a_headline_per_shipped_agent_and
     made, block = pages(ROOT / "results")
     # every report, but the timing files beside them (the machine's figures: git ignores them, no page shows them)
     reports = [
-        read_report(p, ROOT / "results")
-        for p in sorted((ROOT / "results").rglob("*.md"))
-        if p.name != TIMING_FILE
+        read_report(p, ROOT / "results") for p in sorted((ROOT / "results").rglob("*.md")) if p.name != TIMING_FILE
     ]
     assert len(made) == len(reports) + 1  # and the index
     headlines = [h for r in reports if (h := headline(r)) is not None]

@@ -15,7 +15,8 @@ from agents.match import play_game
 from agents.registry import make_agent
 from envs.games.six_hundred import SixHundred, lock_action
 from envs.registry import ENVS, make_game
-from training import game_record, serve
+from training import serve
+from training.records import game_record
 from training.web import catalogue
 from training.web.app import create_app
 from training.web.tables import sheet_game

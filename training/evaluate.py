@@ -38,7 +38,7 @@ run folder, a bare model file included), so no report is ever replaced; ``--out 
 refuses to replace a report there unless ``--overwrite``. The files are written together
 once every game is played: an evaluation that fails leaves none. Progress (games done /
 total, time left) is shown on stderr. ``--record-games DIR`` also writes every game to
-``DIR`` as a record (``<seat labels>-<seed>.jsonl``, :mod:`training.game_record`), which
+``DIR`` as a record (``<seat labels>-<seed>.jsonl``, :mod:`training.records.game_record`), which
 ``tabletop serve`` replays step by step.
 """
 

@@ -45,7 +45,7 @@ from training.framework.config import build_agent, make_checked_game
 from training.framework.paths import checkpoint_root, results_root
 from training.framework.run_files import new_report_dir
 from training.framework.schema import ConfigError
-from training.game_record import SUFFIX, record_of
+from training.records.game_record import SUFFIX, record_of
 
 PERCENTILES = (5, 25, 50, 75, 95)
 
@@ -430,7 +430,7 @@ def evaluate(
     first game; ``setup`` (which run, and where the settings came from) is printed before
     the games and heads the report. Nothing is written until every game is played; then
     the files are written together (:func:`report_folder`). With ``record_games``, every
-    game is also written there as a record (:mod:`training.game_record`) to replay.
+    game is also written there as a record (:mod:`training.records.game_record`) to replay.
     """
     import torch  # noqa: PLC0415 (torch takes seconds to import; --help and bad input need not wait)
 

@@ -43,9 +43,9 @@ from agents.run_folder import CheckpointError
 from agents.shipped import checkpoints_root
 from agents.solution_cache import CacheError
 from envs.core import IllegalActionError
-from training import game_record
 from training.framework.config import build_agent
 from training.framework.schema import ConfigError
+from training.records import game_record
 from training.web.catalogue import HUMAN, Catalogue
 from training.web.sessions import Conflict, Full, GameSession, NotFound, ReplaySession, SessionStore
 

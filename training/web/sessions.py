@@ -8,7 +8,7 @@ the game :func:`agents.match.play_game` plays from the same seed. The person mov
 :meth:`GameSession.move`; each call of :meth:`GameSession.advance` plays one agent move,
 so the page shows the other seats' moves one at a time (and watches agents play).
 
-A :class:`ReplaySession` is a recorded game (:mod:`training.game_record`) replayed
+A :class:`ReplaySession` is a recorded game (:mod:`training.records.game_record`) replayed
 from its seed, viewed at any step. :class:`SessionStore` holds both, at most
 ``max_sessions`` of them, each forgotten ``ttl_s`` seconds after its last use.
 
@@ -32,7 +32,7 @@ import numpy as np
 from agents.base import Agent
 from agents.match import outcome_words, start_game
 from envs.core import Game, GameState
-from training.game_record import GameRecord
+from training.records.game_record import GameRecord
 from training.web.tables import table
 
 HUMAN = "human"
