@@ -12,7 +12,8 @@ from envs.games.invers import Invers, InversState
 from envs.games.roll_five import RollFive
 from envs.games.six_hundred import SixHundred
 from training import play
-from training.play import parse_move, read_move
+from training.terminal import game as terminal
+from training.terminal.game import parse_move, read_move
 
 
 def scripted(*answers):
@@ -54,12 +55,12 @@ def test_a_whole_game_against_an_agent_and_quitting(monkeypatch):
 
     moves = []  # a person who always types the id of the first legal move
     monkeypatch.setattr(
-        play,
+        terminal,
         "read_move",
         lambda game, state, player, ask, say: moves.append(player) or int(np.flatnonzero(state.legal_mask(player))[0]),
     )
     game = Invers(max_plies=6)
-    final = play.play(game, RandomAgent(game), 0, seed=0, say=said.append)
+    final = terminal.play(game, RandomAgent(game), 0, seed=0, say=said.append)
     assert final.is_terminal() and moves == [0, 0, 0]
     assert said[-1] == "A draw: the game reached its length limit, where the scores do not count."
 
@@ -123,9 +124,9 @@ def first_legal(game, state, player, ask, say):
 
 @pytest.mark.parametrize("seat", [0, 1])
 def test_roll_five_shows_the_person_only_what_their_seat_may_see(seat, monkeypatch):
-    monkeypatch.setattr(play, "read_move", first_legal)
+    monkeypatch.setattr(terminal, "read_move", first_legal)
     game, said = RollFive(), []
-    final = play.play(game, RandomAgent(game, seed=1), seat, seed=3, say=said.append)
+    final = terminal.play(game, RandomAgent(game, seed=1), seat, seed=3, say=said.append)
     other = 1 - seat
     boards = [line for line in said if line.startswith("Roll Five")]
     for board in boards[:-1]:  # every board before the reveal
@@ -146,9 +147,9 @@ def test_roll_five_shows_the_person_only_what_their_seat_may_see(seat, monkeypat
 
 
 def test_the_persons_move_is_on_the_board_before_the_reply(monkeypatch):
-    monkeypatch.setattr(play, "read_move", first_legal)
+    monkeypatch.setattr(terminal, "read_move", first_legal)
     game, said = Invers(max_plies=6), []
-    play.play(game, RandomAgent(game), 0, seed=0, say=said.append)
+    terminal.play(game, RandomAgent(game), 0, seed=0, say=said.append)
     first_move = said.index(next(line for line in said if line.startswith("You play")))
     assert said[first_move + 1] == play_board_after_first_move(game)
     assert said[first_move + 2].startswith("Player 1 (random) plays")
@@ -161,9 +162,9 @@ def play_board_after_first_move(game):
 
 
 def test_a_solitaire_game_ends_with_the_final_score(monkeypatch):
-    monkeypatch.setattr(play, "read_move", first_legal)
+    monkeypatch.setattr(terminal, "read_move", first_legal)
     game, said = SixHundred(), []
-    final = play.play(game, RandomAgent(game), 0, seed=0, say=said.append)
+    final = terminal.play(game, RandomAgent(game), 0, seed=0, say=said.append)
     assert said[-1] == f"Game over: your final score is {final.scores()[0]:g}."
     boards = [i for i, line in enumerate(said) if not line.startswith("You play")]
     assert all(b + 1 not in boards for b in boards[:-2])  # alone, the board is drawn once per move, not twice
@@ -176,4 +177,4 @@ def test_a_game_cut_off_by_max_plies_says_so_rather_than_seeming_won_on_points()
         (player,) = state.acting_players()
         state.apply(player, int(rng.choice(np.flatnonzero(state.legal_mask(player)))))
     assert state.is_truncated()
-    assert play.final_words(state, 0) == "A draw: the game reached its length limit, where the scores do not count."
+    assert terminal.final_words(state, 0) == "A draw: the game reached its length limit, where the scores do not count."

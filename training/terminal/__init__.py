@@ -1,0 +1,1 @@
+"""Playing in the terminal (``tabletop play``): one game against any agent, as text."""
