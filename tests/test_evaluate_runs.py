@@ -16,7 +16,7 @@ from sb3_contrib import MaskablePPO
 import envs  # noqa: F401  (registers the Gymnasium ids)
 from envs.registry import get_entry
 from training import evaluate
-from training.evaluation import report
+from training.evaluation import report, request
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -45,7 +45,7 @@ def tournament_run(tmp_path, monkeypatch):
     """The latest Roll Five run, trained in tournament mode with 2 random opening plies and 4 games,
     in ./checkpoints/."""
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(evaluate, "bot_names", lambda env: ["random"])  # keep it quick: the run against random
+    monkeypatch.setattr(request, "bot_names", lambda env: ["random"])  # keep it quick: the run against random
     return make_run(
         Path("checkpoints/roll_five/20250101-000000-seed0"),
         "roll_five",
