@@ -25,9 +25,9 @@ import torch
 from agents.registry import make_agent
 from agents.shipped import shipped_envs
 from envs.registry import ENVS, get_entry, make_game
-from training.console import USER_ERRORS, fail
 from training.evaluation.harness import evaluate_pairing, evaluate_solitaire, mean_ci, share_interval
 from training.evaluation.ladder import TimedAgent
+from training.framework.console import USER_ERRORS, fail
 from training.framework.schema import ConfigError
 
 BASES = ("random", "ppo")

@@ -23,7 +23,7 @@ import torch
 from agents.registry import make_agent
 from agents.shipped import shipped_network
 from envs.registry import make_game
-from training.console import USER_ERRORS, fail
+from training.framework.console import USER_ERRORS, fail
 from training.framework.schema import ConfigError
 
 

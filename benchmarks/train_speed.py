@@ -41,10 +41,10 @@ import time
 from pathlib import Path
 
 from envs.registry import ENVS
-from training.console import USER_ERRORS, fail
 from training.evaluation.machine import MachineRecord, measurement_page
 from training.framework.command import default_config
 from training.framework.config import load_config
+from training.framework.console import USER_ERRORS, fail
 from training.framework.schema import ConfigError
 from training.pipelines.network import policy_kwargs
 from training.pipelines.ppo.config import PPOConfig

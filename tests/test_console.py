@@ -9,18 +9,19 @@ from pathlib import Path
 
 import pytest
 
-from training import console, expert_iteration, train, train_rllib, train_td
+from training import expert_iteration, tabletop, train, train_rllib, train_td
+from training.framework import console
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_pyproject_installs_the_command():
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
-    assert scripts["tabletop"] == "training.console:main"
+    assert scripts["tabletop"] == "training.tabletop:main"
 
 
 def test_every_command_names_a_function():
-    assert set(console.COMMANDS) == {
+    assert set(tabletop.COMMANDS) == {
         "train",
         "train-td",
         "expert-iteration",
@@ -34,21 +35,21 @@ def test_every_command_names_a_function():
         "serve",
         "solve",
     }
-    for name in console.COMMANDS:
-        assert callable(console.command_function(name)), name
+    for name in tabletop.COMMANDS:
+        assert callable(tabletop.command_function(name)), name
 
 
 def test_help_lists_every_command_on_one_line(capsys):
-    assert console.main(["--help"]) == 0
+    assert tabletop.main(["--help"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("usage: tabletop <command>")
     lines = out.splitlines()
-    for name, (_, description) in console.COMMANDS.items():
+    for name, (_, description) in tabletop.COMMANDS.items():
         assert [line for line in lines if line.split()[:1] == [name] and line.endswith(description)], name
 
 
 def test_an_unknown_command_is_one_error_line_and_exit_2(capsys):
-    assert console.main(["trian", "--env", "invers"]) == 2
+    assert tabletop.main(["trian", "--env", "invers"]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err.splitlines() == [
@@ -58,26 +59,26 @@ def test_an_unknown_command_is_one_error_line_and_exit_2(capsys):
 
 
 def test_no_command_shows_the_usage_and_exits_2(capsys):
-    assert console.main([]) == 2
+    assert tabletop.main([]) == 2
     assert "commands:" in capsys.readouterr().err
 
 
 def test_a_commands_help_is_its_own_under_the_tabletop_name(capsys):
     argv = sys.argv[:]
     with pytest.raises(SystemExit) as exit_info:
-        console.main(["evaluate", "--help"])
+        tabletop.main(["evaluate", "--help"])
     assert exit_info.value.code == 0
     out = capsys.readouterr().out
     assert out.startswith("usage: tabletop evaluate") and "--checkpoint" in out and "--agents" in out
     assert sys.argv == argv
 
 
-@pytest.mark.parametrize("name", sorted(console.COMMANDS))
+@pytest.mark.parametrize("name", sorted(tabletop.COMMANDS))
 def test_every_commands_usage_line_names_it_as_the_user_typed_it(name, capsys):
     """``tabletop train --help`` says ``usage: tabletop train``, not ``training/train.py`` (which an installed
     package lacks)."""
     with pytest.raises(SystemExit) as exit_info:
-        console.main([name, "--help"])
+        tabletop.main([name, "--help"])
     assert exit_info.value.code == 0
     assert capsys.readouterr().out.startswith(f"usage: tabletop {name} ")
 
@@ -90,9 +91,9 @@ def test_a_command_is_told_its_name_and_sys_argv_is_left_alone(monkeypatch):
         called.append((argv, prog))
         return 0
 
-    monkeypatch.setattr(console, "command_function", lambda name: command)
+    monkeypatch.setattr(tabletop, "command_function", lambda name: command)
     argv = sys.argv[:]
-    assert console.main(["evaluate", "--games", "3"]) == 0
+    assert tabletop.main(["evaluate", "--games", "3"]) == 0
     assert called == [(["--games", "3"], "tabletop evaluate")]
     assert sys.argv == argv
 
@@ -120,7 +121,7 @@ def test_a_training_commands_help_says_what_the_closing_evaluation_costs(name, c
     """A short run's closing evaluation can cost more than its training: ``--help`` says what it
     plays, how to shorten or skip it, and how to evaluate later, naming the commands as the user runs them."""
     for run, evaluate_command in (
-        (lambda: console.main([name, "--help"]), "tabletop evaluate"),
+        (lambda: tabletop.main([name, "--help"]), "tabletop evaluate"),
         (lambda: TRAINING_COMMANDS[name].main(["--help"]), "python training/evaluate.py"),
     ):
         with pytest.raises(SystemExit):
@@ -144,18 +145,18 @@ def test_no_module_but_the_console_reads_or_writes_sys_argv():
             imported = imported and any(alias.name == "argv" for alias in node.names)
             if attribute or imported:
                 readers.append(f"{path.relative_to(ROOT)}:{node.lineno}")
-    assert readers and all(reader.startswith("training/console.py:") for reader in readers), readers
+    assert readers and all(reader.startswith("training/framework/console.py:") for reader in readers), readers
 
 
 def test_a_command_runs_with_the_rest_of_the_line(tmp_path, capsys):
     out = tmp_path / "report"
     assert (
-        console.main(["evaluate", "--env", "inverted_dice", "--agents", "random", "--games", "2", "--out", str(out)])
+        tabletop.main(["evaluate", "--env", "inverted_dice", "--agents", "random", "--games", "2", "--out", str(out)])
         == 0
     )
     assert (out / "report.md").is_file()
     assert "random" in capsys.readouterr().out
-    assert console.main(["evaluate", "--env", "no_such_game", "--agents", "random"]) == 2
+    assert tabletop.main(["evaluate", "--env", "no_such_game", "--agents", "random"]) == 2
 
 
 def test_a_runs_recorded_command_reads_back_as_the_shell_read_it(monkeypatch):

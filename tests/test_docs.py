@@ -12,7 +12,7 @@ site (``docs/``, the site's ``docs_dir``; the site's navigation is ``mkdocs.yml`
   installed (the same holds for ```bash blocks).
 * Every command of a ```bash block of every document names something that exists: a
   ``make`` target of the Makefile, a script / module of the repository (or a
-  ``tabletop`` subcommand, :mod:`training.console`) whose ``--help`` succeeds and lists
+  ``tabletop`` subcommand, :mod:`training.tabletop`) whose ``--help`` succeeds and lists
   every ``--flag`` the line mentions (its comment included), or an installed program.
   The help is run in-process, so the check costs no interpreter start.
 * No document points outside the repository (the rule texts and rulings it was built
@@ -40,7 +40,7 @@ import pytest
 import yaml
 
 from envs.registry import ENVS, LEGACY_ENVS
-from training import console
+from training import tabletop
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -146,11 +146,11 @@ def tabletop_help(command: str) -> str:
     out = io.StringIO()
     if command.startswith("-"):
         with contextlib.redirect_stdout(out):
-            assert console.main(["--help"]) == 0
+            assert tabletop.main(["--help"]) == 0
         return out.getvalue()
-    assert command in console.COMMANDS, f"tabletop has no command {command!r}: {sorted(console.COMMANDS)}"
+    assert command in tabletop.COMMANDS, f"tabletop has no command {command!r}: {sorted(tabletop.COMMANDS)}"
     with contextlib.redirect_stdout(out), pytest.raises(SystemExit) as exit_info:
-        console.main([command, "--help"])
+        tabletop.main([command, "--help"])
     assert exit_info.value.code in (0, None), f"tabletop {command} --help exited with {exit_info.value.code}"
     return out.getvalue()
 
@@ -168,7 +168,7 @@ def test_shell_command_names_what_exists(command, block, monkeypatch):
             f"{command!r}: the Makefile has no target {set(targets) - make_targets()}"
         )
         return
-    if words[0] == "tabletop":  # the installed command: its table in training/console.py
+    if words[0] == "tabletop":  # the installed command: its table in training/tabletop.py
         help_text = tabletop_help(words[1])
     elif words[0] != "python":
         # On the PATH, or a console script of this interpreter's environment (make test runs

@@ -30,12 +30,12 @@ import sys
 from pathlib import Path
 
 from envs.registry import ENVS
-from training.console import guarded
 from training.evaluation.benchmark import measure_anchors
 from training.evaluation.benchmark_report import benchmark, write_leaderboard
 from training.evaluation.harness import DEFAULT_BATCH
 from training.evaluation.report import output_dir
 from training.evaluation.suite import SUITE_VERSION, SUITES, TASKS, write_anchors
+from training.framework.console import guarded
 from training.framework.schema import ConfigError
 
 #: ``NAME=SPEC``: a spec for one env's or one task's tasks (a spec's own options come after a ':').

@@ -46,9 +46,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from training.console import guarded
 from training.evaluation.harness import DEFAULT_BATCH
 from training.evaluation.request import evaluate_request
+from training.framework.console import guarded
 
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> int:

@@ -29,11 +29,11 @@ from pathlib import Path
 import yaml
 
 from envs.registry import get_entry
-from training.console import guarded
 from training.evaluation.harness import DEFAULT_BATCH
 from training.evaluation.ladder import check_distinct, run_ladder
 from training.framework import paths
 from training.framework.config import check_agent_spec
+from training.framework.console import guarded
 from training.framework.run_files import new_report_dir
 from training.framework.schema import ConfigError
 

@@ -28,8 +28,8 @@ from collections.abc import Callable
 from agents.base import Agent
 from envs.core import Game
 from envs.registry import ENVS, make_game
-from training.console import USER_ERRORS, fail
 from training.framework.config import ConfigError, build_agent, check_agent_spec
+from training.framework.console import USER_ERRORS, fail
 from training.terminal.game import Quit, play
 
 
@@ -38,7 +38,7 @@ def game_and_opponent(env: str, opponent: str, seat: int, seed: int) -> tuple[Ga
 
     Bad input (an unknown env, an unknown agent or option, a seat the game does not have,
     a missing or unusable network or solver cache) raises one of
-    :data:`training.console.USER_ERRORS`, with a message that names the option.
+    :data:`training.framework.console.USER_ERRORS`, with a message that names the option.
     """
     if env not in ENVS:
         raise ConfigError(f"--env: unknown env {env!r}; known envs: {', '.join(sorted(ENVS))}")

@@ -18,8 +18,8 @@ import argparse
 from pathlib import Path
 
 from envs.registry import ENVS, make_game
-from training.console import USER_ERRORS, fail
 from training.framework.config import ConfigError, check_agent_spec
+from training.framework.console import USER_ERRORS, fail
 from training.records.game_record import SUFFIX
 from training.records.recording import play_frames, play_record, save_gif
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from training.console import fail
+from training.framework.console import fail
 from training.framework.paths import checkpoint_root
 from training.framework.schema import ConfigError
 

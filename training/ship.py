@@ -20,7 +20,7 @@ from pathlib import Path
 import torch
 
 from agents.run_folder import CONFIG_FILE, CURVE_FILE, METADATA_FILE, MODEL_FILE, CheckpointError
-from training.console import USER_ERRORS, fail
+from training.framework.console import USER_ERRORS, fail
 
 COPIED = (CONFIG_FILE, METADATA_FILE, CURVE_FILE)
 

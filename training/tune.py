@@ -22,8 +22,8 @@ import itertools
 import sys
 from pathlib import Path
 
-from training.console import USER_ERRORS, fail
 from training.framework.config import load_config
+from training.framework.console import USER_ERRORS, fail
 from training.framework.paths import results_root
 from training.framework.schema import ConfigError
 from training.pipelines.ppo.config import PPOConfig

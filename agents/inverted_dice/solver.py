@@ -277,7 +277,7 @@ def cached_solution(
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     parser = argparse.ArgumentParser(
-        # "tabletop solve" when the tabletop command runs it (training/console.py passes that), else the module's own
+        # "tabletop solve" when the tabletop command runs it (training/tabletop.py passes that), else the module's own
         prog=prog or "python -m agents.inverted_dice.solver",
         description="Solve solitaire Inverted Dice exactly (or load the cached solution) and print "
         "the optimal expected score and its standard deviation.",

@@ -17,7 +17,6 @@ from pathlib import Path
 from agents.registry import bot_names
 from agents.run_folder import CONFIG_FILE, CheckpointError, read_config, read_metadata
 from envs.registry import get_entry
-from training.console import yaml_mapping
 from training.evaluation.report import (
     Setup,
     evaluate,
@@ -26,6 +25,7 @@ from training.evaluation.report import (
     trained_runs,
 )
 from training.framework.config import make_checked_game
+from training.framework.console import yaml_mapping
 from training.framework.paths import checkpoint_root
 from training.framework.schema import ConfigError
 

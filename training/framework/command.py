@@ -26,9 +26,9 @@ from typing import Any
 
 from agents.run_folder import CONFIG_FILE, METADATA_FILE
 from envs.registry import ENVS, make_game
-from training.console import USER_ERRORS, fail, interrupted, invocation
 from training.evaluation.report import evaluate_run
 from training.framework.config import RunConfig, build_agent, config_from_dict, load_config
+from training.framework.console import USER_ERRORS, fail, interrupted, invocation
 from training.framework.paths import checkpoint_root, config_path
 from training.framework.run import Pipeline, print_interrupted, run_training
 from training.framework.schema import ConfigError, read_mapping
@@ -237,7 +237,7 @@ def build_evaluation_agents(config: RunConfig) -> None:
 def main(pipeline: type[Pipeline], argv: list[str] | None, prog: str | None, script: str, description: str) -> int:
     """Parse, train (or resume), then evaluate: a training command's whole life.
 
-    ``prog`` is the command's name as :mod:`training.console` started it (``"tabletop train"``), or None
+    ``prog`` is the command's name as :mod:`training.tabletop` started it (``"tabletop train"``), or None
     for the script ``script`` (``"training/train.py"``) run directly: its usage line and its hints name it so.
     SIGINT / SIGTERM are caught from the start: a signal that comes while the config is
     read or the learner is built stops the run at its first chance, with a checkpoint.

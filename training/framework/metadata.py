@@ -8,7 +8,7 @@ import subprocess
 from datetime import datetime, timezone
 from importlib import metadata as package_metadata
 
-from training.console import command_line
+from training.framework.console import command_line
 from training.framework.paths import source_root
 
 PACKAGES = ("numpy", "torch", "gymnasium", "pettingzoo", "stable-baselines3", "sb3-contrib", "tabletop-dice-rl")

@@ -1,18 +1,10 @@
-"""The command line: the ``tabletop`` command, and what every command of the project shares.
+"""What every command of the project shares on the command line.
 
-    tabletop train --env inverted_dice                 # = python training/train.py --env inverted_dice
-    tabletop evaluate --env invers --agents ppo random
-    tabletop <command> --help                          # that command's own options
-
-Each command is the ``main(argv, prog)`` of one module, called with the rest of the command
-line, so ``tabletop train ...`` and ``python training/train.py ...`` are the same program.
-:data:`COMMANDS` is the table: a command whose module moves is one line to change.
-
-This is the one module that reads ``sys.argv``; it never rewrites it. How the user started
-a command is passed down explicitly: :func:`main` calls a command with ``prog="tabletop
-<command>"``, its usage line shows that name and :func:`invocation` names the commands of
-its hints (resume, evaluate) the same way; a script run directly gets ``prog=None`` and
-names them ``python training/<script>.py``.
+How the user started a command is passed down explicitly: ``tabletop`` (:mod:`training.tabletop`)
+calls a command with ``prog="tabletop <command>"``, its usage line shows that name and
+:func:`invocation` names the commands of its hints (resume, evaluate) the same way; a script
+run directly gets ``prog=None`` and names them ``python training/<script>.py``.
+This is the one module that reads ``sys.argv`` (:func:`arguments`, :func:`command_line`); it never rewrites it.
 
 The conventions every command keeps: bad input a user can cause (a config value, a
 command-line option, an unusable checkpoint or solver cache) is one of
@@ -24,7 +16,6 @@ Anything else is a bug and keeps its traceback.
 
 from __future__ import annotations
 
-import importlib
 import shlex
 import signal
 import sys
@@ -36,6 +27,8 @@ import yaml
 from agents.run_folder import CheckpointError
 from agents.solution_cache import CacheError
 from training.framework.schema import ConfigError, yaml_error_line
+
+PROG = "tabletop"
 
 #: command -> ("module:function", one line of help). The function takes ``argv`` and ``prog`` (the name its
 #: usage line and hints give the command) and returns the exit code.
@@ -78,18 +71,16 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
 }
 
-PROG = "tabletop"
 
 USER_ERRORS = (ConfigError, CheckpointError, CacheError)
+
+
 BAD_INPUT = 2
-
-
-# -- how a command names itself and the others ----------------------------------------------
 
 
 def invocation(script: str, prog: str | None) -> str:
     """How to run ``script`` (``"training/evaluate.py"``) the way the user started the command whose
-    ``prog`` this is: ``tabletop evaluate`` when :func:`main` ran it (``prog`` is ``"tabletop <command>"``;
+    ``prog`` this is: ``tabletop evaluate`` when ``tabletop`` ran it (``prog`` is ``"tabletop <command>"``;
     an installed package has no ``training/`` folder to run), else ``python training/evaluate.py``."""
     if prog is not None and prog.startswith(f"{PROG} "):
         module = script.removesuffix(".py").replace("/", ".")
@@ -99,13 +90,15 @@ def invocation(script: str, prog: str | None) -> str:
     return f"python {script}"
 
 
+def arguments() -> list[str]:
+    """The arguments the process was started with, after the program's name."""
+    return sys.argv[1:]
+
+
 def command_line() -> str:
     """The command line this process was started with, as a shell would read it back (a run's
     ``metadata.json`` records it)."""
     return shlex.join(sys.argv)
-
-
-# -- bad input and interruptions --------------------------------------------------------------
 
 
 def fail(error: Exception) -> int:
@@ -143,50 +136,3 @@ def yaml_mapping(text: str, option: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ConfigError(f'{option} must be a mapping such as "{{num_players: 2}}", got {text!r}')
     return value
-
-
-# -- the tabletop command ----------------------------------------------------------------------
-
-
-def usage() -> str:
-    width = max(map(len, COMMANDS))
-    lines = [
-        f"usage: {PROG} <command> [options ...]",
-        "",
-        "Tabletop dice RL: train, evaluate and play the games' agents.",
-        f"`{PROG} <command> --help` lists a command's options.",
-        "",
-        "commands:",
-        *(f"  {name:<{width}}  {description}" for name, (_, description) in COMMANDS.items()),
-    ]
-    return "\n".join(lines)
-
-
-def command_function(name: str) -> Callable[..., int | None]:
-    """The ``main`` function behind command ``name`` (imported only when that command runs)."""
-    module, _, function = COMMANDS[name][0].partition(":")
-    return getattr(importlib.import_module(module), function)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """The ``tabletop`` entry point: run the command named first with the rest of the line."""
-    args = sys.argv[1:] if argv is None else list(argv)
-    if not args:
-        print(usage(), file=sys.stderr)
-        return 2
-    name, rest = args[0], args[1:]
-    if name in ("-h", "--help", "help"):
-        print(usage())
-        return 0
-    if name not in COMMANDS:
-        print(
-            f"{PROG}: error: unknown command {name!r} (choose from {', '.join(COMMANDS)}; see {PROG} --help)",
-            file=sys.stderr,
-        )
-        return 2
-    code = command_function(name)(rest, prog=f"{PROG} {name}")
-    return 0 if code is None else code
-
-
-if __name__ == "__main__":
-    sys.exit(main())
