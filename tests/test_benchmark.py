@@ -21,7 +21,16 @@ from training.evaluation import benchmark
 from training.evaluation.benchmark_report import Summary, leaderboard_agents
 from training.evaluation.harness import PairingResult, wilson_interval
 from training.evaluation.report import paired_report, pairing_report
-from training.evaluation.suite import SUITE_VERSION, SUITES, TASKS, load_anchors, references_path, suite, task_by_name
+from training.evaluation.suite import (
+    SUITE_VERSION,
+    SUITES,
+    TASKS,
+    agent_mapping,
+    load_anchors,
+    references_path,
+    suite,
+    task_by_name,
+)
 from training.framework.schema import ConfigError
 
 #: Two quick tasks, one of each kind: solitaire Inverted Dice and two-player Roll Five against its search.
@@ -345,14 +354,12 @@ def test_the_report_folder_holds_every_game_and_the_plots(tmp_path, capsys):
 
 
 def test_agent_options_name_envs_or_tasks():
-    assert command.agent_mapping(["search:depth=3"]) == "search:depth=3"
-    mapping = command.agent_mapping(["heuristic", "invers=greedy", "lost_dice_4p=random"])
+    assert agent_mapping(["search:depth=3"]) == "search:depth=3"
+    mapping = agent_mapping(["heuristic", "invers=greedy", "lost_dice_4p=random"])
     assert mapping["invers"] == "greedy" and mapping["lost_dice"] == "heuristic" and mapping["lost_dice_4p"] == "random"
-    assert command.agent_mapping(["invers=greedy"]) == {
-        task.name: "greedy" if task.env == "invers" else None for task in TASKS
-    }
+    assert agent_mapping(["invers=greedy"]) == {task.name: "greedy" if task.env == "invers" else None for task in TASKS}
     with pytest.raises(ConfigError, match="no env or task"):
-        command.agent_mapping(["chess=random"])
+        agent_mapping(["chess=random"])
 
 
 def test_the_leaderboard_tries_every_bot_and_shipped_agent():

@@ -25,45 +25,15 @@ action or passes ``--move-time-limit`` is lost and counted. The report folder
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from pathlib import Path
 
-from envs.registry import ENVS
 from training.evaluation.benchmark import measure_anchors
 from training.evaluation.benchmark_report import benchmark, write_leaderboard
 from training.evaluation.harness import DEFAULT_BATCH
 from training.evaluation.report import output_dir
-from training.evaluation.suite import SUITE_VERSION, SUITES, TASKS, write_anchors
+from training.evaluation.suite import SUITE_VERSION, SUITES, TASKS, agent_mapping, write_anchors
 from training.framework.console import guarded
-from training.framework.schema import ConfigError
-
-#: ``NAME=SPEC``: a spec for one env's or one task's tasks (a spec's own options come after a ':').
-OVERRIDE = re.compile(r"^(?P<name>[a-z0-9_]+)=(?P<spec>.+)$")
-
-
-def agent_mapping(values: list[str]) -> str | dict[str, str]:
-    """``--agent`` values as one spec, or a mapping of task / env names to specs (the plain spec under every task)."""
-    default, overrides = None, {}
-    names = set(ENVS) | {task.name for task in TASKS}
-    for value in values:
-        match = OVERRIDE.match(value)
-        if match and match["name"] in names:
-            overrides[match["name"]] = match["spec"]
-        elif match:
-            raise ConfigError(
-                f"--agent {value}: {match['name']!r} is no env or task of the suite ({', '.join(sorted(names))})"
-            )
-        elif default is not None:
-            raise ConfigError(
-                f"--agent given two plain specs ({default!r}, {value!r}); name the env of the second: ENV=SPEC"
-            )
-        else:
-            default = value
-    if not overrides:
-        return default
-    # every task named, None where no spec is given: a task is never played by another task's spec
-    return {task.name: overrides.get(task.name, overrides.get(task.env, default)) for task in TASKS}
 
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> int:

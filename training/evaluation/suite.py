@@ -44,9 +44,13 @@ the old versions stay runnable (``--suite 1``), so old figures can be compared.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+
+from envs.registry import ENVS
+from training.framework.schema import ConfigError
 
 #: The suite a benchmark runs unless told otherwise (``--suite``).
 SUITE_VERSION = "2"
@@ -220,3 +224,31 @@ def write_anchors(anchors: dict[str, Anchors], path: Path | None = None, version
     }
     path.write_text(json.dumps(data, indent=2) + "\n")
     return path
+
+
+#: ``NAME=SPEC``: a spec for one env's or one task's tasks (a spec's own options come after a ':').
+OVERRIDE = re.compile(r"^(?P<name>[a-z0-9_]+)=(?P<spec>.+)$")
+
+
+def agent_mapping(values: list[str]) -> str | dict[str, str]:
+    """``--agent`` values as one spec, or a mapping of task / env names to specs (the plain spec under every task)."""
+    default, overrides = None, {}
+    names = set(ENVS) | {task.name for task in TASKS}
+    for value in values:
+        match = OVERRIDE.match(value)
+        if match and match["name"] in names:
+            overrides[match["name"]] = match["spec"]
+        elif match:
+            raise ConfigError(
+                f"--agent {value}: {match['name']!r} is no env or task of the suite ({', '.join(sorted(names))})"
+            )
+        elif default is not None:
+            raise ConfigError(
+                f"--agent given two plain specs ({default!r}, {value!r}); name the env of the second: ENV=SPEC"
+            )
+        else:
+            default = value
+    if not overrides:
+        return default
+    # every task named, None where no spec is given: a task is never played by another task's spec
+    return {task.name: overrides.get(task.name, overrides.get(task.env, default)) for task in TASKS}
