@@ -162,3 +162,16 @@ def test_a_command_runs_with_the_rest_of_the_line(tmp_path, capsys):
 def test_a_runs_recorded_command_reads_back_as_the_shell_read_it(monkeypatch):
     monkeypatch.setattr(sys, "argv", ["training/evaluate.py", "--env-kwargs", "{num_players: 2}"])
     assert console.command_line() == "training/evaluate.py --env-kwargs '{num_players: 2}'"
+
+
+def test_the_top_of_training_holds_only_commands():
+    """Every module at the top of ``training/`` is a command a user runs (``python training/<name>.py``
+    and, but for make's two, ``tabletop <name>``); what commands share or compute lives in packages."""
+    listed = {target.partition(":")[0] for target, _ in tabletop.COMMANDS.values()}
+    run_by_make = {"training.ship", "training.results_pages"}
+    for path in sorted((ROOT / "training").glob("*.py")):
+        if path.name == "__init__.py":
+            continue
+        module, text = f"training.{path.stem}", path.read_text()
+        assert "\ndef main(" in text and '\nif __name__ == "__main__":' in text, f"{path.name} is not a command"
+        assert module in listed | run_by_make | {"training.tabletop"}, f"{path.name} is no command of tabletop or make"
