@@ -94,13 +94,13 @@ RUNS = (
         "lost_dice",
         ("training/train.py", "--env", "lost_dice"),
         "heuristic",
-        "shipped `ppo`: this very recipe, rerun (`configs/lost_dice.yaml`)",
+        "shipped `ppo`: this recipe at 2,500,000 PPO steps where the default stops at 2,000,000",
     ),
     DefaultRun(
         "keldice",
         ("training/train.py", "--env", "keldice"),
         "heuristic",
-        "shipped `ppo`: this recipe at 2,500,000 PPO steps where the default stops at 1,500,000",
+        "shipped `ppo`: this recipe at 2,500,000 PPO steps where the default stops at 1,000,000",
     ),
 )
 RUNS_BY_NAME = {run.name: run for run in RUNS}
