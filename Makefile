@@ -18,6 +18,11 @@
 #   make default-runs     every env's default training run as a new user starts it (python training/train.py --env E, and
 #                         train_td.py's default), one after the other, each timed (30-minute budget) and judged against its
 #                         bot (results/default_runs/report.md; about two hours on 2 cores; not in CI), then the pages as below
+#   make fuzz             the fuzzers at scale (not in CI; about an hour on 2 cores): a million random legal games per
+#                         env through its batched rules twin, every step checked and one game in a hundred replayed by
+#                         the rules core (tests/fuzz_batched.py: results/fuzz/report.md), then every env in every form
+#                         (AEC, Gymnasium, Parallel, batched: tests/fuzz.py) at FORMS_GAMES games per env and player
+#                         count, in two processes (results/fuzz/forms.txt)
 #   make leaderboard      the benchmark suite's leaderboard of every bot and shipped agent (results/leaderboard.md), then the
 #                         pages as above: apart from make results, as the Invers search agents' 2,000 games each take most of it
 
@@ -26,12 +31,13 @@ VENV := .venv
 PYTHON := $(VENV)/bin/python
 ENV ?= inverted_dice
 ARGS ?=
+FORMS_GAMES ?= 5000
 
 #: Games whose trained agent is shipped as checkpoints/<game>/shipped/ and evaluated against every bot
 #: (Invers and Roll Five have their own tables below).
 SHIPPED ?= inverted_dice six_hundred lost_dice
 
-.PHONY: train test lint wheel-check bench results default-runs leaderboard docs docs-serve
+.PHONY: train test lint wheel-check bench results default-runs fuzz leaderboard docs docs-serve
 
 $(VENV)/.installed: pyproject.toml setup.py
 	test -x $(PYTHON) || $(PYTHON_SYSTEM) -m venv $(VENV)
@@ -84,6 +90,14 @@ results: $(VENV)/.installed
 default-runs: $(VENV)/.installed
 	$(PYTHON) benchmarks/default_runs.py $(ARGS)
 	$(PYTHON) training/results_pages.py
+
+fuzz: $(VENV)/.installed
+	$(PYTHON) -m tests.fuzz_batched --games 1000000 --workers 2 --out results/fuzz
+	$(PYTHON) -m tests.fuzz --games $(FORMS_GAMES) --part 1/2 > results/fuzz/forms-1.log & first=$$!; \
+	$(PYTHON) -m tests.fuzz --games $(FORMS_GAMES) --part 2/2 > results/fuzz/forms-2.log; second=$$?; \
+	wait $$first; first=$$?; \
+	$(PYTHON) -m tests.fuzz --sum results/fuzz/forms-1.log results/fuzz/forms-2.log > results/fuzz/forms.txt; \
+	cat results/fuzz/forms.txt; rm results/fuzz/forms-1.log results/fuzz/forms-2.log; test $$first = 0 -a $$second = 0
 
 leaderboard: $(VENV)/.installed
 	@start=$$(date +%s); \
