@@ -99,8 +99,12 @@ async def load(base_url: str, games: int, moves: int, agent: str) -> dict:
     }
 
 
-def start_server(port: int, games: int) -> subprocess.Popen:
-    command = [sys.executable, "-m", "training.serve", "--port", str(port), "--max-sessions", str(2 * games + 8)]
+def start_server(port: int, max_sessions: int, session_ttl: float = 3600.0) -> subprocess.Popen:
+    """``python -m training.serve`` on loopback ``port``, once it answers (within 120 s)."""
+    command = [
+        *(sys.executable, "-m", "training.serve", "--port", str(port)),
+        *("--max-sessions", str(max_sessions), "--session-ttl", str(session_ttl)),
+    ]
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     deadline = time.monotonic() + 120
@@ -128,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
         print("error: --games and --moves must be positive", file=sys.stderr)
         return 2
     port = free_port()
-    server = start_server(port, args.games)
+    server = start_server(port, 2 * args.games + 8)
     try:
         result = asyncio.run(load(f"http://127.0.0.1:{port}", args.games, args.moves, args.agent))
     finally:

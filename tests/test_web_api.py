@@ -206,6 +206,20 @@ def test_an_illegal_or_out_of_turn_move_is_refused_with_the_rules_message_and_ch
     assert response.status_code == 409 and "seat 0 (you) is to act" in response.json()["error"]
 
 
+def test_the_status_counts_the_sessions_held_against_the_cap(client):
+    status = lambda: client.get("/api/status").json()  # noqa: E731
+    assert status() == {"sessions": 0, "max_sessions": 4, "session_ttl_s": 60.0}
+    first = new_game(client, "six_hundred", {}, ["random"])
+    new_game(client, "six_hundred", {}, ["random"])
+    assert status()["sessions"] == 2
+    client.delete(f"/api/sessions/{first['id']}")
+    assert status()["sessions"] == 1
+    store = client.app.state.store
+    now = store.clock()
+    store.clock = lambda: now + 61
+    assert status()["sessions"] == 0
+
+
 def test_the_record_of_a_game_in_play_waits_for_its_end(client):
     view = new_game(client, "roll_five", {}, ["human", "random"])
     response = client.get(f"/api/sessions/{view['id']}/record")

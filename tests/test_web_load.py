@@ -4,6 +4,7 @@ must be answered 200; the latencies are printed (``pytest -s`` shows them), neve
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -35,3 +36,26 @@ def test_bad_input_is_one_line_and_exit_code_2():
         timeout=120,
     )
     assert result.returncode == 2 and result.stderr == "error: --games and --moves must be positive\n"
+
+
+def test_a_short_soak_holds_the_cap_and_the_expiry_and_reports_every_figure(tmp_path):
+    """``benchmarks/web_soak.py`` at a small scale: whole games by 3 clients, then the server filled
+    to its cap (refused there with 503) and emptied by the time to live."""
+    command = [sys.executable, "-m", "benchmarks.web_soak", "--clients", "3", "--minutes", "0.2"]
+    command += ["--session-ttl", "2", "--max-sessions", "30", "--sample", "2", "--out", str(tmp_path)]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    print(result.stdout)
+    assert result.returncode == 0, result.stdout + result.stderr
+    soak = json.loads((tmp_path / "soak.json").read_text())
+    assert soak["errors"] == 0 and soak["games"] > 0 and soak["requests"] > soak["games"]
+    assert soak["refusal"]["status"] == 503 and soak["held_at_refusal"] == 30 and soak["cap_held"]
+    assert soak["held_after_ttl"] == 0 and soak["new_game_after_ttl"] == 201
+    assert soak["memory_mb"]["end"] > 0 and len(soak["memory_samples"]) >= 3
+    page = (tmp_path / "report.md").read_text()
+    assert "| errors (any answer but 200, 201, 204) | **0** |" in page and "(held)" in page
+
+
+def test_a_soak_refuses_bad_arguments_in_one_line():
+    command = [sys.executable, "-m", "benchmarks.web_soak", "--clients", "0"]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and result.stderr.startswith("error: --clients, --minutes")

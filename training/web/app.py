@@ -5,6 +5,7 @@ Endpoints (every body and answer is JSON, except a record, which is JSON lines;
 
 ========  ===============================  ==================================================
 GET       ``/api/games``                   the games, their options, player counts, agent choices
+GET       ``/api/status``                  the sessions held, the most it may hold and their time to live
 POST      ``/api/agents``                  the choices that can sit at a table: ``{env, options}``
 POST      ``/api/sessions``                a new game: ``{env, options, seats, seed}``
 GET       ``/api/sessions/{id}``           the view of the game for its person's seat
@@ -139,6 +140,9 @@ def create_app(checkpoints: str | Path = "checkpoints", max_sessions: int = 64, 
     async def games(request: Request) -> Response:
         return JSONResponse({"games": catalogue.games()})
 
+    async def status(request: Request) -> Response:
+        return JSONResponse({"sessions": len(store), "max_sessions": store.max_sessions, "session_ttl_s": store.ttl_s})
+
     def new_session(fields: dict[str, Any]) -> dict[str, Any]:
         env = fields.get("env")
         game = catalogue.game(env, fields.get("options", {}))
@@ -224,6 +228,7 @@ def create_app(checkpoints: str | Path = "checkpoints", max_sessions: int = 64, 
         Route("/", index),
         Route("/favicon.ico", favicon),  # asked for by browsers whatever the page links
         Route("/api/games", answering(games, roots)),
+        Route("/api/status", answering(status, roots)),
         Route("/api/agents", answering(agents, roots), methods=["POST"]),
         Route("/api/sessions", answering(create, roots), methods=["POST"]),
         Route("/api/sessions/{id}", answering(show, roots), methods=["GET"]),
