@@ -47,12 +47,12 @@ The dice are always shown in ascending order: *die 1* is the lowest die on the t
 
 | id     | action                                                                   |
 |--------|--------------------------------------------------------------------------|
-| 0..30  | reroll a subset of the dice: action `a` rerolls die `i` (1-based, in     |
-|        | ascending order) when bit `i−1` of `a + 1` is set; e.g. 0 = die 1,       |
-|        | 1 = die 2, 2 = dice 1,2, 30 = all five                                   |
+| 0..30  | reroll a subset of the dice (the bits of `a + 1`, below)                 |
 | 31     | score the current inverted sum in its box                                |
 | 32..51 | cross out box 1..20 (write 0): action `31 + b` crosses out box `b`       |
 
+A reroll `a` rerolls die `i` (1-based, in ascending order) when bit `i − 1` of `a + 1` is
+set: 0 = die 1, 1 = die 2, 2 = dice 1 and 2, 30 = all five.
 `envs.games.inverted_dice.reroll_action(positions)` and `cross_out_action(box)` build
 ids; `env.unwrapped.game.action_name(a)` names any id.
 

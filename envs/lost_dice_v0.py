@@ -148,16 +148,22 @@ Player block (offset `77 + 118 k`):
 
 | index    | meaning                                                                 |
 |----------|-------------------------------------------------------------------------|
-| 0..109   | columns R, Y, B, G, W (22 entries each, colour `c` at `22 c`):          |
-|          | +0..12 one-hot of the last number written (+0: none);                   |
-|          | +13 numbers written / 11; +14 their sum / 77;                           |
-|          | +15..18 one-hot of the investments 0..3;                                |
-|          | +19 / +20 Keldice: the column runs up / down (both 0 until fixed);      |
-|          | +21 what the column scores now / 200 (Keldice: / 10)                    |
+| 0..109   | columns R, Y, B, G, W: 22 entries each, colour `c` at `22 c` (below)    |
 | 110      | Keldice: wishing stones / 10 (capped at 1)                              |
 | 111      | Keldice: VP symbols earned / 10 (capped at 1)                           |
 | 112      | score now / 800 (Keldice: / 100), clipped to [-1, 1]                    |
 | 113      | rolls left / rolls per player                                           |
+
+A column's 22 entries, from its offset on:
+
+| offset   | meaning                                                                 |
+|----------|-------------------------------------------------------------------------|
+| +0..12   | one-hot of the last number written (+0: none)                           |
+| +13      | numbers written / 11                                                    |
+| +14      | their sum / 77                                                          |
+| +15..18  | one-hot of the investments 0..3                                         |
+| +19, +20 | Keldice: the column runs up, down (both 0 until fixed)                  |
+| +21      | what the column scores now / 200 (Keldice: / 10)                        |
 | 114      | turns still to skip (after taking offers out of turn) / 3, capped       |
 | 115      | 1 if this player is to act                                              |
 | 116      | 1 if it is this player's turn in the turn order                         |

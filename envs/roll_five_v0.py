@@ -60,10 +60,11 @@ both work (`is_parallelizable` is True).
 
 | id     | action                                                                      |
 |--------|-----------------------------------------------------------------------------|
-| 0..29  | place a die showing value `v` (1..6) on the card in slot `c` (1..5):        |
-|        | id `(v − 1) × 5 + (c − 1)`; e.g. 0 = a 1 on card 1, 7 = a 2 on card 3       |
+| 0..29  | place a die showing value `v` (1..6) on the card in slot `c` (1..5)         |
 | 30     | bid High                                                                    |
 | 31     | bid Low                                                                     |
+
+A placement's id is `(v − 1) × 5 + (c − 1)`: 0 = a 1 on card 1, 7 = a 2 on card 3.
 
 ```text
            card 1  card 2  card 3  card 4  card 5

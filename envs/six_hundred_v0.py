@@ -50,15 +50,14 @@ k+1..6 can still be rolled.
 
 | id     | action                                                                   |
 |--------|--------------------------------------------------------------------------|
-| 0..63  | lock the dice at the set bits of the id and roll every die still unlocked: |
-|        | bit `i−1` is die `i` (1-based, in the shown order); 0 = roll the unlocked |
-|        | dice without locking more, 1 = lock die 1, 2 = lock die 2, 3 = dice 1,2, |
-|        | 48 = dice 5,6, ...                                                       |
-| 64..81 | score category `c` (0..17) with action `64 + c`:                          |
-|        | 64 Ones, 65 Twos, 66 Threes, 67 Fours, 68 Fives, 69 Sixes,               |
-|        | 70 Rung 1, 71 Rung 2, 72 Rung 3, 73 Rung 4,                              |
-|        | 74 Four of a Kind, 75 Five of a Kind, 76 Odds, 77 Evens,                 |
-|        | 78 Series, 79 Pairs, 80 Triplets, 81 Sextet                              |
+| 0..63  | lock the dice at the set bits of the id, then roll every die still unlocked |
+| 64..81 | score category `c` (0..17) with action `64 + c`                          |
+
+A lock's bit `i − 1` is die `i` (1-based, in the shown order): 0 = roll the unlocked dice
+without locking more, 1 = lock die 1, 2 = lock die 2, 3 = dice 1 and 2, 48 = dice 5 and 6.
+The categories: 64 Ones, 65 Twos, 66 Threes, 67 Fours, 68 Fives, 69 Sixes, 70 Rung 1,
+71 Rung 2, 72 Rung 3, 73 Rung 4, 74 Four of a Kind, 75 Five of a Kind, 76 Odds, 77 Evens,
+78 Series, 79 Pairs, 80 Triplets, 81 Sextet.
 
 `envs.games.six_hundred.lock_action(positions)` and `score_action(category)` build ids;
 `env.unwrapped.game.action_name(a)` names any id ("lock dice 2,3 and roll the rest",

@@ -270,3 +270,15 @@ def test_every_included_snippet_exists(path):
             assert f"--8<-- [start:{match['section']}]" in included.read_text(), (
                 f"{path.relative_to(ROOT)} includes section {match['section']!r}, which {match['path']} does not hold"
             )
+
+
+def test_no_table_row_continues_the_row_before():
+    """A Markdown table has no continuation rows: a row with an empty first cell renders as a
+    row of its own, a description cut in pieces. What needs more room goes under the table."""
+    continued = [
+        f"{name}: {line.strip()}"
+        for name, text in documents()
+        for line in text.splitlines()
+        if re.match(r"\s*\|\s+\|", line)
+    ]
+    assert not continued, continued
