@@ -446,6 +446,19 @@ def test_action_helpers_and_names():
         score_action(18)
 
 
+def test_rolled_positions_are_the_unlocked_dice_a_lock_move_leaves_to_roll():
+    """``rolled_positions`` (the web page picks a lock move by the dice clicked) names exactly
+    the dice the rules roll again: the others are locked after the move."""
+    state = SixHundred().new_initial_state(np.random.default_rng(3))
+    state.apply(0, lock_action([0, 2]))
+    assert rules.rolled_positions(0, 2) == (2, 3, 4, 5) and rules.rolled_positions(lock_action([3, 5]), 2) == (2, 4)
+    for action in np.flatnonzero(state.legal_mask(0)[: rules.NUM_LOCKS]).tolist():
+        rolled = rules.rolled_positions(action, len(state.locked))
+        after = state.clone()
+        after.apply(0, action)
+        assert rolled and after.locked == tuple(sorted(v for p, v in enumerate(state.dice) if p not in rolled))
+
+
 # -- several players ----------------------------------------------------------------------
 def test_turns_go_round_the_table_and_the_highest_total_wins():
     low = replace(MAX_GAME, "Sextet", (1, 2, 3, 4, 5, 6))  # 599 - 36

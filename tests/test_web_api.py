@@ -13,6 +13,7 @@ import pytest
 
 from agents.match import play_game
 from agents.registry import make_agent
+from envs.games.six_hundred import SCORE as SIX_HUNDRED_SCORE
 from envs.games.six_hundred import SixHundred, lock_action
 from envs.registry import ENVS, make_game
 from training import serve
@@ -321,6 +322,50 @@ def test_six_hundreds_locked_dice_are_explained_beside_them():
     state.apply(0, lock_action((0, 1)))
     (dice,) = [part for part in sheet_game(state, 0) if part["type"] == "dice"]
     assert dice["locked"] == 2 and "locked" in dice["note"]
+
+
+def test_a_reroll_names_the_dice_it_rolls_again(client):
+    """Each reroll (Inverted Dice) or lock (Six Hundred) move lists the positions of the dice
+    it rolls again, which the page picks it by; other moves carry nothing more."""
+    view = new_game(client, "inverted_dice", {}, ["human"])
+    (dice,) = [part for part in view["table"] if part["type"] == "dice"]
+    assert dice["faces"] == [1, 3, 4, 5, 6]
+    legal = {move["action"]: move for move in view["legal"]}
+    assert legal[0] == {"action": 0, "name": "reroll dice 1", "reroll": [0]}
+    assert legal[8] == {"action": 8, "name": "reroll dice 1,4", "reroll": [0, 3]}
+    assert legal[30] == {"action": 30, "name": "reroll dice 1,2,3,4,5", "reroll": [0, 1, 2, 3, 4]}
+    assert legal[31] == {"action": 31, "name": "score the inverted sum"}
+    assert sorted(tuple(m["reroll"]) for m in view["legal"] if "reroll" in m) == sorted(
+        tuple(k for k in range(5) if subset >> k & 1) for subset in range(1, 32)
+    )  # every non-empty set of the five dice, once
+    view = client.post(f"/api/sessions/{view['id']}/move", json={"action": 8}).json()
+    assert view["moves"][-1]["name"] == "reroll dice 1,4" and "roll 2/3" in view["table"][0]["text"]
+
+    view = new_game(client, "six_hundred", {}, ["human"])
+    view = client.post(f"/api/sessions/{view['id']}/move", json={"action": lock_action((0, 1))}).json()
+    (dice,) = [part for part in view["table"] if part["type"] == "dice"]
+    assert dice["faces"] == [1, 1, 2, 2, 5, 6] and dice["locked"] == 2
+    legal = {move["action"]: move for move in view["legal"]}
+    assert legal[0] == {"action": 0, "name": "roll the unlocked dice", "reroll": [2, 3, 4, 5]}
+    assert legal[lock_action((2, 5))] == {
+        "action": lock_action((2, 5)),
+        "name": "lock dice 3,6 and roll the rest",
+        "reroll": [3, 4],
+    }
+    assert not any(0 in m.get("reroll", []) or 1 in m.get("reroll", []) for m in view["legal"])  # locked dice stay
+    assert lock_action((2, 3, 4, 5)) not in legal  # the last unlocked die is never locked: nothing would roll
+    assert "reroll" not in legal[SIX_HUNDRED_SCORE]
+
+
+def test_a_push_names_the_square_its_tile_enters_from(client):
+    """Each Invers push carries the square off the board where the page draws its arrow."""
+    view = new_game(client, "invers", {}, ["human", "greedy"])
+    edges = {move["name"]: move["edge"] for move in view["legal"]}
+    assert len(edges) == 24
+    assert edges["row 1 →"] == [0, -1] and edges["row 4 ←"] == [3, 6]
+    assert edges["column 2 ↓"] == [-1, 1] and edges["column 6 ↑"] == [6, 5]
+    beside_rows = [(k, side) for k in range(6) for side in (-1, 6)]
+    assert sorted(map(tuple, edges.values())) == sorted(beside_rows + [(side, k) for k, side in beside_rows])
 
 
 @pytest.mark.parametrize(

@@ -1,11 +1,13 @@
 """The web page in a real browser: Debian's chromium, headless, driven by Playwright for
 Python against ``tabletop serve``'s app on a loopback port.
 
-One whole game of every env is played by clicking the page's move buttons, one game
-of agents is watched (step, play, pause), and one recorded game is replayed forward and
-back. A screenshot of each game is saved in the test's temporary folder, and also in
-``$TABLETOP_SCREENS`` when that is set (the set shown in a change's notes), with one
-at a phone's width (390 px), where the page must not scroll sideways.
+One whole game of every env is played by clicking the page's moves (the buttons, and
+Invers's arrows at the board's edge), one game of agents is watched (step, play, pause),
+and one recorded game is replayed forward and back. Dice are picked by clicking them and
+rolled with one button (Inverted Dice, Six Hundred), Invers's pushes made from the edge,
+at a desktop's width (1280 px) and a phone's (390 px), where the page must not scroll
+sideways. A screenshot of each is saved in the test's temporary folder, and also in
+``$TABLETOP_SCREENS`` when that is set (the set shown in a change's notes).
 
 The browser is the system's ``chromium`` (``.ci/run`` installs it with apt); Playwright
 never downloads one. Without it these tests are skipped, saying so. No assertion is
@@ -20,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from agents.match import start_game
+from envs.registry import make_game
 from training import record
 from training.web.app import create_app
 from training.web.background import serving
@@ -67,16 +71,35 @@ def browser():
         launched.close()
 
 
+#: The widths the page is looked at: a desktop's and a phone's.
+WIDTHS = (1280, 390)
+PHONE = 600  #: narrower than this, the page is opened as a phone opens it (touch, twice the pixels)
+
+
 @pytest.fixture
-def page(browser, server):
-    context = browser.new_context(viewport={"width": 1100, "height": 900})
-    opened = context.new_page()
-    opened.set_default_timeout(WAIT_MS)
-    opened.goto(server + "/")
-    opened.wait_for_selector("body[data-ready=yes]")
-    opened.select_option("#speed", "0")
+def open_page(browser, server):
+    """Open the page at a width (px), ready, at the instant speed; closed after the test."""
+    contexts = []
+
+    def opened(width: int):
+        phone = {"device_scale_factor": 2, "is_mobile": True, "has_touch": True} if width < PHONE else {}
+        context = browser.new_context(viewport={"width": width, "height": 844 if width < PHONE else 900}, **phone)
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(WAIT_MS)
+        page.goto(server + "/")
+        page.wait_for_selector("body[data-ready=yes]")
+        page.select_option("#speed", "0")
+        return page
+
     yield opened
-    context.close()
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture
+def page(open_page):
+    return open_page(1100)
 
 
 def screenshot(page, tmp_path: Path, name: str) -> None:
@@ -110,15 +133,35 @@ def wait_turn(page) -> str:
     return page.get_attribute("body", "data-state")
 
 
+def fits(page) -> bool:
+    """The page does not scroll sideways."""
+    return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+
+
+def shown_dice(page) -> list[int]:
+    """The faces of the dice the page draws, leftmost first (each die's label: "die 5")."""
+    labels = page.eval_on_selector_all(".dice svg.die", "dice => dice.map((d) => d.getAttribute('aria-label'))")
+    return [int(label.split()[-1]) for label in labels]
+
+
+def server_view(page) -> dict:
+    """The view the page last drew: the server's answer, with the moves it recorded."""
+    return page.evaluate("current.view")
+
+
 @pytest.mark.parametrize("env", sorted(GAMES))
 def test_a_whole_game_of_every_env_played_by_clicking(page, env, tmp_path):
     options, seats, before_screenshot = GAMES[env]
     start(page, env, options, seats)
     clicks = 0
     while wait_turn(page) == "human":
-        buttons = page.locator("#legal button")
-        assert buttons.count() > 0
-        buttons.last.click()  # the last legal move: a score or a push, which moves the game on
+        moves = page.locator("[data-action]:visible")  # the buttons shown and the arrows at Invers's edge
+        if moves.count() == 0:  # rerolls only (the inverted sum's box is taken): every die picked, then rolled
+            for die in page.locator("button.pick").all():
+                die.click()
+            moves = page.locator("#reroll[data-action]")
+        assert moves.count() > 0
+        moves.last.click()  # the last legal move: a score, a push or a whole reroll, which moves the game on
         clicks += 1
         if clicks == before_screenshot:
             wait_turn(page)
@@ -132,29 +175,21 @@ def test_a_whole_game_of_every_env_played_by_clicking(page, env, tmp_path):
     screenshot(page, tmp_path, f"{env}-over")
 
 
-def test_the_page_fits_a_phone(browser, server, tmp_path):
-    context = browser.new_context(
-        viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True, has_touch=True
-    )
-    page = context.new_page()
-    page.set_default_timeout(WAIT_MS)
-    page.goto(server + "/")
-    page.wait_for_selector("body[data-ready=yes]")
-    page.select_option("#speed", "0")
+def test_the_page_fits_a_phone(open_page, tmp_path):
+    page = open_page(390)
     start(page, "roll_five", {}, ["human", "heuristic"], seed=4)
     for _ in range(2):
         assert wait_turn(page) == "human"
         page.locator("#legal button").first.click()
     wait_turn(page)
-    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    assert fits(page)
     screenshot(page, tmp_path, "roll_five-phone")
     start_invers = page.locator("#show-setup")
     start_invers.click()
     start(page, "invers", {}, ["human", "greedy"])
     assert wait_turn(page) == "human"
-    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    assert fits(page)
     screenshot(page, tmp_path, "invers-phone")
-    context.close()
 
 
 def test_the_seats_offer_only_agents_that_can_play_the_table(page, tmp_path):
@@ -218,3 +253,87 @@ def test_replaying_a_recorded_game_forward_and_back(page, tmp_path):
     page.click("#first")
     page.wait_for_function("document.getElementById('step-count').textContent === '0 / 18'")
     assert page.locator("#log li").count() == 0
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_inverted_dice_picked_by_clicking_them_are_rerolled_with_one_button(open_page, width, tmp_path):
+    page = open_page(width)
+    start(page, "inverted_dice", {}, ["human"], seed=5)
+    assert wait_turn(page) == "human"
+    assert shown_dice(page) == [1, 3, 5, 5, 5]
+    dice, reroll = page.locator("#table button.pick"), page.locator("#reroll")
+    assert dice.count() == 5 and reroll.is_disabled() and page.text_content("#reroll-why") == "click the dice to reroll"
+    assert page.locator("#legal > button").all_text_contents() == ["score the inverted sum"]
+    assert page.locator("#table-moves button").count() == 31 and not page.is_visible("#table-moves button")
+    for k in (0, 3, 4, 0):  # die 1 picked and put back: dice 4 and 5 stay picked
+        dice.nth(k).click()
+    assert [dice.nth(k).get_attribute("aria-pressed") for k in range(5)] == ["false"] * 3 + ["true"] * 2
+    assert page.text_content("#reroll-why") == "reroll dice 4,5" and reroll.get_attribute("data-action") == "23"
+    assert fits(page)
+    page.mouse.move(0, 0)  # no die under the pointer: its hover outline is not a pick
+    screenshot(page, tmp_path, f"inverted_dice-picked-{width}")
+    reroll.click()
+    assert wait_turn(page) == "human"
+    state, _ = start_game(make_game("inverted_dice"), [None], 5)
+    state.apply(0, 23)
+    assert server_view(page)["moves"] == [{"number": 1, "player": 0, "action": 23, "name": "reroll dice 4,5"}]
+    assert shown_dice(page) == state.sheet_picture()["dice"] == [1, 3, 4, 4, 5]
+    assert "roll 2/3" in page.text_content("#status") and page.locator("button.pick[aria-pressed=true]").count() == 0
+    page.click("#table-moves summary")  # every reroll is also a button
+    page.get_by_role("button", name="reroll dice 1", exact=True).click()
+    assert wait_turn(page) == "human"
+    assert server_view(page)["moves"][-1]["name"] == "reroll dice 1" and "roll 3/3" in page.text_content("#status")
+    assert dice.count() == 0 and page.locator("#reroll, #table-moves").count() == 0  # no reroll left: dice stay
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_six_hundred_locks_the_dice_not_picked_and_rolls_the_rest(open_page, width, tmp_path):
+    page = open_page(width)
+    start(page, "six_hundred", {}, ["human"], seed=4)
+    assert wait_turn(page) == "human"
+    assert shown_dice(page) == [4, 5, 6, 6, 6, 6]
+    dice, reroll = page.locator("#table button.pick"), page.locator("#reroll")
+    assert reroll.is_disabled()  # nothing picked: locking all six would leave nothing to roll
+    dice.nth(0).click()
+    dice.nth(1).click()
+    assert page.text_content("#reroll-why") == "lock dice 3,4,5,6 and roll the rest"
+    reroll.click()
+    assert wait_turn(page) == "human"
+    state, _ = start_game(make_game("six_hundred"), [None], 4)
+    state.apply(0, 60)
+    assert server_view(page)["moves"][-1]["action"] == 60 and shown_dice(page) == list(state.dice)
+    assert page.locator(".die-slot.locked").count() == 4 and dice.count() == 2  # locked dice are not buttons
+    assert "locked" in page.text_content(".dice .note")
+    dice.nth(0).click()
+    assert page.text_content("#reroll-why") == "lock dice 6 and roll the rest"
+    assert fits(page)
+    screenshot(page, tmp_path, f"six_hundred-{width}")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_invers_pushes_are_made_from_the_board_s_edge(open_page, width, tmp_path):
+    page = open_page(width)
+    start(page, "invers", {}, ["human", "greedy"])
+    assert wait_turn(page) == "human"
+    arrows = page.locator("#table .push")
+    assert arrows.count() == 24 and page.locator("#legal > button").count() == 0  # the buttons: a closed list
+    row_3 = page.locator('#table .push[data-action="2"]')
+    assert row_3.get_attribute("aria-label") == "push: row 3 →" and row_3.locator("title").text_content() == "row 3 →"
+    row_3.hover()
+    assert page.text_content("#push-hint") == "row 3 →"
+    assert fits(page)
+    screenshot(page, tmp_path, f"invers-{width}")
+    row_3.click()
+    assert wait_turn(page) == "human"
+    view = server_view(page)
+    assert view["moves"][0] == {"number": 1, "player": 0, "action": 2, "name": "row 3 →"}
+    assert view["moves"][1]["player"] == 1 and view["table"][1]["hands"][0] == "r"  # row 3's red end tile fell out
+    page.click("#table-moves summary")
+    arrow = arrows.first  # the keyboard's way: focus an arrow, then Enter
+    action, name = int(arrow.get_attribute("data-action")), arrow.locator("title").text_content()
+    arrow.focus()
+    assert page.text_content("#push-hint") == name
+    page.keyboard.press("Enter")
+    assert wait_turn(page) == "human"
+    assert server_view(page)["moves"][2] == {"number": 3, "player": 0, "action": action, "name": name}
+    assert page.is_visible("#table-moves button")  # the list opened stays open from move to move

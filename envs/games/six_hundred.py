@@ -86,6 +86,12 @@ def lock_positions(action: int) -> tuple[int, ...]:
     return tuple(p for p in range(NUM_DICE) if action >> p & 1)
 
 
+def rolled_positions(action: int, num_locked: int) -> tuple[int, ...]:
+    """The 0-based dice positions that lock action ``action`` rolls again while the first
+    ``num_locked`` dice are locked: the unlocked dice it does not lock (the rest)."""
+    return tuple(p for p in range(num_locked, NUM_DICE) if not action >> p & 1)
+
+
 def score_action(category: int) -> int:
     """Action id that writes the dice into ``category`` (0..17)."""
     if not 0 <= category < NUM_CATEGORIES:

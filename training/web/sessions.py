@@ -33,7 +33,7 @@ from agents.base import Agent
 from agents.match import outcome_words, start_game
 from envs.core import Game, GameState
 from training.records.game_record import GameRecord
-from training.web.tables import table
+from training.web.tables import move_fields, table
 
 HUMAN = "human"
 
@@ -71,7 +71,10 @@ def seat_view(
     ]
     legal = []
     if viewer is not None and viewer in state.acting_players():
-        legal = [{"action": int(a), "name": game.action_name(int(a))} for a in np.flatnonzero(state.legal_mask(viewer))]
+        legal = [
+            {"action": int(a), "name": game.action_name(int(a)), **move_fields(env, state, int(a))}
+            for a in np.flatnonzero(state.legal_mask(viewer))
+        ]
     view = {
         "env": env,
         "options": game.options(),

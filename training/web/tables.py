@@ -8,6 +8,12 @@ tiles and the tiles in hand) and ``cards`` (Roll Five's rows of cards and dice).
 declares which parts show its table, from the rules core's public accessors and nothing
 it computes again.
 
+A legal move may carry what the page needs to make it on the table (:func:`move_fields`):
+``reroll``, the positions (0-based, in the ``dice`` part's order) of the dice a reroll or
+lock move rolls again, so that clicking those dice picks it; ``edge``, the square off the
+Invers board (row, column: -1 or 6 on one of them) from which a push enters, where the
+page draws its arrow. Both are read off the rules core's own tables of its actions.
+
 ``viewer`` is the seat whose view it is, or None for a spectator (watch, replay), who
 sees the whole table. Only Roll Five hides anything: another player's cards until the
 reveal, their roll and whether they have committed (as ``RollFiveState.render_for``);
@@ -21,10 +27,13 @@ from collections.abc import Callable
 from typing import Any
 
 from envs.core import GameState
-from envs.games.invers_tiles import TILE_LETTERS
+from envs.games.invers import LINES
+from envs.games.invers_tiles import SIZE, TILE_LETTERS
+from envs.games.inverted_dice import NUM_REROLLS, reroll_positions
 from envs.games.lost_dice import BREAK_EVEN, KELDICE_COLUMN_POINTS, LONG_COLUMN, LONG_COLUMN_BONUS
 from envs.games.lost_dice_faces import COLOUR_NAMES, NUM_COLOURS
 from envs.games.roll_five import BID_NAMES
+from envs.games.six_hundred import NUM_LOCKS, rolled_positions
 
 Part = dict[str, Any]
 
@@ -176,3 +185,34 @@ TABLES: dict[str, Callable[[GameState, int | None], list[Part]]] = {
 def table(env: str, state: GameState, viewer: int | None) -> list[Part]:
     """The parts that draw ``state`` of env ``env`` as ``viewer`` sees it."""
     return TABLES[env](state, viewer)
+
+
+def inverted_dice_move(state: GameState, action: int) -> Part:
+    """A reroll names the dice it rolls again (``reroll_positions``)."""
+    return {"reroll": list(reroll_positions(action))} if action < NUM_REROLLS else {}
+
+
+def six_hundred_move(state: GameState, action: int) -> Part:
+    """A lock move names the dice it rolls again: the unlocked ones it does not lock."""
+    return {"reroll": list(rolled_positions(action, len(state.locked)))} if action < NUM_LOCKS else {}
+
+
+def invers_move(state: GameState, action: int) -> Part:
+    """A push names the square off the board its tile comes from: one step back from the
+    entry cell, against the direction the line moves (``LINES``: entry cell first)."""
+    (row, column), (next_row, next_column) = (divmod(cell, SIZE) for cell in LINES[action][:2])
+    return {"edge": [2 * row - next_row, 2 * column - next_column]}
+
+
+#: What each game's legal moves carry besides their id and name, by env name.
+MOVES: dict[str, Callable[[GameState, int], Part]] = {
+    "inverted_dice": inverted_dice_move,
+    "six_hundred": six_hundred_move,
+    "invers": invers_move,
+}
+
+
+def move_fields(env: str, state: GameState, action: int) -> Part:
+    """What the page needs to make legal move ``action`` of ``state`` on the table (none for most games)."""
+    fields = MOVES.get(env)
+    return fields(state, action) if fields else {}

@@ -1,6 +1,8 @@
 // The page: draws what the server sends for one seat (GET/POST /api/...), and nothing else.
 // Every rule stays on the server: the legal moves come from the view's "legal" list,
 // the table from its "table" parts (one drawing function per kind of part, for every game).
+// A legal move that says where it is made on the table (its "reroll" dice, its Invers
+// "edge") is made there by clicking; every move is also a button.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -133,6 +135,9 @@ const PIPS = {1: [[1, 1]], 2: [[0, 0], [2, 2]], 3: [[0, 0], [1, 1], [2, 2]], 4: 
   5: [[0, 0], [0, 2], [1, 1], [2, 0], [2, 2]], 6: [[0, 0], [0, 2], [1, 0], [1, 2], [2, 0], [2, 2]]};
 const DIE_COLOURS = {R: "#d23c32", Y: "#eec424", B: "#2f6fd0", G: "#2f9a4a", W: "#f4f4f4", K: "#222"};
 
+// A die's face in words: "5", or "3 R" for a coloured Lost Dice face.
+function faceWords(face) { return typeof face === "object" && face !== null ? `${face.label} ${face.colour}` : String(face); }
+
 function die(face, locked, size = 44) {
   const box = svg("svg", {viewBox: "0 0 40 40", width: size, height: size, class: "die" + (locked ? " locked" : "")});
   const coloured = typeof face === "object" && face !== null;
@@ -143,7 +148,7 @@ function die(face, locked, size = 44) {
       fill: ["W", "Y"].includes(face.colour) ? "#222" : "#fff"});
     text.textContent = face.label + (face.bonus ? "*" : "");
     box.append(text);
-    box.setAttribute("aria-label", `${face.label} ${face.colour}`);
+    box.setAttribute("aria-label", faceWords(face));
   } else if (face >= 1) {
     for (const [row, col] of PIPS[face]) box.append(svg("circle", {cx: 10 * (col + 1), cy: 10 * (row + 1), r: 3.6, fill: "#222"}));
     box.setAttribute("aria-label", `die ${face}`);
@@ -151,13 +156,89 @@ function die(face, locked, size = 44) {
   return box;
 }
 
+// A die of a "dice" part with its position under it (1 = leftmost), the number the moves name.
+function placedDie(face, k, locked) {
+  const slot = el("span", {class: "die-slot" + (locked ? " locked" : "")});
+  slot.append(die(face, locked), el("span", {class: "position"}, String(k + 1)));
+  return slot;
+}
+
+// A die the person may roll again: a toggle button, pressed while it is picked to reroll.
+function pickableDie(face, k, picked, changed) {
+  const button = el("button", {type: "button", class: "die-slot pick", "aria-pressed": "false",
+    "aria-label": `reroll die ${k + 1} (${faceWords(face)})`});
+  button.append(die(face, false), el("span", {class: "position"}, String(k + 1)));
+  button.addEventListener("click", () => {
+    if (picked.has(k)) picked.delete(k); else picked.add(k);
+    button.setAttribute("aria-pressed", String(picked.has(k)));
+    changed();
+  });
+  return button;
+}
+
+// The one button that rolls the picked dice again: it sends the legal move whose "reroll"
+// dice are exactly those picked, and is disabled, saying why, while none is.
+function rerollControl(rerolls, picked) {
+  const button = el("button", {type: "button", id: "reroll", "aria-describedby": "reroll-why"}, "Reroll selected");
+  const why = el("span", {id: "reroll-why", class: "why", "aria-live": "polite"});
+  const node = el("div", {class: "dice-move"});
+  node.append(button, why);
+  let chosen = null;
+  const update = () => {
+    chosen = rerolls.find((m) => m.reroll.length === picked.size && m.reroll.every((k) => picked.has(k))) || null;
+    button.disabled = !chosen;
+    if (chosen) button.dataset.action = chosen.action; else delete button.dataset.action;
+    why.textContent = chosen ? chosen.name : picked.size ? "no legal move rolls just these dice" : "click the dice to reroll";
+  };
+  button.addEventListener("click", () => { if (chosen) play(chosen.action); });
+  update();
+  return {node, update};
+}
+
+// An arrow at the Invers board's edge that makes a push: it points into the line from the
+// square off the board the tile enters from (the move's "edge", row and column -1..6), and
+// on hover or focus lights the line (drawn next, outside the arrow, so that only the arrow
+// takes the clicks) and names the move (show: the move's name, or null). Both, in order.
+function pushMarker(move, {size, cell, margin, origin}, show) {
+  const [row, column] = move.edge;
+  const inward = (k) => (k < 0 ? 1 : k >= size ? -1 : 0);
+  const centre = (k) => (k < 0 ? origin - margin / 2 : k >= size ? origin + size * cell + margin / 2 : origin + k * cell + cell / 2);
+  const [dx, dy, cx, cy] = [inward(column), inward(row), centre(column), centre(row)];
+  const marker = svg("g", {class: "push", tabindex: 0, role: "button", "aria-label": `push: ${move.name}`, "data-action": move.action});
+  const title = svg("title");
+  title.textContent = move.name;
+  const across = dx !== 0;  // a row is pushed
+  const line = svg("rect", {class: "line", x: across ? origin : origin + column * cell, y: across ? origin + row * cell : origin,
+    width: across ? size * cell : cell, height: across ? cell : size * cell, rx: 4});
+  marker.append(
+    title,
+    svg("circle", {class: "knob", cx, cy, r: margin / 2 - 2}),
+    svg("polygon", {class: "arrow", points: [[9 * dx, 9 * dy], [-6 * dx - 7 * dy, -6 * dy + 7 * dx], [-6 * dx + 7 * dy, -6 * dy - 7 * dx]]
+      .map(([x, y]) => `${cx + x},${cy + y}`).join(" ")}),
+  );
+  marker.addEventListener("click", () => play(move.action));
+  marker.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" || event.key === " ") { event.preventDefault(); play(move.action); }
+  });
+  for (const [on, name] of [["mouseenter", move.name], ["focus", move.name], ["mouseleave", null], ["blur", null]]) {
+    marker.addEventListener(on, () => show(name));
+  }
+  return [marker, line];
+}
+
 const DRAW = {
   status(part) { return el("p", {class: "status", id: "status"}, part.text); },
 
-  dice(part) {
+  // moves: the person's legal moves now; those with "reroll" dice make the dice clickable.
+  dice(part, moves) {
     const row = el("div", {class: "dice"});
-    part.faces.forEach((face, k) => row.append(die(face, k < part.locked)));
+    const rerolls = moves.filter((m) => m.reroll);
+    const pickable = new Set(rerolls.flatMap((m) => m.reroll));
+    const picked = new Set();
+    const control = rerolls.length ? rerollControl(rerolls, picked) : null;
+    part.faces.forEach((face, k) => row.append(pickable.has(k) ? pickableDie(face, k, picked, control.update) : placedDie(face, k, k < part.locked)));
     if (part.note) row.append(el("span", {class: "note"}, part.note));
+    if (control) row.append(control.node);
     return row;
   },
 
@@ -179,32 +260,44 @@ const DRAW = {
     return wrap;
   },
 
-  board(part) {
-    const size = 6, cell = 40, pad = 20;  // the margin holds the row and column numbers the moves name
+  // The 6 x 6 tiles; row numbers left and column numbers above them, in a margin that also
+  // holds, at the edge, an arrow for each legal push of the person's ("edge": the square off
+  // the board its tile enters from); the tiles in hand below.
+  board(part, moves) {
+    const size = 6, cell = 40, numbers = 16, margin = 32;
+    const origin = numbers + margin, width = origin + size * cell + margin;
     const fill = {Y: "#eec424", y: "#eec424", R: "#cc2c28", r: "#cc2c28"};
     const tile = (parent, letter, x, y) => {
       parent.append(svg("rect", {x: x + 2, y: y + 2, width: cell - 4, height: cell - 4, rx: 4, fill: fill[letter], stroke: "#3a2a1a"}));
       if (letter === letter.toLowerCase()) parent.append(svg("circle", {cx: x + cell / 2, cy: y + cell / 2, r: 8, fill: "#fff"}));
     };
-    const width = size * cell + 2 * pad;
-    const board = svg("svg", {viewBox: `0 0 ${width} ${width + 2 * (cell + pad) + pad}`, class: "board", role: "img", "aria-label": "Invers board"});
+    const wrap = el("div", {class: "board-wrap"});
+    const board = svg("svg", {viewBox: `0 0 ${width} ${width + 2 * cell + 2 * numbers}`, class: "board", role: "group", "aria-label": "Invers board"});
     board.append(svg("rect", {x: 0, y: 0, width, height: width, fill: "#604028", rx: 6}));
-    [...part.tiles].forEach((letter, k) => tile(board, letter, pad + (k % size) * cell, pad + Math.floor(k / size) * cell));
+    [...part.tiles].forEach((letter, k) => tile(board, letter, origin + (k % size) * cell, origin + Math.floor(k / size) * cell));
     for (let k = 0; k < size; k++) {
-      const column = svg("text", {x: pad + k * cell + cell / 2, y: 14, "text-anchor": "middle", "font-size": 12, fill: "#f6f1e2"});
+      const middle = origin + k * cell + cell / 2;
+      const column = svg("text", {x: middle, y: 12, "text-anchor": "middle", "font-size": 12, fill: "#f6f1e2"});
       column.textContent = k + 1;
-      const row = svg("text", {x: 10, y: pad + k * cell + cell / 2 + 4, "text-anchor": "middle", "font-size": 12, fill: "#f6f1e2"});
+      const row = svg("text", {x: numbers / 2, y: middle + 4, "text-anchor": "middle", "font-size": 12, fill: "#f6f1e2"});
       row.textContent = k + 1;
       board.append(column, row);
     }
+    const pushes = moves.filter((m) => m.edge);
+    const rest = "Click an arrow at the edge to push your tile in.";
+    const hint = el("p", {class: "board-hint", id: "push-hint"}, rest);
+    const geometry = {size, cell, margin, origin};
+    for (const move of pushes) board.append(...pushMarker(move, geometry, (name) => { hint.textContent = name || rest; }));
     part.hands.forEach((letter, p) => {
-      const x = pad, y = width + pad + p * (cell + pad);
+      const x = origin, y = width + numbers + p * (cell + numbers);
       tile(board, letter, x, y);
-      const text = svg("text", {x: x + cell + 4, y: y + cell / 2 + 5, "font-size": 13, "font-weight": p === part.to_move ? "bold" : "normal"});
+      const text = svg("text", {x: x + cell + 6, y: y + cell / 2 + 5, "font-size": 13, "font-weight": p === part.to_move ? "bold" : "normal"});
       text.textContent = part.players[p] + (p === viewer() ? " (you)" : "") + " holds";
       board.append(text);
     });
-    return board;
+    if (pushes.length) wrap.append(hint);
+    wrap.append(board);
+    return wrap;
   },
 
   cards(part) {
@@ -244,18 +337,41 @@ function seatName(p) {
   return `P${p} (${seats[p]})`;
 }
 
+// The moves made on the table, by the field that says where: what a list of them is called.
+const TABLE_MOVES = {reroll: "rerolls", edge: "pushes"};
+const onTable = (move) => Object.keys(TABLE_MOVES).some((field) => field in move);
+let tableMovesOpen = false;  // the person opened the list of them: it stays open from move to move
+
+function moveButton(move) {
+  const button = el("button", {type: "button", "data-action": move.action}, move.name);
+  button.addEventListener("click", () => play(move.action));
+  return button;
+}
+
+// The person's moves as buttons: those made on the table (the dice, the board's edge) in a
+// list closed by default, the keyboard's and screen reader's way to them; the rest shown.
+function drawMoves(moves) {
+  const legal = $("legal");
+  legal.replaceChildren(...moves.filter((m) => !onTable(m)).map(moveButton));
+  const made = moves.filter(onTable);
+  if (!made.length) return;
+  const kind = TABLE_MOVES[Object.keys(TABLE_MOVES).find((field) => field in made[0])];
+  const list = el("details", {id: "table-moves"});
+  list.open = tableMovesOpen;
+  list.addEventListener("toggle", () => { tableMovesOpen = list.open; });
+  const buttons = el("div", {class: "buttons"});
+  buttons.append(...made.map(moveButton));
+  list.append(el("summary", {}, `All ${made.length} ${kind} as buttons`), buttons);
+  legal.append(list);
+}
+
 function draw(view) {
   current.view = view;
-  $("table").replaceChildren(...view.table.map((part) => DRAW[part.type](part)));
-  $("seats-line").textContent = `${view.env.replace(/_/g, " ")}: ` + view.seats.map((s, p) => seatName(p)).join(", ");
-  const legal = $("legal");
-  legal.replaceChildren();
   const mine = current.kind === "play" && view.next === "human" && !view.over;
-  for (const move of mine ? view.legal : []) {
-    const button = el("button", {type: "button", "data-action": move.action}, move.name);
-    button.addEventListener("click", () => play(move.action));
-    legal.append(button);
-  }
+  const moves = mine ? view.legal : [];
+  $("table").replaceChildren(...view.table.map((part) => DRAW[part.type](part, moves)));
+  $("seats-line").textContent = `${view.env.replace(/_/g, " ")}: ` + view.seats.map((s, p) => seatName(p)).join(", ");
+  drawMoves(moves);
   $("legal-box").hidden = !mine;
   $("result").hidden = !view.over;
   $("result").textContent = view.over ? view.result : "";
@@ -326,7 +442,7 @@ async function play(action) {
   if (busy) return;
   busy = true;
   document.body.dataset.state = "busy";
-  $("legal").querySelectorAll("button").forEach((b) => { b.disabled = true; });
+  document.querySelectorAll("#table button, #legal button").forEach((b) => { b.disabled = true; });
   try {
     showError("");
     await show(await api("POST", `/api/sessions/${current.id}/move`, {action}));
