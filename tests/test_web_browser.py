@@ -175,21 +175,24 @@ def test_a_whole_game_of_every_env_played_by_clicking(page, env, tmp_path):
     screenshot(page, tmp_path, f"{env}-over")
 
 
-def test_the_page_fits_a_phone(open_page, tmp_path):
-    page = open_page(390)
-    start(page, "roll_five", {}, ["human", "heuristic"], seed=4)
-    for _ in range(2):
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("env", sorted(GAMES))
+def test_every_game_fits_a_desktop_and_a_phone(open_page, env, width, tmp_path):
+    """A few moves into a game, the page does not scroll sideways (screenshot ``<env>-<width>``)."""
+    options, seats, moves = GAMES[env]
+    page = open_page(width)
+    start(page, env, options, seats, seed=4)
+    for _ in range(min(moves, 2)):
         assert wait_turn(page) == "human"
-        page.locator("#legal button").first.click()
+        shown = page.locator("[data-action]:visible")
+        if shown.count() == 0:  # rerolls only: every die picked, then rolled
+            for die in page.locator("button.pick").all():
+                die.click()
+            shown = page.locator("#reroll[data-action]")
+        shown.first.click()
     wait_turn(page)
     assert fits(page)
-    screenshot(page, tmp_path, "roll_five-phone")
-    start_invers = page.locator("#show-setup")
-    start_invers.click()
-    start(page, "invers", {}, ["human", "greedy"])
-    assert wait_turn(page) == "human"
-    assert fits(page)
-    screenshot(page, tmp_path, "invers-phone")
+    screenshot(page, tmp_path, f"{env}-{width}")
 
 
 def test_the_seats_offer_only_agents_that_can_play_the_table(page, tmp_path):
@@ -307,7 +310,7 @@ def test_six_hundred_locks_the_dice_not_picked_and_rolls_the_rest(open_page, wid
     dice.nth(0).click()
     assert page.text_content("#reroll-why") == "lock dice 6 and roll the rest"
     assert fits(page)
-    screenshot(page, tmp_path, f"six_hundred-{width}")
+    screenshot(page, tmp_path, f"six_hundred-locked-{width}")
 
 
 @pytest.mark.parametrize("width", WIDTHS)
@@ -322,7 +325,7 @@ def test_invers_pushes_are_made_from_the_board_s_edge(open_page, width, tmp_path
     row_3.hover()
     assert page.text_content("#push-hint") == "row 3 →"
     assert fits(page)
-    screenshot(page, tmp_path, f"invers-{width}")
+    screenshot(page, tmp_path, f"invers-edge-{width}")
     row_3.click()
     assert wait_turn(page) == "human"
     view = server_view(page)
