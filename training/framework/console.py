@@ -71,11 +71,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
 }
 
-
+#: The errors of bad input a user can cause: one line and exit code :data:`BAD_INPUT`, no traceback.
 USER_ERRORS = (ConfigError, CheckpointError, CacheError)
-
-
-BAD_INPUT = 2
+BAD_INPUT = 2  #: the exit code of bad input, as argparse exits on a bad argument
 
 
 def invocation(script: str, prog: str | None) -> str:
