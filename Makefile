@@ -18,7 +18,7 @@
 #   make default-runs     every env's default training run as a new user starts it (python training/train.py --env E, and
 #                         train_td.py's default), one after the other, each timed (30-minute budget) and judged against its
 #                         bot (results/default_runs/report.md; about two hours on 2 cores; not in CI), then the pages as below
-#   make fuzz             the fuzzers at scale (not in CI; about an hour on 2 cores): a million random legal games per
+#   make fuzz             the fuzzers at scale (not in CI; about 35 minutes on 2 cores): a million random legal games per
 #                         env through its batched rules twin, every step checked and one game in a hundred replayed by
 #                         the rules core (tests/fuzz_batched.py: results/fuzz/report.md), then every env in every form
 #                         (AEC, Gymnasium, Parallel, batched: tests/fuzz.py) at FORMS_GAMES games per env and player
@@ -31,7 +31,7 @@ VENV := .venv
 PYTHON := $(VENV)/bin/python
 ENV ?= inverted_dice
 ARGS ?=
-FORMS_GAMES ?= 5000
+FORMS_GAMES ?= 2000
 
 #: Games whose trained agent is shipped as checkpoints/<game>/shipped/ and evaluated against every bot
 #: (Invers and Roll Five have their own tables below).
