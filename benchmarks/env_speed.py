@@ -227,8 +227,10 @@ action per game chosen by a small compiled picker; default player counts, random
 opponents); a step of `N` games counts `N` steps. "single" is the single Gymnasium env in
 the same run, and the last column the ratio of the largest batch to it. With the default
 `copy=True` the env hands out fresh observation and mask arrays every step, which costs a
-little more. The figures depend on the machine and its load: compare rows of one run, not
-runs of two machines."""
+little more. A larger batch is not always faster: with each figure the best of several
+runs, a figure at the largest N below a smaller N's is the machine's, not a moment of load.
+The figures depend on the machine and its load: compare rows of one run, not runs of two
+machines."""
 
 
 def write_page(path: Path, title: str, argv: list[str] | None, record: MachineRecord, header, rows, notes: str) -> None:
