@@ -5,8 +5,8 @@
     python -m tests.fuzz_batched --env invers --games 1 --seed 41                 # game 41 alone, as it was played
 
 The all-forms fuzzer (:mod:`tests.fuzz`) plays every game through the Python adapters
-(AEC, Gymnasium, Parallel), about a hundred games a second on one core: a million games per
-env there is some seventeen core-hours. This one plays each env's batched twin
+(AEC, Gymnasium, Parallel), too slowly for a million games per env (its games per second
+are in its own report, ``results/fuzz/forms.txt``). This one plays each env's batched twin
 (:mod:`envs.batched`, bit-exact with the rules core: :mod:`tests.batched_check`),
 thousands of games at once, with its checks vectorized over the batch, and replays a
 seeded sample of its games through the rules core.
@@ -50,13 +50,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 from envs.batched import streams as random_streams
 from envs.core import Game
 from envs.registry import ENVS, get_entry
 from tests.batched_check import core_facts
-from tests.fuzz import option_variants, player_counts
+from tests.fuzz import option_variants, parse_option, player_counts
 from training.evaluation.machine import MachineRecord, machine
 
 #: Games played side by side in one twin.
@@ -298,13 +297,6 @@ def report(tallies: dict[str, Tally], cells_of: dict[str, list[Cell]], seed: int
     kept = [line for tally in tallies.values() for line in tally.kept]
     lines += ["", "Failures kept:" if kept else "No failure.", *(f"* {line}" for line in kept), ""]
     return "\n".join(lines)
-
-
-def parse_option(text: str) -> tuple[str, object]:
-    name, sep, value = text.partition("=")
-    if not sep:
-        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
-    return name, yaml.safe_load(value)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -208,7 +208,9 @@ def test_an_illegal_or_out_of_turn_move_is_refused_with_the_rules_message_and_ch
 
 
 def test_the_status_counts_the_sessions_held_against_the_cap(client):
-    status = lambda: client.get("/api/status").json()  # noqa: E731
+    def status():
+        return client.get("/api/status").json()
+
     assert status() == {"sessions": 0, "max_sessions": 4, "session_ttl_s": 60.0}
     first = new_game(client, "six_hundred", {}, ["random"])
     new_game(client, "six_hundred", {}, ["random"])
