@@ -476,3 +476,19 @@ class SearchAgent(Agent):
         if state.is_terminal() or not np.array_equal(state.legal_mask(mover(state)), np.asarray(action_mask, np.int8)):
             raise ValueError(f"{self.name}: asked to move in a position where it is not this player's turn")
         return self.search.search(state, rng).action
+
+    def move_values(self, state: GameState) -> dict[int, float]:
+        """Every legal move's value for the player to move, each searched to ``depth`` with a
+        full window (exact, not a bound): a teacher's targets for distilling the network's
+        own search back into it (``teacher: "ppo+search:depth=2"``).
+
+        Values are expected outcomes in [-1, 1]: the network's value at the frontier, and
+        ±1 for a game decided within the horizon. A time-limited search (``ms``) has no
+        fixed depth to make exact values at, so it refuses.
+        """
+        if self.search.ms is not None:
+            raise ValueError(f"{self.name}: move values need a fixed depth, not a time limit (ms={self.search.ms})")
+        if state.is_terminal():
+            raise ValueError(f"{self.name}: the game is over, there is no move to value")
+        values = self.search.exact_values(state).move_values
+        return {action: float(np.sign(v)) if abs(v) > 1.0 else float(v) for action, v in values.items()}
