@@ -133,3 +133,31 @@ def test_search_agent_refuses_to_move_out_of_turn(tiny_run):
     state = game.new_initial_state()
     with pytest.raises(ValueError, match="not this player's turn"):
         agent.act(state.observe(1), state.legal_mask(1))
+
+
+def test_move_values_are_the_exact_root_values_clipped_to_outcomes():
+    """``ppo+search`` as a teacher: every legal move valued by the full-window search, the
+    frontier's network values kept, a decided game's ±(WIN - plies) read as ±1."""
+    net = LinearNetwork(151, 24)
+    agent = SearchAgent(Invers(), net, depth=2)
+    state = midgame()
+    values = agent.move_values(state)
+    exact = NetworkSearch(net, depth=2, exact_root=True).search(state).move_values
+    assert sorted(values) == np.flatnonzero(state.legal_mask(state.to_move)).tolist()
+    for action, value in values.items():
+        assert value == pytest.approx(np.sign(exact[action]) if abs(exact[action]) > 1 else exact[action])
+        assert -1.0 <= value <= 1.0
+    board = "yryryY" + "ryryry" * 4 + "ryryrR"
+    winning = InversState.from_position(Invers(), board, hands="yr", to_move=0)
+    won = SearchAgent(Invers(), net, depth=2).move_values(winning)
+    assert won[0] == won[23] == 1.0
+
+
+def test_move_values_refuse_a_time_limit_and_a_finished_game():
+    with pytest.raises(ValueError, match="fixed depth"):
+        SearchAgent(Invers(), LinearNetwork(151, 24), ms=5).move_values(midgame())
+    board = "yryryY" + "ryryry" * 4 + "ryryrR"
+    state = InversState.from_position(Invers(), board, hands="yr", to_move=0)
+    state.apply(0, 0)
+    with pytest.raises(ValueError, match="game is over"):
+        SearchAgent(Invers(), LinearNetwork(151, 24), depth=2).move_values(state)
