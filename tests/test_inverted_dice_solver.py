@@ -35,6 +35,7 @@ from agents.inverted_dice.solver import (
     state_index,
     states_with_open,
 )
+from agents.inverted_dice.turn import action_values_rows, roll_rows
 from agents.registry import BOTS, make_agent
 from envs import inverted_dice_v1
 from envs.games import inverted_dice as rules
@@ -365,3 +366,44 @@ def test_corrupt_cache_stops_the_agent_and_the_command_line(tmp_path, capsys):
     assert main(["--cache-dir", str(tmp_path)]) == 2  # bad input, like every command line's
     err = capsys.readouterr().err
     assert "corrupt" in err and "allow_pickle" not in err  # no advice to load a file of unknown origin unsafely
+
+
+@pytest.mark.parametrize("free", [False, True], ids=["standard", "free_cross_out"])
+@pytest.mark.parametrize("open_boxes, crossed", INSTANCES[:2])
+def test_action_values_are_the_brute_force_values_of_every_legal_action(free, open_boxes, crossed):
+    """The solver's value of each action (a teacher's soft targets) is the expectimax value
+    of taking it, for every roll of every turn and every legal action."""
+    solution = reduced(free)
+    brute = BruteForce(free)
+    scored = frozenset(set(range(1, 21)) - open_boxes - crossed)
+    plan = solution.plan(solver_state(open_boxes, scored))
+    rolls = [dice for dice, _ in outcomes(5)]
+    for roll in (1, 2, 3):
+        values = action_values_rows(
+            plan, roll_rows(np.array(rolls)), np.full(len(rolls), roll), np.zeros(len(rolls), int)
+        )
+        for dice, row in zip(rolls, values):
+            for action in legal_actions(frozenset(open_boxes), dice, roll, free):
+                expected = brute._action_value(frozenset(open_boxes), scored, dice, roll, action)
+                assert row[action] == pytest.approx(expected, abs=1e-9)
+
+
+def test_the_agents_action_values_rank_its_own_move_first_and_mask_the_illegal_ones():
+    solution = reduced(False)
+    game = rules.InvertedDice()
+    agent = OptimalAgent(game, solution=solution)
+    rng = np.random.default_rng(0)
+    observations, masks = [], []
+    for _ in range(20):  # the last rounds of random games (the reduced solution covers them)
+        state = game.new_initial_state(rng)
+        while not state.is_terminal():
+            observation = state.observe(0)
+            if observation[rules.OBS_OPEN_BOXES].sum() <= LAST_ROUNDS:
+                observations.append(observation)
+                masks.append(state.legal_mask(0))
+            state.apply(0, int(rng.choice(np.flatnonzero(state.legal_mask(0)))))
+    values = agent.action_values_batch(np.array(observations), np.array(masks))
+    chosen = agent.act_batch(np.array(observations), np.array(masks))
+    legal = np.array(masks).astype(bool)
+    assert np.isfinite(values[legal]).all() and np.isneginf(values[~legal]).all()
+    assert (values[np.arange(len(chosen)), chosen] == values.max(axis=1)).all()

@@ -232,6 +232,28 @@ def test_a_search_labels_the_demonstrations_with_the_softmax_of_its_move_values(
         collect_demonstrations(venv, "invers", game, "greedy", episodes=1, gamma=0.99, seed=0, temperature=0.05)
 
 
+def test_a_planner_labels_its_own_decisions_with_the_softmax_of_its_action_values():
+    """Inverted Dice's planners (the exact solver, the heuristic) value every action of a
+    batch as they play: the targets are the softmax of those values in points, so the move
+    played has the largest share, a move one point worse e^-1 of it at temperature 1."""
+    config = config_from_dict(tiny_config(n_envs=2))
+    venv, _ = make_training_env(config)
+    game = make_game("inverted_dice")
+    demos = collect_demonstrations(
+        venv, "inverted_dice", game, "heuristic", episodes=2, gamma=1.0, seed=0, temperature=1.0
+    )
+    assert demos.policies.shape == (len(demos), game.num_actions)
+    assert torch.allclose(demos.policies.sum(dim=1), torch.ones(len(demos)))
+    assert (demos.policies[~demos.masks] == 0).all()
+    played = demos.policies[torch.arange(len(demos)), demos.actions]
+    assert torch.equal(played, demos.policies.max(dim=1).values)
+    teacher = make_agent("inverted_dice", "heuristic", game)
+    values = teacher.action_values_batch(demos.observations.numpy(), demos.masks.numpy())
+    expected = np.exp(values - values.max(axis=1, keepdims=True))
+    assert np.allclose(demos.policies.numpy(), expected / expected.sum(axis=1, keepdims=True), atol=1e-6)
+    assert (demos.policies.max(dim=1).values < 0.999).any()  # somewhere another move keeps a share
+
+
 def test_symmetry_maps_turn_moves_with_their_masks_and_targets():
     game = make_game("invers")
     state = game.new_initial_state()

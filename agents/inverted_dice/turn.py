@@ -56,6 +56,13 @@ class TurnPlan:
     cross_box: np.ndarray  #: (B,) the box (0-based) crossed out when a turn ends without scoring
     stop: np.ndarray  #: (rolls - 1, 252, B) bool: end the turn after this roll
     keep: np.ndarray  #: (rolls - 1, 252, B) keep row to reroll to when not stopping
+    #: (boxes, B) the worth of ending the turn on each box (the arguments of :func:`plan_turn`):
+    #: scoring it, crossing it out; ``-inf`` where the box is not open
+    score_value: np.ndarray
+    cross_value: np.ndarray
+    #: (rolls - 1, partial keeps, B) the expected worth of rerolling down to each keep after
+    #: roll ``k + 1``, playing on by the plan
+    reroll_value: np.ndarray
 
 
 def plan_turn(
@@ -87,9 +94,11 @@ def plan_turn(
 
     stops = np.empty((rules.MAX_ROLLS - 1, len(TABLES.rolls), batch), bool)
     keeps = np.empty(stops.shape, np.int16)
+    reroll_values = np.empty((rules.MAX_ROLLS - 1, TABLES.num_partial_keeps, batch))
     value, moment = end[ROLL_BOX], end_m[ROLL_BOX]  # after the last roll
     for k in reversed(range(rules.MAX_ROLLS - 1)):
-        reroll, keeps[k] = TABLES.best_reroll(TABLES.expected_partial(value))
+        reroll_values[k] = TABLES.expected_partial(value)
+        reroll, keeps[k] = TABLES.best_reroll(reroll_values[k])
         reroll_m = np.take_along_axis(TABLES.expected_partial(moment), keeps[k], axis=0)
         now = stop_value[ROLL_BOX]
         stops[k] = now >= reroll
@@ -102,6 +111,9 @@ def plan_turn(
         cross_box=cross_box,
         stop=stops,
         keep=keeps,
+        score_value=score_value,
+        cross_value=cross_value,
+        reroll_value=reroll_values,
     )
 
 
@@ -153,6 +165,31 @@ class TurnPlanningAgent(Agent):
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """``act`` of every row: each distinct sheet planned once, every row's action read off its plan."""
+        plan, rows, rolls, sheet_of_row, legal = self._plan_rows(observations, action_masks)
+        actions = decide_rows(plan, rows, rolls, sheet_of_row)
+        forbidden = ~legal[np.arange(len(actions)), actions]
+        if forbidden.any():
+            row = int(np.flatnonzero(forbidden)[0])
+            raise RuntimeError(
+                f"{type(self).__name__} chose {self.game.action_name(int(actions[row]))!r} in row {row}, which its "
+                "action mask forbids; are the game's options those it was planned for?"
+            )
+        return actions
+
+    def action_values_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """``(B, actions)``: what each legal action of every row is worth to this planner, in
+        points from this decision to the end of the game (the points it scores, then the
+        planned rest), ``-inf`` where the action is illegal. The action ``act`` chooses has
+        the row's largest value; equivalent actions (rerolling either of two equal dice)
+        have equal values. For the exact solver these are the optimal action values: a
+        teacher's soft targets that tell a costly mistake from a harmless one
+        (``warm_start.temperature``)."""
+        plan, rows, rolls, sheets, legal = self._plan_rows(observations, action_masks)
+        return np.where(legal, action_values_rows(plan, rows, rolls, sheets), -np.inf)
+
+    def _plan_rows(self, observations: np.ndarray, action_masks: np.ndarray):
+        """The plan of a batch's distinct sheets, each row's roll row, roll number and sheet
+        column in it, and the legal mask."""
         observations, legal = batch_arguments(self.game, observations, action_masks, f"inverted_dice {self.name}")
         sheets = np.concatenate(
             [observations[:, rules.OBS_OPEN_BOXES] > 0.5, observations[:, rules.OBS_SECTIONS_ALIVE] > 0.5], axis=1
@@ -163,15 +200,7 @@ class TurnPlanningAgent(Agent):
         plan = self.plan_sheets(distinct[:, : rules.NUM_BOXES], distinct[:, rules.NUM_BOXES :])
         dice = observations[:, rules.OBS_DICE].reshape(-1, rules.NUM_DICE, 6).argmax(axis=2) + 1
         rolls = observations[:, rules.OBS_ROLL].argmax(axis=1) + 1
-        actions = decide_rows(plan, roll_rows(dice), rolls, sheet_of_row)
-        forbidden = ~legal[np.arange(len(actions)), actions]
-        if forbidden.any():
-            row = int(np.flatnonzero(forbidden)[0])
-            raise RuntimeError(
-                f"{type(self).__name__} chose {self.game.action_name(int(actions[row]))!r} in row {row}, which its "
-                "action mask forbids; are the game's options those it was planned for?"
-            )
-        return actions
+        return plan, roll_rows(dice), rolls, sheet_of_row, legal
 
     @staticmethod
     def decide(plan: TurnPlan, dice: tuple[int, ...], roll: int) -> int:
@@ -198,6 +227,34 @@ def _reroll_actions() -> np.ndarray:
             if keep >= 0:
                 actions[row, keep] = rules.reroll_action(reroll_positions_for_keep(dice, TABLES.keeps[keep]))
     return actions
+
+
+@functools.cache
+def _keep_of_reroll() -> np.ndarray:
+    """``[roll row, reroll action]``: the keep row that reroll action leaves of that sorted roll."""
+    keeps = np.empty((len(TABLES.rolls), rules.NUM_REROLLS), np.int64)
+    for row, dice in enumerate(TABLES.rolls):
+        for action in range(rules.NUM_REROLLS):
+            rerolled = rules.reroll_positions(action)
+            kept = tuple(d for position, d in enumerate(dice) if position not in rerolled)
+            keeps[row, action] = TABLES.keep_index[kept]
+    return keeps
+
+
+def action_values_rows(plan: TurnPlan, rows: np.ndarray, rolls: np.ndarray, sheets: np.ndarray) -> np.ndarray:
+    """``(B, actions)``: every action's worth under ``plan`` after roll ``rolls`` with the sorted
+    roll of row ``rows`` showing, on the sheets ``sheets`` (columns of ``plan``), before the
+    legal mask: scoring the roll's box, crossing out each box, and after rolls 1 and 2
+    rerolling down to each keep (``-inf`` after roll 3, and where a box is not open)."""
+    values = np.full((len(rows), rules.NUM_ACTIONS), -np.inf)
+    values[:, rules.SCORE] = plan.score_value[ROLL_BOX[rows], sheets]
+    values[:, rules.CROSS_OUT :] = plan.cross_value[:, sheets].T
+    early = rolls < rules.MAX_ROLLS
+    if early.any():
+        index = np.flatnonzero(early)
+        keeps = _keep_of_reroll()[rows[index]]  # (E, rerolls)
+        values[index, : rules.NUM_REROLLS] = plan.reroll_value[rolls[index, None] - 1, keeps, sheets[index, None]]
+    return values
 
 
 def decide_rows(plan: TurnPlan, rows: np.ndarray, rolls: np.ndarray, sheets: np.ndarray) -> np.ndarray:

@@ -37,6 +37,14 @@ def teacher_targets(values: dict[int, float], num_actions: int, temperature: flo
     return policy, float(move_values.max())
 
 
+def soft_targets(values: np.ndarray, temperature: float) -> np.ndarray:
+    """``(..., actions)`` policy targets from action values (``-inf`` on illegal moves): the
+    softmax of each row's values at ``temperature``, zero on the illegal moves."""
+    scaled = (values - values.max(axis=-1, keepdims=True)) / temperature
+    weights = np.exp(scaled)  # exp(-inf) = 0 on the illegal moves
+    return (weights / weights.sum(axis=-1, keepdims=True)).astype(np.float32)
+
+
 _worker_teacher: tuple[Game, Agent] | None = None
 
 

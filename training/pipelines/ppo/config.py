@@ -82,8 +82,9 @@ class WarmStartConfig:
     #: initial weight of the cross-entropy towards the teacher during PPO
     guide_coef: float = setting(1.0, number(minimum=0))
     guide_decay_steps: int = setting(1_000_000, integer(1))  #: PPO steps over which that weight falls linearly to 0
-    #: above 0: the teacher values every move (a search) and is imitated through the softmax
-    #: of its values at this temperature; 0: through the move it plays
+    #: above 0: the teacher values every move (a search, or Inverted Dice's exact solver in points)
+    #: and is imitated through the softmax of its values at this temperature; 0: through the
+    #: move it plays
     temperature: float = setting(0.0, number(minimum=0))
     #: with temperature > 0: the search whose move values label the decisions (null: the teacher)
     label_with: str | None = setting(None, OPTIONAL_TEXT)

@@ -20,10 +20,12 @@ for any game and any bot of that game (``warm_start.teacher``, an agent spec):
 With ``temperature`` above zero every demonstrated decision is labelled by a search
 that values every move (``move_values(state)``, :mod:`training.teacher.labels`): the
 teacher itself, or ``label_with`` (e.g. Invers' ``search:depth=4`` labelling the games
-of the quicker ``search:depth=3``), in ``workers`` processes. The demonstration is then
+of the quicker ``search:depth=3``), in ``workers`` processes; a teacher that values the
+moves of a whole batch at once (``action_values_batch``, as Inverted Dice's exact solver
+does) labels its decisions as it plays them. The demonstration is then
 the softmax of all the values at that temperature, not only the move played: equal
 moves share the target instead of the clone learning one of them at random, and the
-worse moves are ranked too.
+worse moves are ranked too, so that a mistake costs the clone what it costs in the game.
 
 The teacher is any agent of the game: a bot such as the heuristic or the search, or the
 exact solver where a game has one (Inverted Dice's ``optimal``: a clone of the heuristic
@@ -52,7 +54,7 @@ from envs.core import Game
 from training.framework.progress import Progress
 from training.framework.run_files import write_atomic
 from training.framework.schema import ConfigError
-from training.teacher.labels import TeacherLabels, teacher_targets
+from training.teacher.labels import TeacherLabels, soft_targets, teacher_targets
 from training.teacher.loss import soft_target_cross_entropy
 from training.teacher.symmetry import symmetry_maps, turned
 
@@ -107,11 +109,13 @@ def collect_demonstrations(
     teachers = [make_agent(env_name, teacher, game, seed=seed * 1000 + i) for i in range(venv.num_envs)]
     in_batch = draws_per_row(teachers[0])  # one call decides every env, each from its own generator
     labels = None
-    if temperature > 0:  # checked before the games: a teacher without move_values is a config error
+    # a teacher that values every move of a batch at once labels its own decisions as it plays
+    values_in_batch = temperature > 0 and label_with is None and hasattr(teachers[0], "action_values_batch")
+    if temperature > 0 and not values_in_batch:  # checked before the games: no move_values is a config error
         labels = TeacherLabels(
             env_name, env_kwargs if env_kwargs is not None else game.options(), label_with or teacher, seed, workers
         )
-    observations, masks, actions, rewards, dones = [], [], [], [], []
+    observations, masks, actions, rewards, dones, action_values = [], [], [], [], [], []
     finished, raw_returns = 0, []
     running = np.zeros(venv.num_envs)
     obs = venv.reset()
@@ -126,6 +130,8 @@ def collect_demonstrations(
             observations.append(obs)
             masks.append(mask)
             actions.append(action)
+            if values_in_batch:
+                action_values.append(teachers[0].action_values_batch(obs, mask).astype(np.float32))
             obs, reward, done, _ = venv.step(action)
             raw = venv.get_original_reward() if isinstance(venv, VecNormalize) else reward
             rewards.append(raw)
@@ -147,6 +153,8 @@ def collect_demonstrations(
     returns = _returns_to_go(rewards, dones, gamma)
     complete = _finished_steps(dones)  # the cut-off tails of unfinished episodes have no true return
     policies = None
+    if values_in_batch:
+        policies = soft_targets(np.array(action_values)[complete], temperature)
     if labels is not None:
         try:
             positions = list(np.array(observations)[complete])
