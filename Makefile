@@ -11,8 +11,8 @@
 #   make docs-serve       serve the site at http://127.0.0.1:8000, rebuilt on every change
 #   make results          every results report (results/), from the agents shipped in checkpoints/
 #                         (the PPO networks against every bot, Lost Dice's at three and four players, Keldice's over 2,000 games, the Inverted Dice turn-value agent, Roll Five's
-#                         network at two and four players over 10,000 games, and the Invers network alone and
-#                         in its search against the search bot); the tables come out the same, digit for digit,
+#                         network at two and four players over 10,000 games, the Invers network alone and
+#                         in its search against the search bot, and the ceilings of benchmarks/ceilings.py); the tables come out the same, digit for digit,
 #                         on every run (the wall times and the ladders' time per move go to timing.md files, not committed); it ends by
 #                         turning results/ into the docs' results pages and the README's results table
 #   make default-runs     every env's default training run as a new user starts it (python training/train.py --env E, and
@@ -84,8 +84,9 @@ results: $(VENV)/.installed
 	$(PYTHON) training/evaluate.py --checkpoint checkpoints/roll_five/shipped --agents search heuristic --games 10000 --env-kwargs "{num_players: 4}" --out results/roll_five/four_players --overwrite || exit 1; \
 	$(PYTHON) training/ladder.py --env invers --agents search:depth=4 ppo+search:depth=3 --games 400 --workers 2 --out results/invers/ppo_search_vs_search4 --overwrite > /dev/null || exit 1; \
 	$(PYTHON) training/ladder.py --env invers --agents search:depth=2 ppo --games 400 --workers 2 --out results/invers/ppo_vs_search2 --overwrite > /dev/null || exit 1; \
+	$(PYTHON) benchmarks/ceilings.py > /dev/null || exit 1; \
 	$(PYTHON) training/results_pages.py || exit 1; \
-	echo "make results: every table regenerated in $$(( $$(date +%s) - start )) s (results/<game>/report.md, results/inverted_dice_td/report.md, results/six_hundred_td/report.md, results/lost_dice_*_players/report.md, results/roll_five/*/report.md, results/invers/*/ladder.md; docs/reports/, README.md)"
+	echo "make results: every table regenerated in $$(( $$(date +%s) - start )) s (results/<game>/report.md, results/inverted_dice_td/report.md, results/six_hundred_td/report.md, results/lost_dice_*_players/report.md, results/roll_five/*/report.md, results/invers/*/ladder.md, results/ceilings/report.md; docs/reports/, README.md)"
 
 default-runs: $(VENV)/.installed
 	$(PYTHON) benchmarks/default_runs.py $(ARGS)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 
@@ -42,6 +44,8 @@ ROOT = Path(__file__).resolve().parent.parent
         (["benchmarks/eval_speed.py", "--page", "no/such/page.md"], "error: --page no/such/page.md: no folder no/such"),
         (["benchmarks/eval_speed.py", "--tasks", "yahtzee"], "error: unknown task 'yahtzee'; the suite's tasks: "),
         (["benchmarks/default_runs.py", "--runs", "yahtzee"], "error: unknown run 'yahtzee'; the default runs: "),
+        (["benchmarks/ceilings.py", "--only", "yahtzee"], "error: unknown game 'yahtzee'; the ceilings' games: "),
+        (["benchmarks/ceilings.py", "--games-scale", "0"], "error: --games-scale must be positive, got 0.0"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_code_2(command, message):
@@ -76,10 +80,7 @@ def test_the_evaluation_speed_page_counts_the_games_that_differ_in_batch(tmp_pat
 def test_a_default_run_is_timed_judged_against_its_bot_and_reported(tmp_path, monkeypatch):
     """A tiny run through the default-runs script: its record, its verdict read off the closing
     evaluation, the copied evaluation report and the table; a run that fails stops the script."""
-    spec = importlib.util.spec_from_file_location("default_runs", ROOT / "benchmarks" / "default_runs.py")
-    default_runs = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, "default_runs", default_runs)  # its dataclasses look their module up
-    spec.loader.exec_module(default_runs)
+    default_runs = load_script("default_runs", monkeypatch)
     monkeypatch.chdir(ROOT)
     config = yaml.safe_load(open("configs/lost_dice.yaml"))
     config.update({"n_envs": 2, "ppo": {**config["ppo"], "n_steps": 64, "batch_size": 64, "n_epochs": 1}})
@@ -107,3 +108,39 @@ def test_a_default_run_is_timed_judged_against_its_bot_and_reported(tmp_path, mo
     broken = default_runs.DefaultRun("lost_dice", ("training/train.py", "--env", "yahtzee"), "heuristic", "")
     with pytest.raises(SystemExit, match="lost_dice: the run failed with exit code 2"):
         default_runs.measure(broken, tmp_path / "runs", out)
+
+
+def load_script(name: str, monkeypatch):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, name, module)  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_ratio_interval_is_the_delta_methods_and_covers_a_known_ratio(monkeypatch):
+    ceilings = load_script("ceilings", monkeypatch)
+    rng = np.random.default_rng(0)
+    covered = 0
+    for _ in range(200):  # paired scores whose true ratio of means is 0.98
+        b = rng.normal(200.0, 30.0, size=400)
+        a = 0.98 * b + rng.normal(0.0, 10.0, size=400)
+        ratio, low, high = ceilings.ratio_interval(a, b)
+        assert low < ratio < high and ratio == pytest.approx(a.mean() / b.mean())
+        covered += low <= 0.98 <= high
+    assert 180 <= covered <= 199  # about 95% of the intervals hold the true ratio
+
+
+def test_the_ceilings_report_measures_each_bar_and_says_whether_it_is_met(tmp_path, monkeypatch):
+    ceilings = load_script("ceilings", monkeypatch)
+    out = tmp_path / "ceilings"
+    assert ceilings.main(["--only", "roll_five", "--games-scale", "0.002", "--out", str(out)]) == 0
+    report = (out / "report.md").read_text()
+    rows = [line for line in report.splitlines() if line.startswith("| roll_five")]
+    assert len(rows) == 2 and all(row.endswith("| 40 |") for row in rows)
+    assert "Games scaled by 0.002" in report
+    records = json.loads((out / "ceilings.json").read_text())
+    for record in records:
+        assert record["low"] <= record["value"] <= record["high"]
+        assert record["met"] == (record["low"] > record["bar"])
+    assert (out / "timing.md").is_file()

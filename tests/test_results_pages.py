@@ -18,7 +18,16 @@ import pytest
 from training import results_pages
 from training.evaluation.machine import TIMING_FILE, MachineRecord, measurement_page
 from training.reports.headlines import headline
-from training.reports.pages import DEFAULT_RUNS_END, DEFAULT_RUNS_START, END, START, pages, report_page
+from training.reports.pages import (
+    CEILINGS_END,
+    CEILINGS_START,
+    DEFAULT_RUNS_END,
+    DEFAULT_RUNS_START,
+    END,
+    START,
+    pages,
+    report_page,
+)
 from training.reports.reading import read_report
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -258,3 +267,29 @@ def test_a_report_s_reference_to_a_docs_page_becomes_a_link():
     page = report_page(report, None)
     assert "(see [docs/benchmark.md](../benchmark.md))" in page
     assert (ROOT / "docs" / "benchmark.md").is_file()  # the link's target, from docs/reports/
+
+
+CEILINGS = """# Ceilings of the shipped agents
+
+How they were measured.
+
+| game | players | agent | against | measure | result, 95% CI | bar | met | games |
+|---|---|---|---|---|---|---|---|---|
+| invers | 2 | `ppo` | `search:depth=3` | share | **0.6000** [0.55, 0.65] | above 0.5 | yes | 1,000 |
+"""
+
+
+def test_the_readme_shows_the_ceilings_table_where_it_holds_its_markers(tmp_path, capsys):
+    results = results_tree(tmp_path)
+    readme = tmp_path / "README.md"
+    readme.write_text(f"{START}\n{END}\n{CEILINGS_START}\nold\n{CEILINGS_END}\n")
+    args = ["--results", str(results), "--docs", str(tmp_path / "docs"), "--readme", str(readme)]
+    assert results_pages.main(args) == 2
+    assert "ceilings/report.md: make it with make results" in capsys.readouterr().err
+    (results / "ceilings").mkdir()
+    (results / "ceilings" / "report.md").write_text(CEILINGS)
+    assert results_pages.main(args) == 0
+    text = readme.read_text()
+    block = text[text.index(CEILINGS_START) : text.index(CEILINGS_END)]
+    assert "| invers | 2 | `ppo` | `search:depth=3` |" in block and "old" not in block
+    assert "How they were measured" not in block and "[docs/reports/ceilings.md]" in block

@@ -1,0 +1,245 @@
+"""The shipped agents against their games' ceilings, each acting alone (one forward pass a move).
+
+    python benchmarks/ceilings.py                    # every ceiling: results/ceilings/report.md (make results)
+    python benchmarks/ceilings.py --only invers      # one game's ceilings
+    python benchmarks/ceilings.py --games-scale 0.1  # a tenth of the games: a quick look, wider intervals
+
+A ceiling is a bar the project sets for its best network, above the level of its bots:
+
+* **Inverted Dice**: the network's mean score at least 99% of the exact solver's on the same
+  dice (``ppo`` against ``optimal``, the ratio of the two means);
+* **Six Hundred**: a shipped agent (``td`` or ``ppo``) at least 5% above the heuristic on the
+  same dice (the ratio of the means, minus 1);
+* **Invers**: the network alone (``ppo``) above ``search:depth=3`` (its share of the points,
+  wins + ½ draws, seats swapped, two random opening plies), and above ``search:depth=4``,
+  the moonshot;
+* **Roll Five**: the network above ``search`` at two players (its share against it), and at
+  four players above ``search``'s own share at that table: the paired difference of the
+  network's score and a copy of ``search``'s in the same seat against the same three
+  ``search`` opponents on the same games.
+
+A bar is met when the 95% interval of the figure lies entirely above it. The ratios'
+intervals are the delta method's for a ratio of paired means, ``R = mean(a) / mean(b)``:
+half-width ``1.96 · sd(a_i − R · b_i) / (√n · mean(b))``. Shares have Wilson's interval,
+paired differences the normal one (:mod:`training.evaluation.harness`). Every game is
+seeded from ``SEED`` on, seeds that no training run, curve or other report uses, so the
+figures are held out; the tables come out the same, digit for digit, on every run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from agents.registry import make_agent
+from envs.registry import make_game
+from training.evaluation.harness import (
+    DEFAULT_BATCH,
+    Z95,
+    clipped_mean_ci,
+    evaluate_pairings,
+    evaluate_solitaire,
+    share_interval,
+)
+from training.evaluation.machine import cpu_model
+
+SEED = 3_000_000  #: the first game's seed: held out from every other measurement of the project
+OPENING_PLIES = 2  #: uniformly random plies opening each Invers game, so that the games differ
+
+
+@dataclass
+class Ceiling:
+    """One bar and what the shipped agent measured against it."""
+
+    game: str
+    players: int
+    agent: str
+    against: str
+    measure: str
+    bar: float
+    value: float
+    low: float
+    high: float
+    games: int
+
+    @property
+    def met(self) -> bool:
+        return self.low > self.bar
+
+
+def ratio_interval(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
+    """``mean(a) / mean(b)`` of paired samples and its 95% interval (the delta method)."""
+    ratio = float(a.mean() / b.mean())
+    half = Z95 * float(np.std(a - ratio * b, ddof=1)) / (math.sqrt(len(a)) * float(b.mean()))
+    return ratio, ratio - half, ratio + half
+
+
+def solitaire_ratio(env: str, agent: str, reference: str, games: int, minus: float) -> tuple[float, float, float, int]:
+    """``agent``'s mean score over ``reference``'s on the same ``games`` seeds, minus ``minus``."""
+    game = make_game(env, num_players=1)
+    agents = {spec: make_agent(env, spec, game, seed=SEED) for spec in (agent, reference)}
+    results = evaluate_solitaire(game, agents, range(SEED, SEED + games), batch=DEFAULT_BATCH)
+    ratio, low, high = ratio_interval(results[0].scores, results[1].scores)
+    return ratio - minus, low - minus, high - minus, games
+
+
+def pairing_share(env: str, players: int, agent: str, opponent: str, games: int, opening: int):
+    """``agent``'s share of the points against ``opponent`` in every other seat."""
+    game = make_game(env, num_players=players)
+    [result] = evaluate_pairings(
+        game,
+        [((agent, make_agent(env, agent, game, seed=SEED)), (opponent, make_agent(env, opponent, game, seed=SEED)))],
+        games,
+        SEED,
+        opening,
+        batch=DEFAULT_BATCH,
+    )
+    value, low, high = share_interval(result.scores)
+    return value, low, high, games
+
+
+def above_own_share(env: str, players: int, agent: str, opponent: str, games: int):
+    """``agent``'s score minus a copy of ``opponent``'s in the same seat, against the same
+    ``opponent`` copies in the other seats on the same games (paired)."""
+    game = make_game(env, num_players=players)
+
+    def pairing(candidate: str):
+        return (candidate, make_agent(env, candidate, game, seed=SEED)), (
+            opponent,
+            make_agent(env, opponent, game, seed=SEED),
+        )
+
+    mine, theirs = evaluate_pairings(game, [pairing(agent), pairing(opponent)], games, SEED, 0, batch=DEFAULT_BATCH)
+    value, low, high = clipped_mean_ci(mine.scores - theirs.scores, -1.0, 1.0)
+    return value, low, high, games
+
+
+def ceilings(scale: float) -> dict[str, list[tuple[tuple, Callable]]]:
+    """Each game's bars: the row's fixed fields and the measurement that fills in the rest."""
+
+    def n(games: int) -> int:
+        return max(10, round(games * scale))
+
+    return {
+        "inverted_dice": [
+            (
+                ("inverted_dice", 1, "ppo", "optimal", "mean score ÷ optimal's, same dice", 0.99),
+                lambda: solitaire_ratio("inverted_dice", "ppo", "optimal", n(20_000), 0.0),
+            )
+        ],
+        "six_hundred": [
+            (
+                ("six_hundred", 1, spec, "heuristic", "mean score ÷ heuristic's − 1, same dice", 0.05),
+                lambda spec=spec: solitaire_ratio("six_hundred", spec, "heuristic", n(5_000), 1.0),
+            )
+            for spec in ("td", "ppo")
+        ],
+        "invers": [
+            (
+                ("invers", 2, "ppo", bot, "share (wins + ½ draws), seats swapped", 0.5),
+                lambda bot=bot: pairing_share("invers", 2, "ppo", bot, n(1_000), OPENING_PLIES),
+            )
+            for bot in ("search:depth=3", "search:depth=4")
+        ],
+        "roll_five": [
+            (
+                ("roll_five", 2, "ppo", "search", "share (wins + ½ draws), seats swapped", 0.5),
+                lambda: pairing_share("roll_five", 2, "ppo", "search", n(20_000), 0),
+            ),
+            (
+                ("roll_five", 4, "ppo", "3 × search", "score − search's own score in the seat, paired", 0.0),
+                lambda: above_own_share("roll_five", 4, "ppo", "search", n(20_000)),
+            ),
+        ],
+    }
+
+
+GAMES = tuple(ceilings(1.0))
+
+
+def fmt(ceiling: Ceiling) -> tuple[str, str]:
+    """The figure with its interval, and the bar, as the report prints them."""
+    if ceiling.measure.startswith("mean score ÷"):
+        percent = ceiling.measure.endswith("− 1, same dice")
+
+        def show(x: float) -> str:
+            return f"{x:+.2%}" if percent else f"{x:.2%}"
+
+        return f"**{show(ceiling.value)}** [{show(ceiling.low)}, {show(ceiling.high)}]", f"above {show(ceiling.bar)}"
+    sign = "" if ceiling.measure.startswith("share") else "+"
+    return (
+        f"**{ceiling.value:{sign}.4f}** [{ceiling.low:{sign}.4f}, {ceiling.high:{sign}.4f}]",
+        f"above {ceiling.bar:g}",
+    )
+
+
+def report(rows: list[Ceiling], scale: float) -> str:
+    lines = [
+        "# Ceilings of the shipped agents",
+        "",
+        "Each shipped agent acting alone (one forward pass a move), against the bar the project sets "
+        "for its game (`python benchmarks/ceilings.py`, run by `make results`; the method is in its "
+        f"docstring). Games seeded from {SEED:,} on, held out from every training run and other "
+        "report; a bar is met when the whole 95% interval lies above it.",
+        "",
+        "| game | players | agent | against | measure | result, 95% CI | bar | met | games |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        result, bar = fmt(row)
+        lines.append(
+            f"| {row.game} | {row.players} | `{row.agent}` | `{row.against}` | {row.measure} | {result} | {bar} | "
+            f"{'yes' if row.met else 'no'} | {row.games:,} |"
+        )
+    if scale != 1:
+        lines += ["", f"Games scaled by {scale} (`--games-scale`): not the report `make results` writes."]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", nargs="+", metavar="GAME", help=f"these games' ceilings only: {', '.join(GAMES)}")
+    parser.add_argument("--games-scale", type=float, default=1.0, help="scale every game count (a quick look)")
+    parser.add_argument("--out", default="results/ceilings", help="folder of report.md and ceilings.json")
+    args = parser.parse_args(argv)
+    unknown = [game for game in args.only or [] if game not in GAMES]
+    if unknown:
+        print(f"error: unknown game {unknown[0]!r}; the ceilings' games: {', '.join(GAMES)}", file=sys.stderr)
+        return 2
+    if not args.games_scale > 0:
+        print(f"error: --games-scale must be positive, got {args.games_scale}", file=sys.stderr)
+        return 2
+    rows, timings = [], {}
+    for game, bars in ceilings(args.games_scale).items():
+        if args.only and game not in args.only:
+            continue
+        for fields, measure in bars:
+            started = time.perf_counter()
+            value, low, high, games = measure()
+            seconds = time.perf_counter() - started
+            rows.append(Ceiling(*fields, value, low, high, games))
+            timings[f"{fields[0]} {fields[1]}p {fields[2]} vs {fields[3]}"] = round(seconds, 1)
+            print(f"{rows[-1].game} {rows[-1].agent} vs {rows[-1].against}: {fmt(rows[-1])[0]} ({seconds:.0f} s)")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "report.md").write_text(report(rows, args.games_scale))
+    (out / "ceilings.json").write_text(json.dumps([asdict(r) | {"met": r.met} for r in rows], indent=1) + "\n")
+    (out / "timing.md").write_text(
+        f"# Ceilings: time per measurement\n\nMachine: {cpu_model()}; load as it was.\n\n"
+        + "\n".join(f"* {name}: {s} s" for name, s in timings.items())
+        + "\n"
+    )
+    print(f"Report written to {out / 'report.md'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
