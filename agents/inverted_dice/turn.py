@@ -17,6 +17,11 @@ the solver and :class:`agents.inverted_dice.optimal.OptimalAgent` run this one f
 so the agent plays exactly the policy whose value and variance were computed, ties
 included (ties go to ending the turn, to scoring, to the lowest box crossed out, and as
 :meth:`envs.games.dice_math.KeepTables.best_reroll` breaks them).
+
+The plan keeps what every choice of the turn is worth (ending on each box, rerolling down
+to each keep), so a planner also values every legal action of a position
+(:meth:`TurnPlanningAgent.action_values_batch`): for the exact solver, the optimal action
+values that a clone learns from (``warm_start.temperature``).
 """
 
 from __future__ import annotations
