@@ -13,10 +13,10 @@ A ceiling is a bar the project sets for its best network, above the level of its
 * **Invers**: the network alone (``ppo``) above ``search:depth=3`` (its share of the points,
   wins + ½ draws, seats swapped, two random opening plies), and above ``search:depth=4``,
   the moonshot;
-* **Roll Five**: the network above ``search`` at two players (its share against it), and at
-  four players above ``search``'s own share at that table: the paired difference of the
-  network's score and a copy of ``search``'s in the same seat against the same three
-  ``search`` opponents on the same games.
+* **Roll Five** (tournament mode, as everywhere else): the network above ``search`` at two
+  players (its share against it), and at four players above ``search``'s own share at that
+  table: the paired difference of the network's score and a copy of ``search``'s in the same
+  seat against the same three ``search`` opponents on the same games.
 
 A bar is met when the 95% interval of the figure lies entirely above it. The ratios'
 intervals are the delta method's for a ratio of paired means, ``R = mean(a) / mean(b)``:
@@ -53,6 +53,9 @@ from training.evaluation.machine import cpu_model
 
 SEED = 3_000_000  #: the first game's seed: held out from every other measurement of the project
 OPENING_PLIES = 2  #: uniformly random plies opening each Invers game, so that the games differ
+#: Roll Five's tables: tournament mode, as its network is trained and every other report plays it
+#: (in casual mode most games between good players are shared wins)
+ROLL_FIVE = {"mode": "tournament"}
 
 
 @dataclass
@@ -91,9 +94,9 @@ def solitaire_ratio(env: str, agent: str, reference: str, games: int, minus: flo
     return ratio - minus, low - minus, high - minus, games
 
 
-def pairing_share(env: str, players: int, agent: str, opponent: str, games: int, opening: int):
-    """``agent``'s share of the points against ``opponent`` in every other seat."""
-    game = make_game(env, num_players=players)
+def pairing_share(env: str, options: dict, agent: str, opponent: str, games: int, opening: int):
+    """``agent``'s share of the points against ``opponent`` in every other seat, at the table ``options`` set up."""
+    game = make_game(env, **options)
     [result] = evaluate_pairings(
         game,
         [((agent, make_agent(env, agent, game, seed=SEED)), (opponent, make_agent(env, opponent, game, seed=SEED)))],
@@ -106,10 +109,10 @@ def pairing_share(env: str, players: int, agent: str, opponent: str, games: int,
     return value, low, high, games
 
 
-def above_own_share(env: str, players: int, agent: str, opponent: str, games: int):
+def above_own_share(env: str, options: dict, agent: str, opponent: str, games: int):
     """``agent``'s score minus a copy of ``opponent``'s in the same seat, against the same
-    ``opponent`` copies in the other seats on the same games (paired)."""
-    game = make_game(env, num_players=players)
+    ``opponent`` copies in the other seats on the same games (paired), at the table ``options`` set up."""
+    game = make_game(env, **options)
 
     def pairing(candidate: str):
         return (candidate, make_agent(env, candidate, game, seed=SEED)), (
@@ -145,18 +148,18 @@ def ceilings(scale: float) -> dict[str, list[tuple[tuple, Callable]]]:
         "invers": [
             (
                 ("invers", 2, "ppo", bot, "share (wins + ½ draws), seats swapped", 0.5),
-                lambda bot=bot: pairing_share("invers", 2, "ppo", bot, n(1_000), OPENING_PLIES),
+                lambda bot=bot: pairing_share("invers", {}, "ppo", bot, n(1_000), OPENING_PLIES),
             )
             for bot in ("search:depth=3", "search:depth=4")
         ],
         "roll_five": [
             (
                 ("roll_five", 2, "ppo", "search", "share (wins + ½ draws), seats swapped", 0.5),
-                lambda: pairing_share("roll_five", 2, "ppo", "search", n(20_000), 0),
+                lambda: pairing_share("roll_five", {**ROLL_FIVE, "num_players": 2}, "ppo", "search", n(20_000), 0),
             ),
             (
                 ("roll_five", 4, "ppo", "3 × search", "score − search's own score in the seat, paired", 0.0),
-                lambda: above_own_share("roll_five", 4, "ppo", "search", n(20_000)),
+                lambda: above_own_share("roll_five", {**ROLL_FIVE, "num_players": 4}, "ppo", "search", n(20_000)),
             ),
         ],
     }
