@@ -82,8 +82,9 @@ RUNS = (
         "invers",
         ("training/train.py", "--env", "invers"),
         "search:depth=2",
-        "shipped `ppo`: expert iteration, 2,976 games of the search bots labelled by `search:depth=4`, "
-        "62 generations in 3,309 s (`configs/invers_distill.yaml`)",
+        "shipped `ppo`: expert iteration, first from `search:depth=4`'s labels (`configs/invers_distill.yaml`, "
+        "55 min), then twice from the network's own two-ply search (`configs/invers_search_distill.yaml`, 38 min; "
+        "`configs/invers_search_distill_2.yaml`, 60 min)",
     ),
     DefaultRun(
         "roll_five",
