@@ -9,7 +9,8 @@ near the ply limit of a 40-ply game, where games end drawn):
   (its generator running on, as in a game);
 * ``InversSearch.move_values`` at depths 2 and 3 (the teacher's labels): every value,
   and the order of the dict;
-* ``ppo+search:depth=1..3`` with the shipped network: the agent's move, and the search's
+* ``ppo+search:depth=1..3`` with the network shipped when it was recorded
+  (:data:`RECORDED_NETWORK`, kept for this and as a recipe's start): the agent's move, and the search's
   value, depth and leaf count; ``NetworkSearch(depth=4)`` on every tenth position;
 * ``NetworkSearch(exact_root=True)`` at depths 2 and 3 (expert iteration's targets):
   move, value, depth, leaves and every root value;
@@ -54,6 +55,8 @@ LONG_GAME_POSITIONS, SHORT_GAME_POSITIONS, SHORT_GAME_PLIES = 180, 20, 40
 
 #: Network values agree to this (float32 rounding on different CPUs; a real change moves them far more).
 NETWORK_TOLERANCE = 1e-5
+#: The network the fixture was recorded with (shipped then; the shipped one has since been trained on).
+RECORDED_NETWORK = Path(__file__).resolve().parent.parent / "checkpoints" / "invers" / "distill_depth4"
 #: Rows of a network key whose move, depth or leaves may differ: near-ties the rounding tipped.
 NEAR_TIES = 2
 
@@ -110,7 +113,8 @@ def record() -> dict:
             out[f"move_values:depth={depth}"] = [digest(teachers[id(g)].move_values(s).items()) for g, s in cases]
         for depth in (1, 2, 3):
             agents = {
-                key: make_agent("invers", f"ppo+search:depth={depth}", g, seed=10 + depth) for key, g in games.items()
+                key: make_agent("invers", f"ppo+search:depth={depth},path={RECORDED_NETWORK}", g, seed=10 + depth)
+                for key, g in games.items()
             }
             network = next(iter(agents.values())).search.network
             rows = []
@@ -142,7 +146,8 @@ def record() -> dict:
         game = next(iter(games.values()))
         histories = []
         for seed in range(2):
-            bot, net = make_agent("invers", "search:depth=3", game), make_agent("invers", "ppo+search:depth=2", game)
+            bot = make_agent("invers", "search:depth=3", game)
+            net = make_agent("invers", f"ppo+search:depth=2,path={RECORDED_NETWORK}", game)
             final, history = play_game(game, [bot, net] if seed == 0 else [net, bot], seed=seed, random_opening_plies=4)
             histories.append(
                 [len(history), hashlib.sha256(repr(history).encode()).hexdigest()[:16], final.returns().tolist()]
