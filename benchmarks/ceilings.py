@@ -22,8 +22,10 @@ A bar is met when the 95% interval of the figure lies entirely above it. The rat
 intervals are the delta method's for a ratio of paired means, ``R = mean(a) / mean(b)``:
 half-width ``1.96 · sd(a_i − R · b_i) / (√n · mean(b))``. Shares have Wilson's interval,
 paired differences the normal one (:mod:`training.evaluation.harness`). Every game is
-seeded from ``SEED`` on, seeds that no training run, curve or other report uses, so the
-figures are held out; the tables come out the same, digit for digit, on every run.
+seeded from ``SEED`` on, seeds that no training run, learning curve or results page uses,
+so the figures are held out; the tables come out the same, digit for digit, on every run.
+``--report-only`` rewrites ``report.md`` from the ``ceilings.json`` a run left, without
+playing a game.
 """
 
 from __future__ import annotations
@@ -190,8 +192,8 @@ def report(rows: list[Ceiling], scale: float) -> str:
         "",
         "Each shipped agent acting alone (one forward pass a move), against the bar the project sets "
         "for its game (`python benchmarks/ceilings.py`, run by `make results`; the method is in its "
-        f"docstring). Games seeded from {SEED:,} on, held out from every training run and other "
-        "report; a bar is met when the whole 95% interval lies above it.",
+        f"docstring). Games seeded from {SEED:,} on, seeds that no training run, learning curve or "
+        "results page uses; a bar is met when the whole 95% interval lies above it.",
         "",
         "| game | players | agent | against | measure | result, 95% CI | bar | met | games |",
         "|---|---|---|---|---|---|---|---|---|",
@@ -212,7 +214,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="+", metavar="GAME", help=f"these games' ceilings only: {', '.join(GAMES)}")
     parser.add_argument("--games-scale", type=float, default=1.0, help="scale every game count (a quick look)")
     parser.add_argument("--out", default="results/ceilings", help="folder of report.md and ceilings.json")
+    parser.add_argument(
+        "--report-only", action="store_true", help="rewrite report.md from OUT/ceilings.json, playing nothing"
+    )
     args = parser.parse_args(argv)
+    out = Path(args.out)
+    if args.report_only:
+        record = out / "ceilings.json"
+        if not record.is_file():
+            print(f"error: no {record}: run python benchmarks/ceilings.py first", file=sys.stderr)
+            return 2
+        fields = [f for f in Ceiling.__dataclass_fields__]
+        rows = [Ceiling(**{k: row[k] for k in fields}) for row in json.loads(record.read_text())["rows"]]
+        (out / "report.md").write_text(report(rows, json.loads(record.read_text())["games_scale"]))
+        print(f"Report written to {out / 'report.md'}")
+        return 0
     unknown = [game for game in args.only or [] if game not in GAMES]
     if unknown:
         print(f"error: unknown game {unknown[0]!r}; the ceilings' games: {', '.join(GAMES)}", file=sys.stderr)
@@ -231,10 +247,10 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(Ceiling(*fields, value, low, high, games))
             timings[f"{fields[0]} {fields[1]}p {fields[2]} vs {fields[3]}"] = round(seconds, 1)
             print(f"{rows[-1].game} {rows[-1].agent} vs {rows[-1].against}: {fmt(rows[-1])[0]} ({seconds:.0f} s)")
-    out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "report.md").write_text(report(rows, args.games_scale))
-    (out / "ceilings.json").write_text(json.dumps([asdict(r) | {"met": r.met} for r in rows], indent=1) + "\n")
+    record = {"games_scale": args.games_scale, "rows": [asdict(r) | {"met": r.met} for r in rows]}
+    (out / "ceilings.json").write_text(json.dumps(record, indent=1) + "\n")
     (out / "timing.md").write_text(
         f"# Ceilings: time per measurement\n\nMachine: {cpu_model()}; load as it was.\n\n"
         + "\n".join(f"* {name}: {s} s" for name, s in timings.items())

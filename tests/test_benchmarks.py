@@ -139,8 +139,12 @@ def test_the_ceilings_report_measures_each_bar_and_says_whether_it_is_met(tmp_pa
     rows = [line for line in report.splitlines() if line.startswith("| roll_five")]
     assert len(rows) == 2 and all(row.endswith("| 40 |") for row in rows)
     assert "Games scaled by 0.002" in report
-    records = json.loads((out / "ceilings.json").read_text())
+    records = json.loads((out / "ceilings.json").read_text())["rows"]
     for record in records:
         assert record["low"] <= record["value"] <= record["high"]
         assert record["met"] == (record["low"] > record["bar"])
     assert (out / "timing.md").is_file()
+    (out / "report.md").unlink()
+    assert ceilings.main(["--report-only", "--out", str(out)]) == 0
+    assert (out / "report.md").read_text() == report
+    assert ceilings.main(["--report-only", "--out", str(tmp_path / "none")]) == 2
