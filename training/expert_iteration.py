@@ -1,6 +1,7 @@
 """Expert iteration on a two-player perfect-information game (Invers): a network improved by the search it guides.
 
-    python training/expert_iteration.py --config configs/invers_distill.yaml          # the shipped network's recipe
+    python training/expert_iteration.py --config configs/invers_distill.yaml          # distil search:depth=4
+    python training/expert_iteration.py --config configs/invers_search_distill_2.yaml # the shipped network's last round
     python training/expert_iteration.py --config configs/invers_expert_iteration.yaml --init checkpoints/invers/shipped
     python training/expert_iteration.py --resume checkpoints/invers/<run>
 
