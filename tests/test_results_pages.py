@@ -243,24 +243,6 @@ How each shipped agent's recipe differs.
 """
 
 
-def test_the_readme_shows_the_default_runs_table_where_it_holds_its_markers(tmp_path, capsys):
-    results = results_tree(tmp_path)
-    readme = tmp_path / "README.md"
-    markers = f"{DEFAULT_RUNS_START}\nold\n{DEFAULT_RUNS_END}\n"
-    readme.write_text(f"{START}\n{END}\n{markers}")
-    args = ["--results", str(results), "--docs", str(tmp_path / "docs"), "--readme", str(readme)]
-    assert results_pages.main(args) == 2
-    assert "default_runs/report.md: make it with make default-runs" in capsys.readouterr().err
-    (results / "default_runs").mkdir()
-    (results / "default_runs" / "report.md").write_text(DEFAULT_RUNS)
-    assert results_pages.main(args) == 0
-    text = readme.read_text()
-    block = text[text.index(DEFAULT_RUNS_START) : text.index(DEFAULT_RUNS_END)]
-    assert "| invers | `python training/train.py --env invers` | 20.0 min |" in block and "old" not in block
-    assert "How they were run" not in block and "[docs/reports/default_runs.md]" in block
-    assert (tmp_path / "docs" / "default_runs.md").is_file()
-
-
 def test_a_report_s_reference_to_a_docs_page_becomes_a_link():
     report = read_report(ROOT / "results" / "leaderboard" / "ppo" / "report.md", ROOT / "results")
     assert "(see docs/benchmark.md)" in report.text
@@ -279,17 +261,43 @@ How they were measured.
 """
 
 
-def test_the_readme_shows_the_ceilings_table_where_it_holds_its_markers(tmp_path, capsys):
+@pytest.mark.parametrize(
+    "folder, markers, text, made_by, row, intro",
+    [
+        (
+            "default_runs",
+            (DEFAULT_RUNS_START, DEFAULT_RUNS_END),
+            DEFAULT_RUNS,
+            "make default-runs",
+            "| invers | `python training/train.py --env invers` | 20.0 min |",
+            "How they were run",
+        ),
+        (
+            "ceilings",
+            (CEILINGS_START, CEILINGS_END),
+            CEILINGS,
+            "make results",
+            "| invers | 2 | `ppo` | `search:depth=3` |",
+            "How they were measured",
+        ),
+    ],
+)
+def test_the_readme_shows_a_reports_table_where_it_holds_its_markers(
+    tmp_path, capsys, folder, markers, text, made_by, row, intro
+):
+    """The default runs' and the ceilings' tables, each between its own markers (and only the table)."""
     results = results_tree(tmp_path)
     readme = tmp_path / "README.md"
-    readme.write_text(f"{START}\n{END}\n{CEILINGS_START}\nold\n{CEILINGS_END}\n")
+    start, end = markers
+    readme.write_text(f"{START}\n{END}\n{start}\nold\n{end}\n")
     args = ["--results", str(results), "--docs", str(tmp_path / "docs"), "--readme", str(readme)]
     assert results_pages.main(args) == 2
-    assert "ceilings/report.md: make it with make results" in capsys.readouterr().err
-    (results / "ceilings").mkdir()
-    (results / "ceilings" / "report.md").write_text(CEILINGS)
+    assert f"{folder}/report.md: make it with {made_by}" in capsys.readouterr().err
+    (results / folder).mkdir()
+    (results / folder / "report.md").write_text(text)
     assert results_pages.main(args) == 0
-    text = readme.read_text()
-    block = text[text.index(CEILINGS_START) : text.index(CEILINGS_END)]
-    assert "| invers | 2 | `ppo` | `search:depth=3` |" in block and "old" not in block
-    assert "How they were measured" not in block and "[docs/reports/ceilings.md]" in block
+    written = readme.read_text()
+    block = written[written.index(start) : written.index(end)]
+    assert row in block and "old" not in block
+    assert intro not in block and f"[docs/reports/{folder}.md]" in block
+    assert (tmp_path / "docs" / f"{folder}.md").is_file()
