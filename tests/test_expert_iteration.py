@@ -186,15 +186,27 @@ def test_learning_with_symmetries_keeps_targets_on_legal_moves(tmp_path):
     assert np.isfinite(losses["policy_loss"]) and losses["policy_loss"] < 50  # an illegal target would cost 1e9
 
 
-def test_the_shipped_networks_config_loads_and_names_a_teacher_that_values_moves():
-    config = load_config(ExpertIterationConfig, "configs/invers_distill.yaml")
+@pytest.mark.parametrize(
+    "recipe, network",
+    [
+        ("configs/invers_distill.yaml", "checkpoints/invers/distill_depth4"),
+        ("configs/invers_search_distill.yaml", "checkpoints/invers/search_distill_1"),
+        ("configs/invers_search_distill_2.yaml", "checkpoints/invers/shipped"),
+    ],
+)
+def test_each_kept_networks_recipe_is_the_config_it_ran_and_names_a_teacher_that_values_moves(recipe, network):
+    """The shipped Invers network and the two it was distilled from: each recipe is its run's
+    config but for the budget, which a recipe fixes at the generations the run reached (a run
+    stopped by its time limit or by hand would not remake the same network otherwise)."""
+    config = load_config(ExpertIterationConfig, recipe)
     assert config.teacher and config.bot_game_weight == 1.0
     teacher = make_agent("invers", config.teacher, Invers(), seed=0)
     assert callable(teacher.move_values)
-    shipped = yaml.safe_load(open("checkpoints/invers/shipped/config.yaml"))
-    assert {k: v for k, v in shipped.items() if k != "max_minutes"} == {
-        k: config.to_dict()[k] for k in shipped if k != "max_minutes"
-    }
+    ran = yaml.safe_load(open(f"{network}/config.yaml"))
+    budget = ("generations", "max_minutes")
+    assert {k: v for k, v in ran.items() if k not in budget} == {k: config.to_dict()[k] for k in ran if k not in budget}
+    if config.max_minutes is None:  # the recipe fixes the budget: the generations the run reached
+        assert json.loads(open(f"{network}/metadata.json").read())["generations"] == config.generations
 
 
 def test_a_run_honours_its_learning_curve_section(tmp_path):
