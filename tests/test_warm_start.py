@@ -248,10 +248,13 @@ def test_a_planner_labels_its_own_decisions_with_the_softmax_of_its_action_value
     played = demos.policies[torch.arange(len(demos)), demos.actions]
     assert torch.equal(played, demos.policies.max(dim=1).values)
     teacher = make_agent("inverted_dice", "heuristic", game)
-    values = teacher.action_values_batch(demos.observations.numpy(), demos.masks.numpy())
+    _, values = teacher.act_and_value_batch(demos.observations.numpy(), demos.masks.numpy())
     expected = np.exp(values - values.max(axis=1, keepdims=True))
     assert np.allclose(demos.policies.numpy(), expected / expected.sum(axis=1, keepdims=True), atol=1e-6)
     assert (demos.policies.max(dim=1).values < 0.999).any()  # somewhere another move keeps a share
+    venv, _ = make_training_env(config)  # the same games played move by move, without values
+    plain = collect_demonstrations(venv, "inverted_dice", game, "heuristic", episodes=2, gamma=1.0, seed=0)
+    assert torch.equal(plain.actions, demos.actions) and torch.equal(plain.observations, demos.observations)
 
 
 def test_symmetry_maps_turn_moves_with_their_masks_and_targets():

@@ -20,7 +20,7 @@ included (ties go to ending the turn, to scoring, to the lowest box crossed out,
 
 The plan keeps what every choice of the turn is worth (ending on each box, rerolling down
 to each keep), so a planner also values every legal action of a position
-(:meth:`TurnPlanningAgent.action_values_batch`): for the exact solver, the optimal action
+(:meth:`TurnPlanningAgent.act_and_value_batch`): for the exact solver, the optimal action
 values that a clone learns from (``warm_start.temperature``).
 """
 
@@ -170,8 +170,23 @@ class TurnPlanningAgent(Agent):
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """``act`` of every row: each distinct sheet planned once, every row's action read off its plan."""
-        plan, rows, rolls, sheet_of_row, legal = self._plan_rows(observations, action_masks)
-        actions = decide_rows(plan, rows, rolls, sheet_of_row)
+        plan, rows, rolls, sheets, legal = self._plan_rows(observations, action_masks)
+        return self._allowed(decide_rows(plan, rows, rolls, sheets), legal)
+
+    def act_and_value_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`act_batch`'s actions and, from the same plan, ``(B, actions)``: what each legal
+        action of every row is worth to this planner, in points from this decision to the end
+        of the game (the points it scores, then the planned rest), ``-inf`` where the action is
+        illegal. The action chosen has the row's largest value; equivalent actions (rerolling
+        either of two equal dice) have equal values. For the exact solver these are the
+        optimal action values: a teacher's soft targets that tell a costly mistake from a
+        harmless one, labelled as it plays (``warm_start.temperature``)."""
+        plan, rows, rolls, sheets, legal = self._plan_rows(observations, action_masks)
+        actions = self._allowed(decide_rows(plan, rows, rolls, sheets), legal)
+        return actions, np.where(legal, action_values_rows(plan, rows, rolls, sheets), -np.inf)
+
+    def _allowed(self, actions: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """``actions``, after checking that every row's mask allows its action."""
         forbidden = ~legal[np.arange(len(actions)), actions]
         if forbidden.any():
             row = int(np.flatnonzero(forbidden)[0])
@@ -180,17 +195,6 @@ class TurnPlanningAgent(Agent):
                 "action mask forbids; are the game's options those it was planned for?"
             )
         return actions
-
-    def action_values_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        """``(B, actions)``: what each legal action of every row is worth to this planner, in
-        points from this decision to the end of the game (the points it scores, then the
-        planned rest), ``-inf`` where the action is illegal. The action ``act`` chooses has
-        the row's largest value; equivalent actions (rerolling either of two equal dice)
-        have equal values. For the exact solver these are the optimal action values: a
-        teacher's soft targets that tell a costly mistake from a harmless one
-        (``warm_start.temperature``)."""
-        plan, rows, rolls, sheets, legal = self._plan_rows(observations, action_masks)
-        return np.where(legal, action_values_rows(plan, rows, rolls, sheets), -np.inf)
 
     def _plan_rows(self, observations: np.ndarray, action_masks: np.ndarray):
         """The plan of a batch's distinct sheets, each row's roll row, roll number and sheet

@@ -21,8 +21,8 @@ With ``temperature`` above zero every demonstrated decision is labelled by a sea
 that values every move (``move_values(state)``, :mod:`training.teacher.labels`): the
 teacher itself, or ``label_with`` (e.g. Invers' ``search:depth=4`` labelling the games
 of the quicker ``search:depth=3``), in ``workers`` processes; a teacher that values the
-moves of a whole batch at once (``action_values_batch``, as Inverted Dice's exact solver
-does) labels its decisions as it plays them. The demonstration is then
+moves of a whole batch as it decides them (``act_and_value_batch``, as Inverted Dice's
+exact solver does) labels its decisions as it plays them, from the same plan. The demonstration is then
 the softmax of all the values at that temperature, not only the move played: equal
 moves share the target instead of the clone learning one of them at random, and the
 worse moves are ranked too, so that a mistake costs the clone what it costs in the game.
@@ -110,7 +110,7 @@ def collect_demonstrations(
     in_batch = draws_per_row(teachers[0])  # one call decides every env, each from its own generator
     labels = None
     # a teacher that values every move of a batch at once labels its own decisions as it plays
-    values_in_batch = temperature > 0 and label_with is None and hasattr(teachers[0], "action_values_batch")
+    values_in_batch = temperature > 0 and label_with is None and hasattr(teachers[0], "act_and_value_batch")
     if temperature > 0 and not values_in_batch:  # checked before the games: no move_values is a config error
         labels = TeacherLabels(
             env_name, env_kwargs if env_kwargs is not None else game.options(), label_with or teacher, seed, workers
@@ -123,15 +123,16 @@ def collect_demonstrations(
         played = Progress("warm start: teacher episodes", episodes, say, stop_requested)
         while finished < episodes:
             mask = get_action_masks(venv)
-            if in_batch:
+            if values_in_batch:  # the moves and their values from one plan
+                action, values = teachers[0].act_and_value_batch(obs, mask)
+                action_values.append(values.astype(np.float32))
+            elif in_batch:
                 action = teachers[0].act_batch(obs, mask, rngs=[t.rng for t in teachers])
             else:
                 action = np.array([t.act(o, m) for t, o, m in zip(teachers, obs, mask)])
             observations.append(obs)
             masks.append(mask)
             actions.append(action)
-            if values_in_batch:
-                action_values.append(teachers[0].action_values_batch(obs, mask).astype(np.float32))
             obs, reward, done, _ = venv.step(action)
             raw = venv.get_original_reward() if isinstance(venv, VecNormalize) else reward
             rewards.append(raw)
