@@ -191,6 +191,71 @@ _IS_NUMBER = np.isin(_CATEGORIES, rules.NUMBERS)
 _IS_MUST_SCORE = np.isin(_CATEGORIES, _MUST_SCORE)
 
 
+class SheetTerms(NamedTuple):
+    """The terms of :func:`sheet_value` for many sheets at once (one entry per sheet), and the
+    facts they are made of: what a learned correction of the estimate reads (:mod:`agents.six_hundred.td`)."""
+
+    written: np.ndarray  #: points written outside the ladder
+    open_par: np.ndarray  #: the pars of the open categories other than the rungs
+    ladder_chance: np.ndarray  #: chance the ladder ascends (:func:`ladder_value`)
+    ladder_points: np.ndarray  #: the ladder's expected final points
+    ladder_windows: np.ndarray  #: (S, 4, 2): each rung's lowest and highest value still ascending; 0 once broken
+    numbers_total: np.ndarray  #: points written in the Numbers
+    numbers_bonus: np.ndarray  #: the Numbers bonus's expected points (35 once earned)
+    game_bonus_chance: np.ndarray  #: the chance of the game bonus (0 once a category that must score holds 0)
+
+    @property
+    def value(self) -> np.ndarray:
+        """:func:`sheet_value` of every sheet (equal up to rounding: the sums run in another order)."""
+        return self.written + self.open_par + self.ladder_points + self.numbers_bonus + rules.GAME_BONUS * self.game_bonus_chance
+
+
+def sheet_terms(sheets: np.ndarray, numbers_bonus: np.ndarray) -> SheetTerms:
+    """:class:`SheetTerms` of ``S`` sheets (``(S, 18)`` points written, -1 while open; whether the
+    Numbers bonus is earned), array by array: the ladders are looked up once per distinct ladder."""
+    par, hit = _category_tables()
+    is_open = sheets < 0
+    written = np.where(is_open, 0, sheets)
+    ladders, row_ladder = np.unique(sheets[:, rules.RUNGS], axis=0, return_inverse=True)
+    looked_up = [_ladder_facts(tuple(None if v < 0 else int(v) for v in ladder)) for ladder in ladders.tolist()]
+    ladder_chance = np.array([chance for chance, _, _ in looked_up])[row_ladder.ravel()]
+    ladder_points = np.array([points for _, points, _ in looked_up])[row_ladder.ravel()]
+    ladder_windows = np.array([windows for _, _, windows in looked_up]).reshape(-1, len(rules.RUNGS), 2)
+    numbers_total = written[:, : len(rules.NUMBERS)].sum(axis=1)
+    open_numbers = is_open[:, : len(rules.NUMBERS)] @ (1 << np.arange(len(rules.NUMBERS)))
+    bonus = np.where(
+        numbers_bonus,
+        float(rules.NUMBERS_BONUS),
+        _numbers_bonus_points()[np.minimum(numbers_total, rules.NUMBERS_BONUS_THRESHOLD), open_numbers],
+    )
+    zero_written = ((written == 0) & ~is_open & _IS_MUST_SCORE).any(axis=1)
+    open_par, chances = np.zeros(len(sheets)), np.ones(len(sheets))  # category by category: each row alike in any batch
+    for c in np.flatnonzero(~_IS_RUNG):
+        open_par = open_par + np.where(is_open[:, c], par[c], 0.0)
+    for c in _MUST_SCORE:
+        chances = chances * np.where(is_open[:, c], hit[c] ** FLEXIBILITY, 1.0)
+    return SheetTerms(
+        written=np.where(_IS_RUNG, 0, written).sum(axis=1),
+        open_par=open_par,
+        ladder_chance=ladder_chance,
+        ladder_points=ladder_points,
+        ladder_windows=ladder_windows[row_ladder.ravel()],
+        numbers_total=numbers_total,
+        numbers_bonus=bonus,
+        game_bonus_chance=np.where(zero_written, 0.0, ladder_chance * chances),
+    )
+
+
+@functools.cache
+def _ladder_facts(rungs: tuple[int | None, ...]) -> tuple[float, float, tuple[int, ...]]:
+    """:func:`ladder_value` of a ladder and its :func:`~envs.games.six_hundred.rung_windows`, flat (zeros: broken)."""
+    chance, points = _ladder(rungs)
+    windows = rules.rung_windows(list(rungs))
+    return chance, points, (0,) * 2 * len(rules.RUNGS) if windows is None else tuple(v for w in windows for v in w)
+
+
+
+
 def write_values(sheet: list[int | None], numbers_bonus: bool) -> np.ndarray:
     """``(462, 18)``: :func:`sheet_value` of the sheet each sorted roll makes in each open category
     (-inf: closed); :func:`write_values_batch` of one sheet."""
