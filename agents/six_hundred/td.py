@@ -31,8 +31,8 @@ above it on the project's evaluation (the Six Hundred results pages).
 
 from __future__ import annotations
 
+import functools
 import itertools
-from typing import NamedTuple
 
 import numpy as np
 
@@ -43,7 +43,6 @@ from agents.six_hundred.heuristic import (
     TurnPlan,
     read_sheet,
     sheet_key,
-    sheet_terms,
     sheet_value,
     values_after_writes,
 )
@@ -51,87 +50,32 @@ from agents.turn_value import TurnValueAgent
 from envs.games import six_hundred as rules
 
 N = rules.NUM_CATEGORIES
-NUMBERS = len(rules.NUMBERS)
-#: Blocks of 18 (one entry per category) and the rung windows.
-F_OPEN, F_POINTS, F_OPEN_LATE = slice(0, N), slice(N, 2 * N), slice(2 * N, 3 * N)
-F_WINDOWS = slice(3 * N, 3 * N + 8)
-(
-    F_OPEN_COUNT,
-    F_OPEN_COUNT_SQUARED,
-    F_NUMBERS,
-    F_BONUS,
-    F_BONUS_CHANCE,
-    F_OPEN_NUMBERS,
-    F_LADDER_CHANCE,
-    F_LADDER_POINTS,
-    F_LADDER,
-    F_GAME_BONUS_CHANCE,
-    F_GAME_BONUS,
-    F_OPEN_PAR,
-    F_GAME_BONUS_LATE,
-    F_BONUS_LATE,
-    F_LADDER_LATE,
-    F_ESTIMATE,
-) = range(3 * N + 8, 3 * N + 24)
-NUM_FEATURES = 3 * N + 24
+F_OPEN, F_POINTS, F_WINDOWS = slice(0, N), slice(N, 2 * N), slice(2 * N, 2 * N + 8)
+F_NUMBERS, F_BONUS, F_LADDER, F_GAME_BONUS, F_OPEN_COUNT, F_ESTIMATE = range(2 * N + 8, 2 * N + 14)
+NUM_FEATURES = 2 * N + 14
 #: Scale of the heuristic's estimate of the points to come, as a feature.
 ESTIMATE_SCALE = 300.0
-#: Scale of the ladder's expected points and of the open categories' pars, as features.
-POINTS_SCALE = 100.0
 #: The distinct points each category can be written with (one turn's six dice).
 _CATEGORY_POINTS = tuple(np.unique(_POINTS[:, c]) for c in range(N))
-#: Every write ``(category, points)`` a turn can make, category by category: ``(W, 2)``.
-_WRITES = np.array([(c, p) for c in range(N) for p in _CATEGORY_POINTS[c]])
 _MUST_SCORE = [c for c in range(N) if c not in rules.RUNGS and c != rules.SEXTET]
 
 
-def sheet_feature_rows(sheets: np.ndarray, numbers_bonus: np.ndarray, to_come: np.ndarray | None = None) -> np.ndarray:
-    """The feature rows (float32) of ``S`` sheets: ``(S, 18)`` points written, -1 while open, and
-    whether the Numbers bonus is earned (the module docstring lists the features).
-
-    ``to_come`` is the heuristic's estimate of each sheet's points to come when the caller has
-    it already (the planner reads it off :func:`~agents.six_hundred.heuristic.values_after_writes`,
-    bit for bit the heuristic's); otherwise it is :func:`points_to_come` of the terms. Every
-    row is computed on its own, the same in any batch.
-    """
-    sheets = np.asarray(sheets, np.int64)
-    numbers_bonus = np.asarray(numbers_bonus, bool)
-    terms = sheet_terms(sheets, numbers_bonus)
-    is_open = (sheets < 0).astype(np.float64)
-    open_fraction = is_open.sum(axis=1) / N
-    if to_come is None:
-        banked = np.where(sheets < 0, 0, sheets).sum(axis=1) + np.where(numbers_bonus, rules.NUMBERS_BONUS, 0)
-        to_come = terms.value - banked
-    rows = np.zeros((len(sheets), NUM_FEATURES))
-    rows[:, F_OPEN] = is_open
-    rows[:, F_POINTS] = np.where(sheets < 0, 0, sheets) / rules.MAX_CATEGORY_POINTS
-    rows[:, F_OPEN_LATE] = is_open * open_fraction[:, None]
-    rows[:, F_WINDOWS] = terms.ladder_windows.reshape(len(sheets), -1) / rules.MAX_CATEGORY_POINTS
-    rows[:, F_OPEN_COUNT] = open_fraction
-    rows[:, F_OPEN_COUNT_SQUARED] = open_fraction**2
-    rows[:, F_NUMBERS] = np.minimum(terms.numbers_total, rules.NUMBERS_BONUS_THRESHOLD) / rules.NUMBERS_BONUS_THRESHOLD
-    rows[:, F_BONUS] = numbers_bonus
-    rows[:, F_BONUS_CHANCE] = terms.numbers_bonus / rules.NUMBERS_BONUS
-    rows[:, F_OPEN_NUMBERS] = is_open[:, :NUMBERS].sum(axis=1) / NUMBERS
-    rows[:, F_LADDER_CHANCE] = terms.ladder_chance
-    rows[:, F_LADDER_POINTS] = terms.ladder_points / POINTS_SCALE
-    ladder_alive = terms.ladder_windows.any(axis=(1, 2))
-    rows[:, F_LADDER] = ladder_alive
-    rows[:, F_GAME_BONUS_CHANCE] = terms.game_bonus_chance
-    zero_written = ((sheets == 0) & np.isin(np.arange(N), _MUST_SCORE)).any(axis=1)
-    rows[:, F_GAME_BONUS] = ladder_alive & ~zero_written
-    rows[:, F_OPEN_PAR] = terms.open_par / POINTS_SCALE
-    rows[:, F_GAME_BONUS_LATE] = terms.game_bonus_chance * open_fraction
-    rows[:, F_BONUS_LATE] = rows[:, F_BONUS_CHANCE] * open_fraction
-    rows[:, F_LADDER_LATE] = terms.ladder_chance * open_fraction
-    rows[:, F_ESTIMATE] = to_come / ESTIMATE_SCALE
-    return rows.astype(np.float32)
-
-
 def sheet_features(sheet: list[int | None], numbers_bonus: bool) -> np.ndarray:
-    """The feature row of one sheet (points per category, None while open)."""
-    sheets = np.array([[-1 if v is None else v for v in sheet]])
-    return sheet_feature_rows(sheets, np.array([numbers_bonus]), np.array([points_to_come(sheet, numbers_bonus)]))[0]
+    """The feature row (float32) of a sheet: points per category, None while open."""
+    row = np.zeros(NUM_FEATURES, np.float32)
+    row[F_OPEN] = [v is None for v in sheet]
+    row[F_POINTS] = [(v or 0) / rules.MAX_CATEGORY_POINTS for v in sheet]
+    windows = rules.rung_windows(sheet[rules.RUNGS.start : rules.RUNGS.stop])
+    if windows is not None:
+        row[F_WINDOWS] = [w / rules.MAX_CATEGORY_POINTS for window in windows for w in window]
+    total = sum(v or 0 for v in sheet[: len(rules.NUMBERS)])
+    row[F_NUMBERS] = min(total, rules.NUMBERS_BONUS_THRESHOLD) / rules.NUMBERS_BONUS_THRESHOLD
+    row[F_BONUS] = numbers_bonus
+    row[F_LADDER] = windows is not None
+    row[F_GAME_BONUS] = windows is not None and not any(sheet[c] == 0 for c in _MUST_SCORE)
+    row[F_OPEN_COUNT] = sum(v is None for v in sheet) / N
+    row[F_ESTIMATE] = points_to_come(sheet, numbers_bonus) / ESTIMATE_SCALE
+    return row
 
 
 def points_to_come(sheet: list[int | None], numbers_bonus: bool) -> float:
@@ -149,50 +93,14 @@ def settlement(sheet: list[int]) -> float:
     return (-sum(rungs) if broken else 0.0) + (rules.GAME_BONUS if zeros <= {rules.SEXTET} else 0.0)
 
 
-class Writes(NamedTuple):
-    """Every write each of ``S`` sheets can make this turn, one entry per write."""
-
-    sheet: np.ndarray  #: the sheet written on (its row)
-    category: np.ndarray
-    points: np.ndarray
-    now: np.ndarray  #: the points the write banks, +35 when it takes the Numbers total to 80
-    after: np.ndarray  #: (writes, 18): the sheet it leaves
-    bonus_after: np.ndarray  #: the Numbers bonus earned after it
-    to_come: np.ndarray  #: the heuristic's estimate of the points still to come after it
-
-
-def sheet_writes(sheets: np.ndarray, numbers_bonus: np.ndarray) -> Writes:
-    """The :class:`Writes` of ``S`` sheets (``(S, 18)`` points written, -1 while open), in sheet,
-    category, points order; the estimates are read off the heuristic's own batch, bit for bit."""
-    sheet, write = np.nonzero(sheets[:, _WRITES[:, 0]] < 0)
-    category, points = _WRITES[write, 0], _WRITES[write, 1]
-    after = sheets[sheet].copy()
-    after[np.arange(len(sheet)), category] = points
-    written = np.where(sheets < 0, 0, sheets)
-    numbers_total = written[:, :NUMBERS].sum(axis=1)[sheet]
-    reached = ~numbers_bonus[sheet] & (category < NUMBERS) & (numbers_total + points >= rules.NUMBERS_BONUS_THRESHOLD)
-    bonus_after = numbers_bonus[sheet] | reached
-    estimate = values_after_writes(sheets, numbers_bonus)[sheet, category, points]
-    banked_after = written.sum(axis=1)[sheet] + points + np.where(bonus_after, rules.NUMBERS_BONUS, 0)
-    return Writes(
-        sheet=sheet,
-        category=category,
-        points=points,
-        now=points + np.where(reached, rules.NUMBERS_BONUS, 0.0),
-        after=after,
-        bonus_after=bonus_after,
-        to_come=estimate - banked_after,
-    )
-
-
-def _sheets_of(observations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(S, 18)`` points written (-1 while open) and the Numbers bonus earned, per observation."""
-    sheets = np.where(
-        observations[:, rules.OBS_OPEN] > 0.5,
-        -1,
-        np.rint(observations[:, rules.OBS_SHEET] * rules.MAX_CATEGORY_POINTS).astype(np.int64),
-    )
-    return sheets, observations[:, rules.OBS_NUMBERS_BONUS] > 0.5
+@functools.cache
+def _windows(rungs: tuple[int | None, ...]) -> tuple[tuple | None, np.ndarray | float]:
+    """:func:`~envs.games.six_hundred.rung_windows` of a ladder and its feature values (remembered:
+    a turn weighs 31 values of every open rung, and the same ladders recur)."""
+    windows = rules.rung_windows(list(rungs))
+    if windows is None:
+        return None, 0.0
+    return windows, np.array([w / rules.MAX_CATEGORY_POINTS for window in windows for w in window], np.float32)
 
 
 class SixHundredTD(TurnValueAgent, SixHundredHeuristic):
@@ -206,9 +114,7 @@ class SixHundredTD(TurnValueAgent, SixHundredHeuristic):
 
     env = rules.SixHundred.name
     num_features = NUM_FEATURES
-    #: 2: the heuristic's estimate joined the features, as the baseline; 3: the estimate's terms,
-    #: their interactions with the game's stage and the rung windows joined them
-    feature_version = 3
+    feature_version = 2  #: 2: the heuristic's estimate joined the features, as the baseline
     baseline = (F_ESTIMATE, ESTIMATE_SCALE)
 
     @staticmethod
@@ -230,32 +136,89 @@ class SixHundredTD(TurnValueAgent, SixHundredHeuristic):
         return rules.score_action(int(best[rng.integers(len(best))]))
 
     def write_values_of(self, observations: np.ndarray) -> np.ndarray:
-        """``(S, 462, 18)``: points now + V(sheet after), for every roll and open category of the
-        sheet of each observation (-inf where closed); the last write of a game is valued by its
-        :func:`settlement`, exactly. The sheets' writes are valued in one call of the network."""
-        sheets, numbers_bonus = _sheets_of(observations)
-        writes = sheet_writes(sheets, numbers_bonus)
-        last = (writes.after >= 0).all(axis=1)
-        after = np.empty(len(last))
-        after[last] = [settlement(sheet) for sheet in writes.after[last].tolist()]
-        if not last.all():
-            on = ~last
-            after[on] = self.values(sheet_feature_rows(writes.after[on], writes.bonus_after[on], writes.to_come[on]))
-        table = np.full((len(sheets), N, rules.MAX_CATEGORY_POINTS + 1), -np.inf)
-        table[writes.sheet, writes.category, writes.points] = writes.now + after
-        return table[:, np.arange(N), _POINTS]
+        """:meth:`write_values` of the sheet of each observation, stacked."""
+        return np.stack(
+            [self.write_values(read_sheet(o), bool(o[rules.OBS_NUMBERS_BONUS] > 0.5)) for o in observations]
+        )
+
+    def write_values(self, sheet: list[int | None], numbers_bonus: bool) -> np.ndarray:
+        """Points now + V(sheet after), for every roll and open category; -inf where closed."""
+        open_categories = [c for c, v in enumerate(sheet) if v is None]
+        numbers_total = sum(v or 0 for v in sheet[: len(rules.NUMBERS)])
+        writes = [(c, int(p)) for c in open_categories for p in _CATEGORY_POINTS[c]]
+        now = np.array(
+            [
+                p
+                + (
+                    rules.NUMBERS_BONUS
+                    if c in rules.NUMBERS and not numbers_bonus and numbers_total + p >= rules.NUMBERS_BONUS_THRESHOLD
+                    else 0
+                )
+                for c, p in writes
+            ],
+            float,
+        )
+        if len(open_categories) == 1:  # the last write: the game's settlement, exactly
+            after = np.array([settlement([p if i == c else v for i, v in enumerate(sheet)]) for c, p in writes])
+        else:
+            after = self.values(self._after_features(sheet, numbers_bonus, numbers_total, writes))
+        value_of = {write: v for write, v in zip(writes, now + after)}
+        write_values = np.full(_POINTS.shape, -np.inf)
+        for c in open_categories:
+            table = np.array([value_of.get((c, p), -np.inf) for p in range(rules.MAX_CATEGORY_POINTS + 1)])
+            write_values[:, c] = table[_POINTS[:, c]]
+        return write_values
+
+    @staticmethod
+    def _after_features(sheet, numbers_bonus: bool, numbers_total: int, writes) -> np.ndarray:
+        """Feature rows of the sheets the ``writes`` ((category, points) pairs) would make."""
+        base = sheet_features(sheet, numbers_bonus)
+        rows = np.repeat(base[None], len(writes), axis=0)
+        categories = np.array([c for c, _ in writes])
+        points = np.array([p for _, p in writes])
+        index = np.arange(len(writes))
+        rows[index, F_OPEN.start + categories] = 0.0
+        rows[index, F_POINTS.start + categories] = points / rules.MAX_CATEGORY_POINTS
+        rows[:, F_OPEN_COUNT] -= 1.0 / N
+        numbers = categories < len(rules.NUMBERS)
+        total = numbers_total + points
+        rows[numbers, F_NUMBERS] = (
+            np.minimum(total[numbers], rules.NUMBERS_BONUS_THRESHOLD) / rules.NUMBERS_BONUS_THRESHOLD
+        )
+        rows[numbers, F_BONUS] = np.maximum(rows[numbers, F_BONUS], total[numbers] >= rules.NUMBERS_BONUS_THRESHOLD)
+        rungs = sheet[rules.RUNGS.start : rules.RUNGS.stop]
+        for k in np.flatnonzero((categories >= rules.RUNGS.start) & (categories < rules.RUNGS.stop)):
+            j = categories[k] - rules.RUNGS.start
+            windows, window_features = _windows(tuple(rungs[:j]) + (int(points[k]),) + tuple(rungs[j + 1 :]))
+            rows[k, F_WINDOWS] = window_features
+            rows[k, F_LADDER] = windows is not None
+            if windows is None:
+                rows[k, F_GAME_BONUS] = 0.0
+        zero = (points == 0) & np.isin(categories, _MUST_SCORE)
+        rows[zero, F_GAME_BONUS] = 0.0
+        # points_to_come of each sheet after, its sheet_value read off the heuristic's batch (bit for bit)
+        written = np.array([[-1 if v is None else v for v in sheet]])
+        after_values = values_after_writes(written, np.array([numbers_bonus]))[0, categories, points]
+        bonus_after = np.where(numbers & ~np.bool_(numbers_bonus) & (total >= rules.NUMBERS_BONUS_THRESHOLD), 1, 0)
+        banked_after = sum(v or 0 for v in sheet) + points
+        earned = np.where(bonus_after | np.bool_(numbers_bonus), rules.NUMBERS_BONUS, 0)
+        rows[:, F_ESTIMATE] = (after_values - banked_after - earned) / ESTIMATE_SCALE
+        return rows
 
     def teacher_values(self, teacher, observation, rng, samples: int = 64):
         """The heuristic's :func:`~agents.six_hundred.heuristic.sheet_value` of up to ``samples``
         writes' sheets, less the points banked."""
         if type(teacher) is not SixHundredHeuristic:
             return None
-        sheets, numbers_bonus = _sheets_of(observation[None])
-        if (sheets < 0).sum() == 1:  # the last write is valued exactly, never by V
+        sheet = read_sheet(observation)
+        numbers_bonus = bool(observation[rules.OBS_NUMBERS_BONUS] > 0.5)
+        open_categories = [c for c, v in enumerate(sheet) if v is None]
+        if len(open_categories) == 1:  # the last write is valued exactly, never by V
             return None
-        writes = sheet_writes(sheets, numbers_bonus)
-        chosen = rng.choice(len(writes.sheet), size=min(samples, len(writes.sheet)), replace=False)
-        features = sheet_feature_rows(writes.after[chosen], writes.bonus_after[chosen], writes.to_come[chosen])
+        writes = [(c, int(p)) for c in open_categories for p in _CATEGORY_POINTS[c]]
+        writes = [writes[k] for k in rng.choice(len(writes), size=min(samples, len(writes)), replace=False)]
+        numbers_total = sum(v or 0 for v in sheet[: len(rules.NUMBERS)])
+        features = self._after_features(sheet, numbers_bonus, numbers_total, writes)
         return features, features[:, F_ESTIMATE].astype(np.float64) * ESTIMATE_SCALE
 
     def plan_turn(self, observation: np.ndarray) -> TurnPlan:
