@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 import yaml
 
+from envs.games.roll_five import RollFive
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -148,3 +150,29 @@ def test_the_ceilings_report_measures_each_bar_and_says_whether_it_is_met(tmp_pa
     assert ceilings.main(["--report-only", "--out", str(out)]) == 0
     assert (out / "report.md").read_text() == report
     assert ceilings.main(["--report-only", "--out", str(tmp_path / "none")]) == 2
+
+
+
+def test_the_roll_five_headroom_study_measures_variants_of_search_on_the_same_games(tmp_path, monkeypatch):
+    headroom = load_script("roll_five_headroom", monkeypatch)
+    out = tmp_path / "headroom"
+    arguments = ["--players", "2", "--games", "30", "--model-games", "40", "--min-samples", "1000", "--out", str(out)]
+    assert headroom.main(arguments) == 0
+    table = json.loads((out / "headroom.json").read_text())[0]
+    rows = {row["variant"]: row for row in table["rows"]}
+    assert list(rows) == ["search", "self-play model", "given the opponent's dice", "given its own cards", "oracle"]
+    # no key has 1000 results among 40 games: every conditioned model falls back to the self-play one
+    for variant in ("given the opponent's dice", "given its own cards"):
+        assert rows[variant]["score"] == rows["self-play model"]["score"]
+    assert rows["search"]["difference"] == 0 and "--min-samples 1000" in (out / "report.md").read_text()
+
+
+def test_the_headroom_oracle_scores_a_finish_as_the_game_does(monkeypatch):
+    headroom = load_script("roll_five_headroom", monkeypatch)
+    known = headroom.KnownResults(RollFive(num_players=2, mode="tournament"), np.array([[3, 5]]))
+    assert known.utility[4, 30] == 1 and known.utility[3, 4] == 1  # more pairs; as many, closer
+    assert known.utility[3, 5] == 0 and known.utility[3, 6] == -1 and known.utility[2, 0] == -1
+    table = headroom.KnownResults(RollFive(num_players=4, mode="tournament"), np.array([[3, 5], [3, 5], [2, 0]]))
+    assert table.utility[3, 5] == 1  # a win shared with two of the three still counts whole
+    all_tied = headroom.KnownResults(RollFive(num_players=3, mode="tournament"), np.array([[3, 5], [3, 5]]))
+    assert all_tied.utility[3, 5] == 0  # everyone shares the win: a draw

@@ -41,6 +41,7 @@ from envs.games.roll_five import (
     FACES,
     HIGH_BEST,
     HIGH_LIMIT,
+    PlayerView,
     keeps_high,
     keeps_low,
     read_observation,
@@ -190,21 +191,28 @@ class RollFiveSearch(Agent):
     def _act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
         """:meth:`act`, equal placements broken by ``rng``."""
         view = read_observation(observation)
+        model = self.table_model_for(view)
         cards, dice = view.cards, view.dice
-        high, high_gap, low, low_gap = tallies(cards, dice, self.model.tournament)
+        high, high_gap, low, low_gap = tallies(cards, dice, model.tournament)
         if action_mask[BID_HIGH] or action_mask[BID_LOW]:
-            return self._bid(cards, dice, high, high_gap, low, low_gap)
+            return self._bid(model, cards, dice, high, high_gap, low, low_gap)
         uncovered = tuple(sorted(cards[slot] for slot in view.uncovered))
         plan = planned_bid(cards, dice)
 
         def key(die: int, slot: int) -> tuple:
-            value = self.model.child_value(uncovered, cards[slot], die, high, high_gap, low, low_gap)
+            value = model.child_value(uncovered, cards[slot], die, high, high_gap, low, low_gap)
             return round(value, 12), placement_key(cards[slot], die, plan)
 
         return best_placement(view, key, rng, self.name)
 
-    def _bid(self, cards, dice, high, high_gap, low, low_gap) -> int:
-        utility = self.model.utility
+    def table_model_for(self, view: PlayerView) -> TableModel:
+        """The model of the table a decision is made against: the one sampled when the bot was
+        built. A subclass may condition it on what the view shows (the opponents' placed dice,
+        one's own cards): ``benchmarks/roll_five_headroom.py`` measures what that is worth."""
+        return self.model
+
+    def _bid(self, model: TableModel, cards, dice, high, high_gap, low, low_gap) -> int:
+        utility = model.utility
         high_value = utility[high, high_gap + HIGH_LIMIT * (CARDS_PER_PLAYER - high)]
         low_value = utility[low, low_gap]
         if high_value == low_value:
