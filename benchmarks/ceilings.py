@@ -1,7 +1,7 @@
 """The shipped agents against their games' ceilings, each acting alone (one forward pass a move).
 
     python benchmarks/ceilings.py                    # every ceiling: results/ceilings/report.md (make results)
-    python benchmarks/ceilings.py --only invers      # one game's ceilings
+    python benchmarks/ceilings.py --only invers      # one game's ceilings, the others' kept from the last run
     python benchmarks/ceilings.py --games-scale 0.1  # a tenth of the games: a quick look, wider intervals
 
 A ceiling is a bar the project sets for its best network, above the level of its bots:
@@ -25,7 +25,9 @@ paired differences the normal one (:mod:`training.evaluation.harness`). Every ga
 seeded from ``SEED`` on, seeds that no training run, learning curve or results page uses,
 so the figures are held out; the tables come out the same, digit for digit, on every run.
 ``--report-only`` rewrites ``report.md`` from the ``ceilings.json`` a run left, without
-playing a game.
+playing a game; ``--only`` measures the games it names again and keeps the other games' rows
+of that record (made at the same ``--games-scale``), so that one re-shipped agent does not
+replay every ceiling.
 """
 
 from __future__ import annotations
@@ -204,9 +206,32 @@ def report(rows: list[Ceiling], scale: float) -> str:
             f"| {row.game} | {row.players} | `{row.agent}` | `{row.against}` | {row.measure} | {result} | {bar} | "
             f"{'yes' if row.met else 'no'} | {row.games:,} |"
         )
+    if any(row.game == "roll_five" for row in rows):
+        lines += [
+            "",
+            "How far above `search` any Roll Five player can get, with every kind of information about the "
+            "others (down to knowing their final results), is measured by `python benchmarks/roll_five_headroom.py` "
+            "(see docs/history/roll_five.md).",
+        ]
     if scale != 1:
         lines += ["", f"Games scaled by {scale} (`--games-scale`): not the report `make results` writes."]
     return "\n".join(lines) + "\n"
+
+
+def saved_rows(record: Path) -> tuple[float, list[Ceiling]]:
+    """The games scale and the rows of a run's ``ceilings.json``."""
+    saved = json.loads(record.read_text())
+    fields = list(Ceiling.__dataclass_fields__)
+    return saved["games_scale"], [Ceiling(**{k: row[k] for k in fields}) for row in saved["rows"]]
+
+
+def kept_rows(record: Path, measured: list[str], games_scale: float) -> list[Ceiling]:
+    """The rows of the games not ``measured`` in an earlier run's record (none if there is no
+    record, or it was made at another ``games_scale``)."""
+    if not record.is_file():
+        return []
+    saved_scale, rows = saved_rows(record)
+    return [row for row in rows if row.game not in measured] if saved_scale == games_scale else []
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -224,9 +249,8 @@ def main(argv: list[str] | None = None) -> int:
         if not record.is_file():
             print(f"error: no {record}: run python benchmarks/ceilings.py first", file=sys.stderr)
             return 2
-        fields = [f for f in Ceiling.__dataclass_fields__]
-        rows = [Ceiling(**{k: row[k] for k in fields}) for row in json.loads(record.read_text())["rows"]]
-        (out / "report.md").write_text(report(rows, json.loads(record.read_text())["games_scale"]))
+        games_scale, rows = saved_rows(record)
+        (out / "report.md").write_text(report(rows, games_scale))
         print(f"Report written to {out / 'report.md'}")
         return 0
     unknown = [game for game in args.only or [] if game not in GAMES]
@@ -247,6 +271,8 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(Ceiling(*fields, value, low, high, games))
             timings[f"{fields[0]} {fields[1]}p {fields[2]} vs {fields[3]}"] = round(seconds, 1)
             print(f"{rows[-1].game} {rows[-1].agent} vs {rows[-1].against}: {fmt(rows[-1])[0]} ({seconds:.0f} s)")
+    rows = kept_rows(out / "ceilings.json", args.only, args.games_scale) + rows if args.only else rows
+    rows.sort(key=lambda row: list(GAMES).index(row.game))  # stable: each game's bars in their order
     out.mkdir(parents=True, exist_ok=True)
     (out / "report.md").write_text(report(rows, args.games_scale))
     record = {"games_scale": args.games_scale, "rows": [asdict(r) | {"met": r.met} for r in rows]}

@@ -150,7 +150,15 @@ def test_the_ceilings_report_measures_each_bar_and_says_whether_it_is_met(tmp_pa
     assert ceilings.main(["--report-only", "--out", str(out)]) == 0
     assert (out / "report.md").read_text() == report
     assert ceilings.main(["--report-only", "--out", str(tmp_path / "none")]) == 2
-
+    # --only measures its game again and keeps the other games' rows, in the games' order
+    record = json.loads((out / "ceilings.json").read_text())
+    record["rows"].append(record["rows"][0] | {"game": "six_hundred", "agent": "td"})
+    (out / "ceilings.json").write_text(json.dumps(record))
+    assert ceilings.main(["--only", "roll_five", "--games-scale", "0.002", "--out", str(out)]) == 0
+    games = [row["game"] for row in json.loads((out / "ceilings.json").read_text())["rows"]]
+    assert games == ["six_hundred", "roll_five", "roll_five"]
+    assert ceilings.main(["--only", "roll_five", "--games-scale", "0.004", "--out", str(out)]) == 0
+    assert [row["game"] for row in json.loads((out / "ceilings.json").read_text())["rows"]] == ["roll_five"] * 2
 
 
 def test_the_roll_five_headroom_study_measures_variants_of_search_on_the_same_games(tmp_path, monkeypatch):
