@@ -271,7 +271,8 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(Ceiling(*fields, value, low, high, games))
             timings[f"{fields[0]} {fields[1]}p {fields[2]} vs {fields[3]}"] = round(seconds, 1)
             print(f"{rows[-1].game} {rows[-1].agent} vs {rows[-1].against}: {fmt(rows[-1])[0]} ({seconds:.0f} s)")
-    rows = kept_rows(out / "ceilings.json", args.only, args.games_scale) + rows if args.only else rows
+    if args.only:
+        rows = kept_rows(out / "ceilings.json", args.only, args.games_scale) + rows
     rows.sort(key=lambda row: list(GAMES).index(row.game))  # stable: each game's bars in their order
     out.mkdir(parents=True, exist_ok=True)
     (out / "report.md").write_text(report(rows, args.games_scale))

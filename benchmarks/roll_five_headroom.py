@@ -93,8 +93,8 @@ def placed_in_order(history, player: int) -> list[int]:
     return [placement(action)[0] for seat, action in history if seat == player and action < NUM_PLACEMENTS]
 
 
-def self_play(game: RollFive, games: int) -> dict[str, dict]:
-    """Results of ``search`` self-play, pooled (``""``) and keyed as the conditioned variants read them."""
+def self_play(game: RollFive, games: int) -> tuple[list, dict, dict]:
+    """Results of ``search`` self-play: all of them, and keyed as the two conditioned variants read them."""
     search = RollFiveSearch(game)
     pooled, by_dice, by_cards = [], defaultdict(list), defaultdict(list)
     for seed in range(FIRST_MODEL_GAME, FIRST_MODEL_GAME + games):
@@ -108,7 +108,7 @@ def self_play(game: RollFive, games: int) -> dict[str, dict]:
                 for turn in range(1, CARDS_PER_PLAYER + 2):  # view.turn: 1..5 placing, 6 the bid
                     by_dice[(turn, tuple(sorted(dice[: turn - 1])))].append(results[opponent])
                 by_cards[tuple(sorted(state.cards(player)))].append(results[opponent])
-    return {"": {"": pooled}, "dice": by_dice, "cards": by_cards}
+    return pooled, by_dice, by_cards
 
 
 def models_of(game: RollFive, keyed: dict, min_samples: int) -> dict:
@@ -118,22 +118,20 @@ def models_of(game: RollFive, keyed: dict, min_samples: int) -> dict:
 def measure(players: int, games: int, model_games: int, min_samples: int, progress=print) -> dict:
     game = RollFive(num_players=players, mode="tournament")
     started = time.perf_counter()
-    sampled = self_play(game, model_games)
+    results, by_dice, by_cards = self_play(game, model_games)
     progress(f"{players} players: {model_games} self-play games, {time.perf_counter() - started:.0f} s")
-    pooled = TableModel(game, np.array(sampled[""][""]))
+    pooled = TableModel(game, np.array(results))
     oracle_models: dict = {}
     variants = {
         "search": RollFiveSearch(game),
         "self-play model": ConditionedSearch(game, {}, lambda view: None, pooled),
     }
     if players == 2:
-        by_dice = models_of(game, sampled["dice"], min_samples)
-        by_cards = models_of(game, sampled["cards"], min_samples)
         variants["given the opponent's dice"] = ConditionedSearch(
-            game, by_dice, lambda view: (view.turn, view.opponents_dice[0]), pooled
+            game, models_of(game, by_dice, min_samples), lambda view: (view.turn, view.opponents_dice[0]), pooled
         )
         variants["given its own cards"] = ConditionedSearch(
-            game, by_cards, lambda view: tuple(sorted(view.cards)), pooled
+            game, models_of(game, by_cards, min_samples), lambda view: tuple(sorted(view.cards)), pooled
         )
     variants["oracle"] = ConditionedSearch(game, oracle_models, lambda view: None, pooled)
     others = RollFiveSearch(game)
