@@ -14,8 +14,9 @@ browser tab does, for the server to forget ``--session-ttl`` seconds later. Ever
 ``--sample`` seconds the server's sessions (``GET /api/status``) and its memory (resident
 set size, ``/proc``) are read.
 
-**The cap and the expiry.** Then new games are asked for until the server refuses one:
-the refusal (503) must come when it holds exactly ``--max-sessions``. Nothing is sent for
+**The cap and the expiry.** Then, once the games the soak abandoned have expired (so that
+none can expire between the refusal and the count that checks it), new games are asked for
+until the server refuses one: the refusal (503) must come when it holds exactly ``--max-sessions``. Nothing is sent for
 the time to live, after which the server must hold no session and start a new game.
 
 It prints (and with ``--out DIR`` writes ``DIR/report.md`` and ``DIR/soak.json``) the
@@ -138,6 +139,9 @@ async def soak_run(base_url: str, pid: int, args: argparse.Namespace) -> Soak:
 async def cap_and_expiry(base_url: str, agent: str, max_sessions: int, ttl: float) -> dict:
     """Fill the server to its refusal, wait out the time to live, and start one game again."""
     async with httpx.AsyncClient(base_url=base_url, timeout=120) as client:
+        await asyncio.sleep(
+            ttl + 1.5
+        )  # the soak's abandoned games expire first: one expiring mid-fill made the count racy
         held_before = (await client.get("/api/status")).json()["sessions"]
         created = 0
         while True:
