@@ -9,8 +9,10 @@ moves are tried, and whether a transposition table is kept. Two plug into it:
 * :class:`NetworkEvaluator` (here; agent spec ``ppo+search``, expert iteration): a
   policy-value network scores the last ply as one batch and orders moves by its
   policy head;
-* :class:`~agents.invers.search.InversEvaluator` (the Invers bot ``search``): a
-  hand-tuned integer evaluation, a static move order and a transposition table.
+* :class:`~agents.invers.reference_search.InversEvaluator`: a hand-tuned integer
+  evaluation, a static move order and a transposition table. The Invers bot ``search``
+  runs this very search in compiled code (:mod:`agents.invers.compiled_search`); this
+  one is kept as its reference, which the compiled one matches move for move.
 
 **The search.** Negamax alpha-beta with iterative deepening up to ``depth`` plies: a
 value is always for the player to move in the state it belongs to; a child whose mover
@@ -56,19 +58,19 @@ is the same player (an extra turn) keeps the sign, otherwise it flips.
   lets an unfinished iteration count, and stops deepening once the game is decided
   within the horizon (a value beyond ±1).
 
-**In batch.** The agents that play through this search (:class:`SearchAgent` here, the
-Invers bot :class:`~agents.invers.search.InversSearch`) have an ``act_batch`` that runs
-the very search of ``act`` on each row in turn (:func:`agents.batched.act_row_by_row`),
-the root moves shuffled by the bot's generator or, with ``rngs``, by the row's own. A
-vectorised search over the rows is not attempted: every position is a tree of its own,
-with its own cut-offs. What ``act_batch`` gives is a seat at a table played in batch
-(:func:`agents.match.play_games_in_batch`, the batched env's opponents), where the env
-and the other seats act in batch. Nothing of one search carries over to the next: the
-transposition table, the root children's move orders, the clock and the counters are all
-started afresh by every :meth:`AlphaBeta.search`, so the rows, whichever games they come
-from, cannot leak into each other, and each row's move is ``act``'s. With a time limit
-each row has the whole time per move (a batch of ``N`` rows takes ``N`` times as long),
-and, as with ``act``, its move is then not reproducible.
+**In batch.** The agents that play through this search (:class:`SearchAgent` here) have
+an ``act_batch`` that runs the very search of ``act`` on each row in turn
+(:func:`agents.batched.act_row_by_row`), the root moves shuffled by the bot's generator
+or, with ``rngs``, by the row's own. A vectorised search over the rows is not attempted:
+every position is a tree of its own, with its own cut-offs. What ``act_batch`` gives is
+a seat at a table played in batch (:func:`agents.match.play_games_in_batch`, the batched
+env's opponents), where the env and the other seats act in batch. Nothing of one search
+carries over to the next: the transposition table, the root children's move orders, the
+clock and the counters are all started afresh by every :meth:`AlphaBeta.search`, so the
+rows, whichever games they come from, cannot leak into each other, and each row's move
+is ``act``'s. With a time limit each row has the whole time per move (a batch of ``N``
+rows takes ``N`` times as long), and, as with ``act``, its move is then not
+reproducible.
 """
 
 from __future__ import annotations

@@ -162,6 +162,30 @@ INITIAL_BOARD = _initial_board()
 INITIAL_HANDS = (flipped(YELLOW), flipped(RED))
 
 
+def positions_from_observations(
+    game: Invers, observations: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The positions behind ``(B, OBS_SIZE)`` observations (any player's), as arrays:
+    ``(B, 36)`` tile codes, ``(B, 2)`` tiles in hand, the player to move and the ply of
+    each, read as :meth:`InversState.from_observation` reads one (which calls this), for
+    the searches that take many positions at once."""
+    obs = np.asarray(observations)
+    if obs.ndim != 2 or obs.shape[1] != OBS_SIZE:
+        raise ValueError(f"invers: observations have shape (N, {OBS_SIZE}), got {obs.shape}")
+    seats = (obs[:, OBS_SEAT] > 0.5).astype(np.int8)
+    planes = obs[:, : PLANES * CELLS].reshape(len(obs), PLANES, CELLS) > 0.5
+    if not (planes.sum(axis=1) == 1).all():
+        raise ValueError("invers: every cell of an observation must hold exactly one tile")
+    boards = (_SEEN_OF_PLANE[planes.argmax(axis=1)] ^ seats[:, None]).astype(np.int8)
+    rows = np.arange(len(obs))
+    hands = np.empty((len(obs), 2), np.int8)
+    hands[rows, seats] = FLIPPED | ((obs[:, OBS_OWN_HAND + 1] > 0.5) ^ seats)
+    hands[rows, 1 - seats] = FLIPPED | ((obs[:, OBS_OPPONENT_HAND + 1] > 0.5) ^ seats)
+    to_move = np.where(obs[:, OBS_TO_MOVE] > 0.5, seats, 1 - seats).astype(np.int64)
+    plies = np.rint(obs[:, OBS_PLIES].astype(np.float64) * game.max_plies).astype(np.int64)
+    return boards, hands, to_move, plies
+
+
 class Invers(Game):
     """Invers for two players: yellow (player 0, moves first) and red (player 1).
 
@@ -275,19 +299,8 @@ class InversState(GameState):
         obs = np.asarray(observation)
         if obs.shape != (OBS_SIZE,):
             raise ValueError(f"invers: an observation has shape ({OBS_SIZE},), got {obs.shape}")
-        seat = int(obs[OBS_SEAT] > 0.5)
-        planes = obs[: PLANES * CELLS].reshape(PLANES, CELLS) > 0.5
-        if not (planes.sum(axis=0) == 1).all():
-            raise ValueError("invers: every cell of an observation must hold exactly one tile")
-        seen = _SEEN_OF_PLANE[planes.argmax(axis=0)]
-        board = (seen ^ seat).tolist()
-        hands = [0, 0]
-        for holder, start in ((seat, OBS_OWN_HAND), (1 - seat, OBS_OPPONENT_HAND)):
-            hands[holder] = flipped(int(obs[start + 1] > 0.5) ^ seat)
-        observer_to_move = obs[OBS_TO_MOVE] > 0.5
-        to_move = seat if observer_to_move else 1 - seat
-        ply = int(round(float(obs[OBS_PLIES]) * game.max_plies))
-        return cls(game, board, hands, to_move, ply)
+        boards, hands, to_move, plies = positions_from_observations(game, obs[None])
+        return cls(game, boards[0].tolist(), hands[0].tolist(), int(to_move[0]), int(plies[0]))
 
     # -- rules -------------------------------------------------------------------------
     def acting_players(self) -> tuple[int, ...]:

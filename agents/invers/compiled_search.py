@@ -1,0 +1,607 @@
+"""The Invers search bot's alpha-beta in compiled code (Numba): the kernels behind ``search``.
+
+This is the search that :class:`agents.search.AlphaBeta` runs with the Invers evaluation
+(negamax, iterative deepening, a transposition table, the evaluation in hundredths of a
+flipped tile), written out over arrays so that it runs in machine code: the same move,
+the same values, for every position, at every depth (``tests/test_invers_compiled_search.py``
+plays it move for move against the generic search with that evaluation, kept as the
+reference in :mod:`agents.invers.reference_search`). What it adds is speed: tens of times
+the nodes a second, so deeper searches are affordable and a batch of positions is one call.
+
+**The position** is held per ply below the root (slot ``s``: the root is slot 0): the 36
+tile codes (bit 0 the colour, bit 1 flipped), the tiles in hand, the player to move, the
+game's ply, each colour's tiles still colour side up and flipped, and the status
+(``RUNNING``, ``DRAWN``, or the winner). A push copies slot ``s`` into slot ``s + 1`` and
+applies the rules core's push and endings there (:func:`_push`).
+
+**The search**, as the generic one with the Invers evaluator does it:
+
+* the one-ply iteration scores every legal push (ascending), visits them in the root
+  order the caller gives (shuffled by the bot's generator in Python, so that the
+  generator draws exactly what it drew before), and picks the first best;
+* every deeper iteration searches the root moves in the order last searched with the best
+  move moved to the front; a root move gets the window above the best value so far,
+  or the full window at the iterations from ``exact_from`` on (move values);
+* inside the tree: the table's entry cuts off when deep enough and its bound allows, its
+  best move is tried first, then pushes flipping one's own tile, pushes of one's own
+  flipped tile, pushes flipping the opponent's tile; every inner node is stored (a
+  dictionary in the generic search: here an open-addressing table keyed by the whole
+  position, which never loses an entry; when it fills, the search stops and the caller
+  retries with a table twice as large, so the result is the same);
+* a leaf is worth the evaluation points of the side to move; a finished game ``WIN`` less
+  the game's ply, a draw 0.
+
+**Time.** With a deadline (``time.perf_counter`` seconds) the clock is read every
+:data:`NODES_PER_CLOCK` inner nodes and an unfinished iteration is discarded, as the
+generic search with this evaluation does.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+from envs.games.invers import FAR_END, LINES, NUM_ACTIONS
+from envs.games.invers_tiles import CELLS, FLIPPED
+
+# Evaluation weights, in hundredths of a flipped tile (tuned in matches of depth-3 and
+# depth-4 searches against each other, 40 games a pairing, seats swapped).
+TILE = 100  #: per flipped tile of one's own colour, minus the opponent's
+EDGE_TILE = 45  #: per push that would flip one of one's own tiles, minus the opponent's
+BLOCK = 3  #: per push one's flipped tiles block for the opponent, minus the reverse
+FLIP_NOW = 25  #: the side to move can flip one of its own tiles at once
+WIN = 1_000_000  #: a won game, less its ply
+LOWEST, HIGHEST = -WIN - 1, WIN + 1  #: below and above every value
+NODES_PER_CLOCK = 1024  #: inner nodes between looks at the clock
+
+RUNNING, DRAWN = -2, -1  #: a slot's status when no one has won (else the winner, 0 or 1)
+#: what a search returns besides its values: done, out of time, or the table was full
+#: (or the root position is already over)
+DONE, OUT_OF_TIME, TABLE_FULL, GAME_OVER = 0, 1, 2, 3
+
+_LINES = np.array(LINES, np.int64)
+_FAR_END = np.array(FAR_END, np.int64)
+_NUM_BORDER = len(set(FAR_END))
+_MAX_LOAD = 0.75  #: the table is full at this share of its slots
+
+
+@numba.njit
+def _now() -> float:
+    with numba.objmode(now="float64"):
+        now = time.perf_counter()
+    return now
+
+
+@numba.njit(cache=True)
+def _settle(board, hand, to_move, ply, unflipped, flipped, status, s, max_plies):
+    """The status of slot ``s`` from its counts, as the rules core settles a position."""
+    if unflipped[s, 0] == 0 or unflipped[s, 1] == 0:
+        status[s] = 0 if unflipped[s, 0] == 0 else 1
+        return
+    status[s] = RUNNING
+    player = to_move[s]
+    opponent = 1 - player
+    if flipped[s, opponent] >= _NUM_BORDER:
+        blocked = True
+        for a in range(NUM_ACTIONS):
+            if board[s, _FAR_END[a]] != (FLIPPED | opponent):
+                blocked = False
+                break
+        if blocked:
+            mine, theirs = flipped[s, player], flipped[s, opponent]
+            status[s] = player if mine > theirs else (opponent if theirs > mine else DRAWN)
+            return
+    if ply[s] >= max_plies:
+        status[s] = DRAWN
+
+
+@numba.njit(cache=True)
+def _push(board, hand, to_move, ply, unflipped, flipped, status, s, action, max_plies):
+    """Slot ``s + 1``: slot ``s`` after its player to move pushes ``action`` (the core's ``apply``)."""
+    t = s + 1
+    for cell in range(CELLS):
+        board[t, cell] = board[s, cell]
+    mover = to_move[s]
+    for p in range(2):
+        hand[t, p] = hand[s, p]
+        unflipped[t, p] = unflipped[s, p]
+        flipped[t, p] = flipped[s, p]
+    fallen = board[t, _LINES[action, 5]]
+    for i in range(5, 0, -1):
+        board[t, _LINES[action, i]] = board[t, _LINES[action, i - 1]]
+    board[t, _LINES[action, 0]] = hand[s, mover]
+    hand[t, mover] = fallen | FLIPPED
+    ply[t] = ply[s] + 1
+    to_move[t] = 1 - mover
+    if (fallen & FLIPPED) == 0:
+        c = fallen & 1
+        unflipped[t, c] -= 1
+        flipped[t, c] += 1
+        if unflipped[t, c] == 0:  # every tile of colour c is flipped: c wins
+            status[t] = c
+            return
+    status[t] = RUNNING
+    player = 1 - mover  # blocked only if the mover's flipped tile lies on every far end
+    if flipped[t, mover] >= _NUM_BORDER:
+        blocked = True
+        for a in range(NUM_ACTIONS):
+            if board[t, _FAR_END[a]] != (FLIPPED | mover):
+                blocked = False
+                break
+        if blocked:
+            mine, theirs = flipped[t, player], flipped[t, mover]
+            status[t] = player if mine > theirs else (mover if theirs > mine else DRAWN)
+            return
+    if ply[t] >= max_plies:
+        status[t] = DRAWN
+
+
+@numba.njit(cache=True)
+def _terminal_value(ply, status, t, me):
+    """The value for ``me`` of the finished game in slot ``t``: ``WIN`` less its ply, or 0."""
+    if status[t] == me:
+        return WIN - ply[t]
+    if status[t] == 1 - me:
+        return -(WIN - ply[t])
+    return 0
+
+
+@numba.njit(cache=True)
+def _leaf_value(board, to_move, flipped, t, me):
+    """The evaluation points of slot ``t`` for ``me`` (see the evaluator's weights)."""
+    mover = to_move[t]
+    other = 1 - mover
+    edge_tiles = 0
+    blocks = 0
+    can_flip = 0
+    for a in range(NUM_ACTIONS):
+        tile = board[t, _FAR_END[a]]
+        if tile == mover:
+            edge_tiles += 1
+            can_flip = 1
+        elif tile == other:
+            edge_tiles -= 1
+        elif tile == (FLIPPED | mover):
+            blocks += 1
+        else:
+            blocks -= 1
+    value = TILE * (flipped[t, mover] - flipped[t, other]) + EDGE_TILE * edge_tiles + BLOCK * blocks
+    value += FLIP_NOW * can_flip
+    return value if mover == me else -value
+
+
+@numba.njit(cache=True)
+def _key(board, hand, to_move, ply, s):
+    """The whole position of slot ``s`` (board, hands, player to move, ply) as two words."""
+    high = np.uint64(0)
+    for cell in range(32):
+        high = (high << np.uint64(2)) | np.uint64(board[s, cell])
+    low = np.uint64(0)
+    for cell in range(32, CELLS):
+        low = (low << np.uint64(2)) | np.uint64(board[s, cell])
+    low |= np.uint64(hand[s, 0]) << np.uint64(8)
+    low |= np.uint64(hand[s, 1]) << np.uint64(10)
+    low |= np.uint64(to_move[s]) << np.uint64(12)
+    low |= np.uint64(ply[s]) << np.uint64(13)
+    return high, low
+
+
+@numba.njit(cache=True)
+def _slot_of(high, low, mask):
+    """The first slot to probe for a key (a multiplicative mix of both words)."""
+    mixed = (high * np.uint64(0x9E3779B97F4A7C15)) ^ (low * np.uint64(0xC2B2AE3D27D4EB4F))
+    mixed ^= mixed >> np.uint64(29)
+    return np.int64(mixed & np.uint64(mask))
+
+
+@numba.njit(cache=True)
+def _enter(
+    board, hand, to_move, ply, moves, nodes, table, counters, s, me, depth, alpha, beta, deadline
+):  # fmt: skip
+    """Start the node in slot ``s`` (its mover ``me``, ``depth`` plies to search, the window
+    ``alpha``, ``beta``): count it, read the clock, look it up in the table, and order its
+    moves. Returns ``(True, value)`` when the table settles it, else ``(False, 0)``; an
+    abort sets ``counters[3]``."""
+    table_high, table_low, table_stamp, table_depth, table_value, table_bound, table_move = table
+    counters[0] += 1
+    if deadline > 0.0 and counters[0] % NODES_PER_CLOCK == 0 and _now() > deadline:
+        counters[3] = OUT_OF_TIME
+        return True, 0
+    high, low = _key(board, hand, to_move, ply, s)
+    mask = table_high.shape[0] - 1
+    slot = _slot_of(high, low, mask)
+    stamp = counters[1]
+    found = False
+    while table_stamp[slot] == stamp:
+        if table_high[slot] == high and table_low[slot] == low:
+            found = True
+            break
+        slot = (slot + 1) & mask
+    first = -1
+    if found:
+        first = table_move[slot]
+        value = table_value[slot]
+        bound = table_bound[slot]
+        if table_depth[slot] >= depth and (
+            bound == 0 or (bound > 0 and value >= beta) or (bound < 0 and value <= alpha)
+        ):
+            return True, value
+    # the move order: the table's move, then own tiles, own flipped tiles, the opponent's
+    count = 0
+    if first >= 0:
+        moves[s, 0] = first
+        count = 1
+    for group in range(3):
+        wanted = me if group == 0 else ((FLIPPED | me) if group == 1 else 1 - me)
+        for a in range(NUM_ACTIONS):
+            if a != first and board[s, _FAR_END[a]] == wanted:
+                moves[s, count] = a
+                count += 1
+    # nodes[s]: mover, depth, alpha, beta, start alpha, best, best move, next move, moves, table slot, found, key words
+    nodes[s, 0] = me
+    nodes[s, 1] = depth
+    nodes[s, 2] = alpha
+    nodes[s, 3] = beta
+    nodes[s, 4] = alpha
+    nodes[s, 5] = LOWEST
+    nodes[s, 6] = -1
+    nodes[s, 7] = 0
+    nodes[s, 8] = count
+    nodes[s, 9] = slot
+    nodes[s, 10] = found
+    return False, 0
+
+
+@numba.njit(cache=True)
+def _store(nodes, table, counters, high, low, s):
+    """Write the finished node of slot ``s`` to the table, as the generic search does: its
+    depth, best value, bound and best move; a full table aborts (``TABLE_FULL``)."""
+    table_high, table_low, table_stamp, table_depth, table_value, table_bound, table_move = table
+    best, beta, start_alpha = nodes[s, 5], nodes[s, 3], nodes[s, 4]
+    slot = nodes[s, 9]
+    if not nodes[s, 10]:
+        if counters[2] + 1 > _MAX_LOAD * table_high.shape[0]:
+            counters[3] = TABLE_FULL
+            return
+        counters[2] += 1
+        table_stamp[slot] = counters[1]
+        table_high[slot] = high
+        table_low[slot] = low
+    table_depth[slot] = nodes[s, 1]
+    table_value[slot] = best
+    table_bound[slot] = 1 if best >= beta else (-1 if best <= start_alpha else 0)
+    table_move[slot] = nodes[s, 6]
+
+
+@numba.njit(cache=True)
+def _negamax(
+    board, hand, to_move, ply, unflipped, flipped, status, moves, nodes, table, counters,
+    top, me, depth, alpha, beta, max_plies, deadline,
+):  # fmt: skip
+    """The value for its mover ``me`` of the unfinished position in slot ``top``, searched
+    ``depth`` plies deep in the window (``alpha``, ``beta``): the generic search's negamax,
+    its recursion kept on an explicit stack of slots (``nodes``, see :func:`_enter`).
+    ``counters``: [nodes, the table's stamp, its entries, the abort reason]; an abort
+    returns 0 with the reason set."""
+    settled, value = _enter(
+        board, hand, to_move, ply, moves, nodes, table, counters, top, me, depth, alpha, beta, deadline
+    )
+    if settled:
+        return value
+    s = top
+    while True:
+        if nodes[s, 7] < nodes[s, 8]:  # the next move of the node in slot s
+            action = moves[s, nodes[s, 7]]
+            nodes[s, 7] += 1
+            mover = nodes[s, 0]
+            _push(board, hand, to_move, ply, unflipped, flipped, status, s, action, max_plies)
+            t = s + 1
+            if status[t] != RUNNING:
+                value = _terminal_value(ply, status, t, mover)
+            elif nodes[s, 1] == 1:
+                value = _leaf_value(board, to_move, flipped, t, mover)
+            else:
+                settled, value = _enter(
+                    board, hand, to_move, ply, moves, nodes, table, counters,
+                    t, 1 - mover, nodes[s, 1] - 1, -nodes[s, 3], -nodes[s, 2], deadline,
+                )  # fmt: skip
+                if counters[3] != DONE:
+                    return 0
+                if not settled:
+                    s = t  # search the child
+                    continue
+                value = -value
+        else:  # the node in slot s is done: store it and hand its value to its parent
+            high, low = _key(board, hand, to_move, ply, s)
+            _store(nodes, table, counters, high, low, s)
+            if counters[3] != DONE:
+                return 0
+            value = nodes[s, 5]
+            if s == top:
+                return value
+            s -= 1
+            value = -value
+        # the child's value, for the node in slot s
+        if value > nodes[s, 5]:
+            nodes[s, 5] = value
+            nodes[s, 6] = moves[s, nodes[s, 7] - 1]
+            if value > nodes[s, 2]:
+                nodes[s, 2] = value
+                if value >= nodes[s, 3]:
+                    nodes[s, 7] = nodes[s, 8]  # a cut-off: no more moves here
+
+
+@numba.njit(cache=True)
+def _search_slots(
+    board, hand, to_move, ply, unflipped, flipped, status, moves, nodes, table, counters,
+    root_order, depth, exact_from, max_plies, deadline, searched, values,
+):  # fmt: skip
+    """Iterative deepening from the position in slot 0 (running, its mover's pushes
+    ``root_order`` indices into the ascending legal pushes). Writes the root moves in
+    the order the deciding iteration searched them (``searched``) with their values
+    (``values``) and returns ``(move, value, depth, reason)``; ``depth`` 1 gives the
+    one-ply values in ascending order."""
+    me = to_move[0]
+    legal = 0
+    for a in range(NUM_ACTIONS):
+        if board[0, _FAR_END[a]] != (FLIPPED | (1 - me)):
+            moves[0, legal] = a
+            legal += 1
+    one_ply = np.empty(legal, np.int64)
+    for i in range(legal):
+        _push(board, hand, to_move, ply, unflipped, flipped, status, 0, moves[0, i], max_plies)
+        if status[1] != RUNNING:
+            one_ply[i] = _terminal_value(ply, status, 1, me)
+        else:
+            one_ply[i] = _leaf_value(board, to_move, flipped, 1, me)
+    best_move, best_value = -1, LOWEST
+    for k in range(legal):
+        i = root_order[k]
+        if one_ply[i] > best_value:
+            best_move, best_value = moves[0, i], one_ply[i]
+    for i in range(legal):
+        searched[i] = moves[0, i]
+        values[i] = one_ply[i]
+    order = np.empty(legal, np.int64)
+    for k in range(legal):
+        order[k] = moves[0, root_order[k]]
+    reached = 1
+    ranked = np.empty(legal, np.int64)
+    partial = np.empty(legal, np.int64)
+    for iteration in range(2, depth + 1):
+        ranked[0] = best_move
+        n = 1
+        for k in range(legal):
+            if order[k] != best_move:
+                ranked[n] = order[k]
+                n += 1
+        exact = exact_from > 0 and iteration >= exact_from
+        move, value = -1, LOWEST
+        for k in range(legal):
+            action = ranked[k]
+            _push(board, hand, to_move, ply, unflipped, flipped, status, 0, action, max_plies)
+            if status[1] != RUNNING:
+                v = _terminal_value(ply, status, 1, me)
+            else:
+                alpha = LOWEST if exact else value
+                v = -_negamax(
+                    board, hand, to_move, ply, unflipped, flipped, status, moves, nodes, table, counters,
+                    1, 1 - me, iteration - 1, -HIGHEST, -alpha, max_plies, deadline,
+                )  # fmt: skip
+                if counters[3] != DONE:
+                    return best_move, best_value, reached, counters[3]
+            partial[k] = v
+            if v > value:
+                move, value = action, v
+        best_move, best_value, reached = move, value, iteration
+        for k in range(legal):
+            order[k] = ranked[k]
+            searched[k] = ranked[k]
+            values[k] = partial[k]
+    return best_move, best_value, reached, DONE
+
+
+@numba.njit(cache=True)
+def _load_root(
+    board, hand, to_move, ply, unflipped, flipped, status, root_board, root_hands, root_to_move, root_ply, max_plies
+):
+    """Slot 0 := the given position, its counts and status worked out as the core's constructor does."""
+    for p in range(2):
+        unflipped[0, p] = 0
+        flipped[0, p] = 0
+    for cell in range(CELLS):
+        tile = root_board[cell]
+        board[0, cell] = tile
+        if tile & FLIPPED:
+            flipped[0, tile & 1] += 1
+        else:
+            unflipped[0, tile & 1] += 1
+    for p in range(2):
+        hand[0, p] = root_hands[p]
+        if root_hands[p] & FLIPPED:
+            flipped[0, root_hands[p] & 1] += 1
+        else:
+            unflipped[0, root_hands[p] & 1] += 1
+    to_move[0] = root_to_move
+    ply[0] = root_ply
+    _settle(board, hand, to_move, ply, unflipped, flipped, status, 0, max_plies)
+
+
+@numba.njit(cache=True)
+def _search_batch(
+    boards, hands, players, plies, root_orders, legal_counts, depth, exact_from, max_plies, deadline_seconds,
+    table_high, table_low, table_stamp, table_depth, table_value, table_bound, table_move, counters,
+    out_moves, out_values, out_depths, out_reasons, out_searched, out_move_values,
+):  # fmt: skip
+    """Search every row in turn, each with a fresh table (a new stamp), each with its own
+    time (``deadline_seconds`` per row, 0 for none); a row that the table cannot hold is
+    marked ``TABLE_FULL`` and left for the caller."""
+    slots = depth + 2
+    board = np.empty((slots, CELLS), np.int8)
+    hand = np.empty((slots, 2), np.int8)
+    to_move = np.empty(slots, np.int64)
+    ply = np.empty(slots, np.int64)
+    unflipped = np.empty((slots, 2), np.int64)
+    flipped = np.empty((slots, 2), np.int64)
+    status = np.empty(slots, np.int64)
+    moves = np.empty((slots, NUM_ACTIONS), np.int64)
+    nodes = np.empty((slots, 11), np.int64)
+    table = (table_high, table_low, table_stamp, table_depth, table_value, table_bound, table_move)
+    for row in range(boards.shape[0]):
+        _load_root(
+            board,
+            hand,
+            to_move,
+            ply,
+            unflipped,
+            flipped,
+            status,
+            boards[row],
+            hands[row],
+            players[row],
+            plies[row],
+            max_plies,
+        )
+        if status[0] != RUNNING:
+            out_reasons[row] = GAME_OVER
+            continue
+        counters[0] = 0
+        counters[1] += 1
+        counters[2] = 0
+        counters[3] = DONE
+        deadline = _now() + deadline_seconds if deadline_seconds > 0.0 else 0.0
+        move, value, reached, reason = _search_slots(
+            board, hand, to_move, ply, unflipped, flipped, status, moves, nodes, table, counters,
+            root_orders[row, : legal_counts[row]], depth, exact_from, max_plies, deadline,
+            out_searched[row], out_move_values[row],
+        )  # fmt: skip
+        out_moves[row] = move
+        out_values[row] = value
+        out_depths[row] = reached
+        out_reasons[row] = reason
+
+
+class CompiledSearch:
+    """The compiled search at a fixed ``depth`` (and optionally a time per position), with
+    its transposition table kept between calls (each search starts it afresh by a new stamp).
+
+    Args:
+        depth: the deepest iteration in plies.
+        max_plies: the game's ply limit (a game reaching it is drawn).
+        seconds: time per position, or None for a fixed-depth, reproducible search.
+        capacity: the table's first size in entries (a power of two; doubled when a search fills it).
+    """
+
+    def __init__(self, depth: int, max_plies: int, seconds: float | None = None, capacity: int = 1 << 16):
+        self.depth = depth
+        self.max_plies = max_plies
+        self.seconds = seconds
+        self._counters = np.zeros(4, np.int64)
+        self._allocate(capacity)
+
+    def _allocate(self, capacity: int) -> None:
+        self._table = (
+            np.zeros(capacity, np.uint64),  # the key's high word
+            np.zeros(capacity, np.uint64),  # its low word
+            np.zeros(capacity, np.int64),  # the stamp of the search that wrote the entry
+            np.zeros(capacity, np.int64),  # the depth searched
+            np.zeros(capacity, np.int64),  # the value
+            np.zeros(capacity, np.int8),  # the bound: 1 lower, -1 upper, 0 exact
+            np.zeros(capacity, np.int8),  # the best move
+        )
+
+    @property
+    def capacity(self) -> int:
+        """The table's size in entries."""
+        return len(self._table[0])
+
+    def search(
+        self,
+        boards: np.ndarray,
+        hands: np.ndarray,
+        players: np.ndarray,
+        plies: np.ndarray,
+        root_orders: np.ndarray,
+        exact: bool = False,
+    ) -> SearchResults:
+        """Search each position (``(B, 36)`` tile codes, ``(B, 2)`` tiles in hand, the player
+        to move and the ply of each): ``root_orders[k]`` lists row ``k``'s legal pushes'
+        indices (into its ascending legal pushes) in the order the one-ply iteration visits
+        them; ``exact`` gives the deepest iteration's root moves the full window."""
+        rows = len(boards)
+        legal = legal_counts(boards, players)
+        results = SearchResults.empty(rows, legal)
+        pending = np.arange(rows)
+        while len(pending):
+            part = SearchResults.empty(len(pending), legal[pending])
+            _search_batch(
+                np.ascontiguousarray(boards[pending], np.int8),
+                np.ascontiguousarray(hands[pending], np.int8),
+                np.ascontiguousarray(players[pending], np.int64),
+                np.ascontiguousarray(plies[pending], np.int64),
+                np.ascontiguousarray(root_orders[pending], np.int64),
+                legal[pending],
+                self.depth,
+                self.depth if exact else 0,
+                self.max_plies,
+                0.0 if self.seconds is None else float(self.seconds),
+                *self._table,
+                self._counters,
+                part.moves,
+                part.values,
+                part.depths,
+                part.reasons,
+                part.searched,
+                part.move_values,
+            )
+            for name in ("moves", "values", "depths", "reasons", "searched", "move_values"):
+                getattr(results, name)[pending] = getattr(part, name)
+            full = part.reasons == TABLE_FULL
+            if full.any():
+                self._allocate(2 * self.capacity)
+            pending = pending[full]
+        return results
+
+
+@dataclass
+class SearchResults:
+    """What :meth:`CompiledSearch.search` finds for ``B`` positions: per row the move, its
+    value (evaluation points), the depth of the iteration that decided, why the search
+    ended (``DONE``, ``OUT_OF_TIME``, ``GAME_OVER``), the number of legal pushes, and the
+    root moves in the order the deciding iteration searched them with their values (the
+    first ``legal[k]`` entries of row ``k``)."""
+
+    moves: np.ndarray
+    values: np.ndarray
+    depths: np.ndarray
+    reasons: np.ndarray
+    legal: np.ndarray
+    searched: np.ndarray
+    move_values: np.ndarray
+
+    @classmethod
+    def empty(cls, rows: int, legal: np.ndarray) -> SearchResults:
+        return cls(
+            np.empty(rows, np.int64),
+            np.empty(rows, np.int64),
+            np.empty(rows, np.int64),
+            np.empty(rows, np.int64),
+            legal,
+            np.full((rows, NUM_ACTIONS), -1, np.int64),
+            np.zeros((rows, NUM_ACTIONS), np.int64),
+        )
+
+    def root_values(self, row: int) -> dict[int, int]:
+        """Row ``row``'s root moves and their values, in the order searched."""
+        n = int(self.legal[row])
+        return dict(zip(self.searched[row, :n].tolist(), self.move_values[row, :n].tolist()))
+
+
+def legal_counts(boards: np.ndarray, players: np.ndarray) -> np.ndarray:
+    """The number of legal pushes of the player to move in each position: every push but
+    those that would push out an opponent's flipped tile."""
+    far = np.asarray(boards)[:, _FAR_END]
+    return (far != (FLIPPED | (1 - np.asarray(players)[:, None]))).sum(axis=1).astype(np.int64)
