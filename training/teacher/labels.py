@@ -54,15 +54,24 @@ def _start_teacher(env: str, env_kwargs: dict, spec: str, seed: int) -> None:
     _worker_teacher = game, make_agent(env, spec, game, seed=seed)
 
 
-def _teacher_values(observation: np.ndarray) -> dict[int, float]:
+def _teacher_values(observations: np.ndarray) -> list[dict[int, float]]:
+    """The worker's teacher's move values of a chunk of positions: in one call where the
+    teacher values many positions at once (``move_values_of_observations``, the compiled
+    Invers search), else position by position."""
     game, teacher = _worker_teacher
-    return teacher.move_values(game.state_from_observation(observation))
+    in_batch = getattr(teacher, "move_values_of_observations", None)
+    if in_batch is not None:
+        return in_batch(observations)
+    return [teacher.move_values(game.state_from_observation(observation)) for observation in observations]
 
 
 class TeacherLabels:
     """A teacher bot's move values for batches of positions, in ``workers`` processes
     (in this one when ``workers`` is 1). Positions travel as observations, so the game
-    must rebuild states from them (:meth:`~envs.core.Game.state_from_observation`)."""
+    must rebuild states from them (:meth:`~envs.core.Game.state_from_observation`), in
+    chunks of :attr:`chunk` positions."""
+
+    chunk = 64  #: positions per task: a compiled teacher's batch, and the progress step
 
     def __init__(self, env: str, env_kwargs: dict, spec: str, seed: int, workers: int):
         _start_teacher(env, env_kwargs, spec, seed)
@@ -79,15 +88,12 @@ class TeacherLabels:
     def label(self, observations: list[np.ndarray], progress=None) -> list[dict[int, float]]:
         """The teacher's move values of each position, in order; ``progress.advance()`` after each."""
         values = []
-        found = (
-            map(_teacher_values, observations)
-            if self.pool is None
-            else self.pool.imap(_teacher_values, observations, chunksize=8)
-        )
-        for value in found:
-            values.append(value)
+        chunks = [np.asarray(observations[i : i + self.chunk]) for i in range(0, len(observations), self.chunk)]
+        found = map(_teacher_values, chunks) if self.pool is None else self.pool.imap(_teacher_values, chunks)
+        for chunk_values in found:
+            values.extend(chunk_values)
             if progress is not None:
-                progress.advance()
+                progress.advance(len(chunk_values))
         return values
 
     def close(self) -> None:
