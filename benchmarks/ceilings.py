@@ -1,4 +1,5 @@
-"""The shipped agents against their games' ceilings, each acting alone (one forward pass a move).
+"""The shipped agents against their games' ceilings, each acting alone (one forward pass a move;
+Invers' network also inside its own search).
 
     python benchmarks/ceilings.py                    # every ceiling: results/ceilings/report.md (make results)
     python benchmarks/ceilings.py --only invers      # one game's ceilings, the others' kept from the last run
@@ -11,8 +12,9 @@ A ceiling is a bar the project sets for its best network, above the level of its
 * **Six Hundred**: a shipped agent (``td`` or ``ppo``) at least 5% above the heuristic on the
   same dice (the ratio of the means, minus 1);
 * **Invers**: the network alone (``ppo``) above ``search:depth=3`` (its share of the points,
-  wins + ½ draws, seats swapped, two random opening plies), and above ``search:depth=4``,
-  the moonshot;
+  wins + ½ draws, seats swapped, two random opening plies), above ``search:depth=4``, and
+  the next moonshots: the network alone and inside its own search (``ppo+search``, depth 3)
+  above ``search:depth=5``, a reference the compiled search makes affordable;
 * **Roll Five** (tournament mode, as everywhere else): the network above ``search`` at two
   players (its share against it), and at four players above ``search``'s own share at that
   table: the paired difference of the network's score and a copy of ``search``'s in the same
@@ -151,10 +153,17 @@ def ceilings(scale: float) -> dict[str, list[tuple[tuple, Callable]]]:
         ],
         "invers": [
             (
-                ("invers", 2, "ppo", bot, "share (wins + ½ draws), seats swapped", 0.5),
-                lambda bot=bot: pairing_share("invers", {}, "ppo", bot, n(1_000), OPENING_PLIES),
+                ("invers", 2, agent, bot, "share (wins + ½ draws), seats swapped", 0.5),
+                lambda agent=agent, bot=bot, games=games: pairing_share(
+                    "invers", {}, agent, bot, n(games), OPENING_PLIES
+                ),
             )
-            for bot in ("search:depth=3", "search:depth=4")
+            for agent, bot, games in (
+                ("ppo", "search:depth=3", 1_000),
+                ("ppo", "search:depth=4", 1_000),
+                ("ppo", "search:depth=5", 1_000),
+                ("ppo+search", "search:depth=5", 400),  # the network's own search: 10 ms a move in Python
+            )
         ],
         "roll_five": [
             (
@@ -192,7 +201,8 @@ def report(rows: list[Ceiling], scale: float) -> str:
     lines = [
         "# Ceilings of the shipped agents",
         "",
-        "Each shipped agent acting alone (one forward pass a move), against the bar the project sets "
+        "Each shipped agent acting alone (one forward pass a move; Invers' network also inside its own "
+        "search, `ppo+search`), against the bar the project sets "
         "for its game (`python benchmarks/ceilings.py`, run by `make results`; the method is in its "
         f"docstring). Games seeded from {SEED:,} on, seeds that no training run, learning curve or "
         "results page uses; a bar is met when the whole 95% interval lies above it.",

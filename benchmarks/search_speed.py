@@ -1,30 +1,59 @@
-"""Time per move of the Invers searches on fixed positions: the network search and the bot.
+"""Time per move of the Invers searches on fixed positions: the search bot compiled and in
+Python, its move values, and the network search.
 
-    python benchmarks/search_speed.py                       # the shipped network, depths 1-3; the bot, depths 1-4
+    python benchmarks/search_speed.py                                   # the table, printed
+    python benchmarks/search_speed.py --page docs/benchmarks/search_speed.md
     python benchmarks/search_speed.py --network RUN_DIR --positions 200
 
 The positions come from random games (seeded, every fifth ply from ply 5 on), so every run
-and every commit searches the same ones; each figure is the best of ``--repeats`` passes,
-to be robust to a busy machine. What matters is the ratio of two searches measured in the
-same run: the issue's comparison is the network search against ``search:depth=4`` at no
-more time per move. The bot's move values (``move_values``, the teacher's labels) are
-timed too: they search every root move with a full window.
+and every commit searches the same ones. Each figure is the best of ``--repeats`` passes
+over them, to be robust to a busy machine, except the Python search from depth 5 on, timed
+in one pass (it takes seconds a move there). The rows compare, side by side in one run:
+
+* ``search:depth=d``, the bot (:mod:`agents.invers.compiled_search`), one ``act`` a move
+  and the whole set in one ``act_batch`` call, against the Python search it replaced
+  (:mod:`agents.invers.reference_search`), with the moves that differ between the two
+  (each position searched with the same root shuffle by both);
+* ``move_values`` at depth 4, the teacher's labels (every root move with a full window);
+* ``ppo+search:depth=d``, the network inside the generic search (:mod:`agents.search`),
+  against the Python ``search:depth=4``.
 """
 
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 import time
+from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import torch
 
+from agents.invers.reference_search import oracle_move, oracle_points
 from agents.registry import make_agent
 from agents.shipped import shipped_network
 from envs.registry import make_game
+from training.evaluation.machine import MachineRecord, measurement_page
 from training.framework.console import USER_ERRORS, fail
 from training.framework.schema import ConfigError
+
+BOT_DEPTHS = (1, 2, 3, 4, 5, 6)
+NETWORK_DEPTHS = (1, 2, 3)
+#: the Python search from this depth on is timed in one pass
+ONE_PASS_FROM = 5
+
+NOTES = """
+Each figure is milliseconds per move on the same positions (best of the passes; the Python
+search from depth 5 on in one pass). "compiled" is the bot `search` as every command plays
+it (`agents/invers/compiled_search.py`, Numba), one `act` a move; "in one batch" searches
+every position in one `act_batch` call; "Python" is the search it replaced, kept as its
+reference (`agents/invers/reference_search.py`). "moves that differ" searches every
+position with the same root shuffle in both: 0 wherever the two are the same search
+(`tests/test_invers_compiled_search.py` checks it on 10,000 positions). The figures depend
+on the machine and its load, printed above: compare the columns of one run.
+"""
 
 
 def positions(game, count: int, seed: int = 0) -> list:
@@ -39,7 +68,8 @@ def positions(game, count: int, seed: int = 0) -> list:
     return found
 
 
-def best_ms(play, states: list, repeats: int) -> float:
+def best_ms(play: Callable, states: list, repeats: int) -> float:
+    """Milliseconds per position of ``play(state)`` over ``states``, the best of ``repeats`` passes."""
     best = float("inf")
     for _ in range(repeats):
         start = time.perf_counter()
@@ -49,42 +79,115 @@ def best_ms(play, states: list, repeats: int) -> float:
     return 1000.0 * best / len(states)
 
 
+def batch_ms(bot, states: list, repeats: int) -> float:
+    """Milliseconds per position of one ``act_batch`` call over all of ``states``."""
+    observations = np.array([s.observe(s.to_move) for s in states])
+    masks = np.array([s.legal_mask(s.to_move) for s in states])
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        bot.act_batch(observations, masks)
+        best = min(best, time.perf_counter() - start)
+    return 1000.0 * best / len(states)
+
+
+def differing_moves(game, states: list, depth: int) -> int:
+    """Positions where the compiled and the Python search choose different moves, each
+    position's root shuffled by the same generator in both."""
+    bot = make_agent("invers", f"search:depth={depth}", game, seed=0)
+    observations = np.array([s.observe(s.to_move) for s in states])
+    masks = np.array([s.legal_mask(s.to_move) for s in states])
+    compiled = bot.act_batch(observations, masks, rngs=[np.random.default_rng(k) for k in range(len(states))])
+    python = [oracle_move(s, depth, np.random.default_rng(k)) for k, s in enumerate(states)]
+    return int(np.sum(compiled != np.array(python)))
+
+
+def bot_rows(game, states: list, repeats: int) -> list[list[str]]:
+    rows = []
+    for depth in BOT_DEPTHS:
+        bot = make_agent("invers", f"search:depth={depth}", game, seed=0)
+        bot.act_batch(np.array([states[0].observe(states[0].to_move)]), np.ones((1, 24)))  # compiled or loaded
+        compiled = best_ms(lambda s: bot.act(s.observe(s.to_move), s.legal_mask(s.to_move)), states, repeats)
+        in_batch = batch_ms(bot, states, repeats)
+        rng = np.random.default_rng(0)
+        python = best_ms(lambda s: oracle_move(s, depth, rng), states, 1 if depth >= ONE_PASS_FROM else repeats)
+        rows.append(
+            [
+                f"`search:depth={depth}`",
+                f"{compiled:.3f}",
+                f"{in_batch:.3f}",
+                f"{python:.2f}",
+                f"{python / compiled:.0f}×",
+                str(differing_moves(game, states, depth)),
+            ]
+        )
+        print(" | ".join(rows[-1]), flush=True)
+    teacher = make_agent("invers", "search:depth=4", game, seed=0)
+    compiled = best_ms(teacher.move_values, states, repeats)
+    python = best_ms(lambda s: oracle_points(s, 4), states, repeats)
+    rows.append(
+        ["`search:depth=4` move values", f"{compiled:.3f}", "—", f"{python:.2f}", f"{python / compiled:.0f}×", "—"]
+    )
+    return rows
+
+
+def network_rows(game, network: str, states: list, repeats: int, python_depth_4: float) -> list[list[str]]:
+    rows = []
+    for depth in NETWORK_DEPTHS:
+        agent = make_agent("invers", f"ppo+search:depth={depth},path={network}", game, seed=0)
+        ms = best_ms(agent.search.search, states, repeats)
+        rows.append([f"`ppo+search:depth={depth}`", f"{ms:.2f}", f"{python_depth_4 / ms:.2f}×"])
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--network", default=str(shipped_network("invers")), help="run directory or model .zip")
     parser.add_argument("--positions", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--page", type=Path, help="also write the tables as a docs page (Markdown)")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     game = make_game("invers")
     try:  # the network is loaded (or refused in one line) before any position is timed
         if args.positions <= 0 or args.repeats <= 0:
             raise ConfigError("--positions and --repeats must be positive")
-        searches = {
-            depth: make_agent("invers", f"ppo+search:depth={depth},path={args.network}", game, seed=0)
-            for depth in (1, 2, 3)
-        }
+        if args.page is not None and not args.page.parent.is_dir():
+            raise ConfigError(f"--page {args.page}: no folder {args.page.parent}")
+        make_agent("invers", f"ppo:path={args.network}", game)
     except (*USER_ERRORS, ValueError) as error:  # make_agent reports a spec it cannot build as a ValueError
         return fail(error)
+    record = MachineRecord()
     states = positions(game, args.positions)
-    rows = []
-    for depth, agent in searches.items():
-        rows.append((f"ppo+search:depth={depth}", best_ms(agent.search.search, states, args.repeats)))
-    for depth in (1, 2, 3, 4):
-        bot = make_agent("invers", f"search:depth={depth}", game, seed=0)
-        rows.append(
-            (
-                f"search:depth={depth}",
-                best_ms(lambda s: bot.act(s.observe(s.to_move), s.legal_mask(s.to_move)), states, args.repeats),
-            )
-        )
-    teacher = make_agent("invers", "search:depth=4", game, seed=0)
-    rows.append(("search:depth=4 move_values", best_ms(teacher.move_values, states, args.repeats)))
-    reference = dict(rows)["search:depth=4"]
     print(f"{len(states)} positions, best of {args.repeats}\n")
-    print("| search | ms / move | ratio to search:depth=4 |\n|---|---|---|")
-    for name, ms in rows:
-        print(f"| `{name}` | {ms:.2f} | {ms / reference:.2f} |")
+    header = ["search", "compiled (ms)", "compiled, in one batch (ms)", "Python (ms)", "Python / compiled"]
+    header.append("moves that differ")
+    rows = bot_rows(game, states, args.repeats)
+    python_depth_4 = float(rows[BOT_DEPTHS.index(4)][3])
+    network_header = ["search", "ms / move", "Python `search:depth=4` / this"]
+    networks = network_rows(game, args.network, states, args.repeats, python_depth_4)
+    tables = [(header, rows), (network_header, networks)]
+    text = []
+    for table_header, table_rows in tables:
+        text += ["| " + " | ".join(table_header) + " |", "|" + "---|" * len(table_header)]
+        text += ["| " + " | ".join(row) + " |" for row in table_rows] + [""]
+    print("\n" + "\n".join(text))
+    if args.page is not None:
+        command = "python benchmarks/search_speed.py " + shlex.join(sys.argv[1:] if argv is None else argv)
+        page = measurement_page("Search speed", command.strip(), record, header, rows, NOTES)
+        page += "\n".join(
+            [
+                "",
+                "## The network search",
+                "",
+                f"`ppo+search` with the network `{Path(args.network).as_posix()}`, on the same positions, against"
+                " the Python `search:depth=4` of the table above.",
+                "",
+                *text[len(rows) + 3 :],
+            ]
+        )
+        args.page.write_text(page)
+        print(f"wrote {args.page}")
     return 0
 
 
