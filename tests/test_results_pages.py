@@ -9,6 +9,7 @@ written here (in a git repository of their own: only the reports git tracks are 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -36,6 +37,43 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_the_committed_pages_and_readme_table_are_what_the_reports_give(monkeypatch, capsys):
     monkeypatch.chdir(ROOT)
     assert results_pages.main(["--check"]) == 0, capsys.readouterr().err
+
+
+#: The README's evaluate.py and ladder.py commands, at a few games each: their reports land
+#: in results/<env>/ beside the committed ones, as a new user's do.
+README_COMMANDS = (
+    ["training/evaluate.py", "--env", "inverted_dice", "--agents", "heuristic", "random", "--games", "2"],
+    ["training/evaluate.py", "--env", "invers", "--agents", "search:depth=1", "random", "--games", "2"],
+    ["training/ladder.py", "--env", "invers", "--agents", "search:depth=2", "ppo", "ppo+search", "--games", "2"],
+)
+
+
+def test_the_readmes_commands_in_a_clean_clone_leave_the_page_checks_green(tmp_path):
+    """A fresh clone, the README's evaluate.py and ladder.py commands run in it, then this
+    file's checks of the committed pages there: the user's reports are not read, and
+    nothing git tracks has changed."""
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
+    env = {**os.environ, "PYTHONPATH": str(clone)}  # the clone's code, not that of an installed copy
+    for command in README_COMMANDS:
+        done = subprocess.run(
+            [sys.executable, *command], cwd=clone, env=env, capture_output=True, text=True, timeout=600
+        )
+        assert done.returncode == 0, done.stderr
+    assert len(list((clone / "results" / "invers").glob("ladder-*/ladder.md"))) == 1  # the user's, beside ours
+    assert len(list((clone / "results" / "inverted_dice").glob("*-*/report.md"))) == 1
+    checks = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_results_pages.py", "-k"]
+        + ["committed_pages or every_report"],
+        cwd=clone,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert checks.returncode == 0 and "2 passed" in checks.stdout, checks.stdout + checks.stderr
+    changed = subprocess.run(["git", "status", "--porcelain"], cwd=clone, capture_output=True, text=True, check=True)
+    assert changed.stdout == ""  # nothing tracked was touched, and the reports are ignored
 
 
 def test_every_report_has_a_page_and_the_readme_a_headline_per_shipped_agent_and_table():
