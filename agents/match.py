@@ -8,7 +8,7 @@ model). So a game numbered ``g`` of a pairing is the same game wherever it is pl
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from copy import copy as shallow_copy
 from dataclasses import dataclass
 
@@ -93,10 +93,12 @@ def play_games_in_batch(
     seeds: Sequence[int],
     random_opening_plies: int = 0,
     states: bool = True,
+    on_ended: Callable[[int], None] | None = None,
 ) -> list[tuple[GameState | GameEnd, tuple]]:
     """:func:`play_game` of every ``(tables[k], seeds[k])``, all the games at once, as rows of
     the game's batched twin (:mod:`envs.batched`): at each step one ``act_batch`` call per
-    agent and seat over every game where that seat waits for it.
+    agent and seat over every game where that seat waits for it. ``on_ended(n)``, if given,
+    is told after each step how many games that step ended (a progress line as they end).
 
     Every agent must act in batch (:func:`agents.base.acts_in_batch`). Each game starts
     from its seed's chance and its agents are reset from it as :func:`play_game` resets
@@ -137,7 +139,8 @@ def play_games_in_batch(
     observations = np.zeros((len(seeds), *game.observation_shape), np.float32)
     masks = np.zeros((len(seeds), game.num_actions), np.int8)
     moves = np.zeros(len(seeds), np.int64)
-    while not twin.terminal().all():
+    ended = int(twin.terminal().sum())
+    while ended < len(seeds):
         for seat in range(game.num_players):
             rows = np.flatnonzero(twin.acting()[:, seat])
             if rows.size == 0:
@@ -164,6 +167,10 @@ def play_games_in_batch(
                 )
             twin.apply(rows, np.full(rows.size, seat), actions)
             moves[rows] += 1
+        now_ended = int(twin.terminal().sum())
+        if on_ended is not None and now_ended > ended:
+            on_ended(now_ended - ended)
+        ended = now_ended
     if not states:
         scores, returns = twin.scores(), twin.returns()
         return [(GameEnd(scores[row].copy(), returns[row].copy()), twin.history(row)) for row in range(len(seeds))]

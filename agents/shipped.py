@@ -14,6 +14,7 @@ checkout, so it answers from any working directory.
 
 from __future__ import annotations
 
+import re
 from importlib import resources
 from pathlib import Path
 
@@ -23,6 +24,14 @@ from agents.run_folder import MODEL_FILE, VALUE_FILE
 SHIPPED_FOLDERS = {"ppo": "shipped", "td": "shipped_td"}
 #: The checkpoint file a folder of each kind holds.
 SHIPPED_FILES = {"ppo": MODEL_FILE, "td": VALUE_FILE}
+#: The name of every shipped folder: ``shipped``, ``shipped_td`` and a table size's ``shipped_<n>p``.
+SHIPPED_NAME = re.compile(r"shipped(_td|_\d+p)?")
+
+
+def is_shipped(folder: Path) -> bool:
+    """Whether ``folder`` is a shipped network's folder (by its name, wherever it lies): one that
+    no command takes for a user's run or writes into (the latest run, a report's folder)."""
+    return SHIPPED_NAME.fullmatch(folder.name) is not None
 
 
 def checkpoints_root() -> Path:

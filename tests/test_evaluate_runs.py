@@ -113,6 +113,30 @@ def test_a_bare_model_file_s_report_goes_to_the_results_folder_not_beside_it(tmp
     assert "| trained | random | 2 |" in report.read_text()
 
 
+def test_a_shipped_folder_is_never_the_latest_run_nor_written_into(tmp_path, monkeypatch, capsys):
+    """In a fresh clone the shipped folders are as new as anything: the latest run is the
+    user's own, else none; a shipped network's report goes to results/, its folder untouched."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(request, "bot_names", lambda env: ["random"])  # keep it quick: against random
+    shipped = Path("checkpoints/inverted_dice")
+    for name in ("shipped", "shipped_td"):
+        shutil.copytree(ROOT / shipped / name, shipped / name)
+    before = sorted(p.as_posix() for p in shipped.rglob("*"))
+    assert evaluate.main(["--env", "inverted_dice", "--games", "2"]) == 0
+    assert capsys.readouterr().out.startswith(
+        "Run: none (no run of inverted_dice in checkpoints/inverted_dice: the bots only); "
+    )
+    assert evaluate.main(["--checkpoint", str(shipped / "shipped_td"), "--agents", "random", "--games", "2"]) == 0
+    assert capsys.readouterr().out.startswith(f"Run: {shipped / 'shipped_td'} (--checkpoint); ")
+    assert sorted(p.as_posix() for p in shipped.rglob("*")) == before
+    assert len(list(Path("results/inverted_dice").glob("*/report.md"))) == 2
+    own = make_run(shipped / "20250101-000000-seed0", "inverted_dice", {}, {"games": 2, "opponents": ["random"]})
+    (shipped / "shipped_td" / "value.pt").touch()  # newer than the user's run
+    assert evaluate.main(["--env", "inverted_dice"]) == 0
+    assert capsys.readouterr().out.startswith(f"Run: {own} (the latest run of inverted_dice); ")
+    assert len(list(own.glob("evaluation-*/report.md"))) == 1
+
+
 def test_the_user_may_ask_for_another_game_and_is_told_what_was_kept(tournament_run, capsys):
     assert (
         evaluate.main(["--env", "roll_five", "--env-kwargs", "{mode: casual}", "--random-opening", "0", "--games", "2"])

@@ -105,3 +105,37 @@ def test_the_time_left_of_a_costly_one_player_agent_holds_from_the_first_line(ca
     assert len(lines) == 10
     for elapsed, whole in lines:
         assert whole == pytest.approx(took, abs=1.0), f"after {elapsed} s the estimate was {whole} s of {took} s"
+
+
+class CountedCalls:
+    """Wraps an agent that acts in batch, counting its ``act_batch`` calls."""
+
+    def __init__(self, agent):
+        self.agent, self.calls = agent, 0
+        self.game, self.rng = agent.game, agent.rng
+
+    def reset(self, seed=None):
+        self.agent.reset(seed)
+
+    def act(self, observation, mask):
+        return self.agent.act(observation, mask)
+
+    def act_batch(self, observations, masks):
+        self.calls += 1
+        return self.agent.act_batch(observations, masks)
+
+
+@pytest.mark.parametrize("players", [1, 2])
+def test_games_played_in_batch_are_reported_as_they_end_not_when_the_batch_is_done(players):
+    """A batch holds every game (1000 at a time by default): a closing evaluation told its
+    progress only once all were played, every line at once. Each game is counted as it ends."""
+    game = make_game("invers" if players == 2 else "inverted_dice")
+    agent = CountedCalls(make_agent(game.name, "greedy" if players == 2 else "heuristic", game, seed=0))
+    seen = []  # the agent's calls so far, at each game counted
+    if players == 1:
+        evaluate_solitaire(game, {"heuristic": agent}, range(30), progress=lambda: seen.append(agent.calls), batch=100)
+    else:
+        opponent = ("random", make_agent("invers", "random", game, seed=1))
+        evaluate_pairing(game, ("greedy", agent), opponent, 30, 0, 2, lambda: seen.append(agent.calls), batch=100)
+    assert len(seen) == 30 and seen == sorted(seen)
+    assert seen[0] < agent.calls  # the first game was counted before the batch's last move

@@ -125,8 +125,8 @@ def test_teacher_games_keep_both_bots_positions_with_their_outcomes(tmp_path):
         bot_game_weight=1.0,
     )
     trainer = ExpertIteration(config, tmp_path)
-    data, results = trainer.play_generation()
-    assert data and results == {}  # no learner game was played
+    data, results, games = trainer.play_generation()
+    assert data and results == {} and games == 2  # no learner game was played
     assert {value for *_, value in data} <= {-1.0, 0.0, 1.0}  # bot positions: their seat's outcome alone
     assert all(policy.max() == 1.0 for _, _, policy, _ in data)
 
@@ -148,7 +148,7 @@ def test_a_teacher_labels_every_position_with_its_move_values(tmp_path, workers)
     )
     trainer = ExpertIteration(config, tmp_path)
     try:
-        data, _ = trainer.play_generation()
+        data, _, _ = trainer.play_generation()
     finally:
         trainer.teacher.close()
     game = Invers(max_plies=40)
@@ -160,6 +160,33 @@ def test_a_teacher_labels_every_position_with_its_move_values(tmp_path, workers)
         assert np.allclose(policy, expected) and policy[mask == 0].sum() == 0
         assert min(abs(value - (0.5 * best + 0.5 * outcome)) for outcome in (-1.0, 0.0, 1.0)) < 1e-6
     assert not all(policy.max() == 1.0 for _, _, policy, _ in data)  # soft targets, not the bots' one-hot moves
+
+
+def test_max_minutes_ends_a_generation_of_teacher_games_and_its_progress_is_told_as_it_goes(tmp_path, capsys):
+    """A distillation's generation (48 teacher games, labelled by search:depth=4) ran three
+    minutes in silence past a two-minute limit: now it tells its games and labels as they
+    go, and past the limit plays and labels no further game than the first."""
+    path = tiny_config(
+        tmp_path,
+        generations=3,
+        games_per_generation=6,
+        pool=["search:depth=1"],
+        bot_game_weight=1.0,
+        teacher="search:depth=1",
+        workers=1,
+        max_minutes=1e-6,
+    )
+    run = tmp_path / "run"
+    assert expert_iteration.main(["--config", str(path), "--run-dir", str(run), "--no-eval"]) == 0
+    out = capsys.readouterr().out
+    assert "generation 1: games 1/6, " in out and "generation 1: teacher labels " in out
+    assert (
+        out.index("generation 1: games 1/6") < out.index("generation 1: teacher labels") < out.index("generations 1/3")
+    )
+    metadata = json.loads((run / "metadata.json").read_text())
+    (entry,) = metadata["generation_log"]
+    assert entry["games"] == 1 and entry["positions"] > 0 and metadata["games"] == 1
+    assert metadata["sessions"][0]["ended"] == "stopped: time limit (1e-06 minutes)"
 
 
 def test_a_teacher_without_move_values_is_refused(tmp_path):
@@ -180,7 +207,7 @@ def test_learning_with_symmetries_keeps_targets_on_legal_moves(tmp_path):
     )
     trainer = ExpertIteration(config, tmp_path)
     assert len(trainer.symmetries) == 8
-    data, _ = trainer.play_generation()
+    data, _, _ = trainer.play_generation()
     trainer.buffer.extend(data)
     losses = trainer.update(len(data))
     assert np.isfinite(losses["policy_loss"]) and losses["policy_loss"] < 50  # an illegal target would cost 1e9

@@ -4,11 +4,12 @@
 ``docs/reports/`` and each shipped agent's report into a headline of the README; these
 tests hold the committed pages and table to the committed reports (so neither can be
 typed by hand or go stale), and check the rules that pick a headline on small reports
-written here.
+written here (in a git repository of their own: only the reports git tracks are read).
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -28,7 +29,7 @@ from training.reports.pages import (
     pages,
     report_page,
 )
-from training.reports.reading import read_report
+from training.reports.reading import committed_reports, read_report
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -38,12 +39,47 @@ def test_the_committed_pages_and_readme_table_are_what_the_reports_give(monkeypa
     assert results_pages.main(["--check"]) == 0, capsys.readouterr().err
 
 
+#: The README's evaluate.py and ladder.py commands, at a few games each: their reports land
+#: in results/<env>/ beside the committed ones, as a new user's do.
+README_COMMANDS = (
+    ["training/evaluate.py", "--env", "inverted_dice", "--agents", "heuristic", "random", "--games", "2"],
+    ["training/evaluate.py", "--env", "invers", "--agents", "search:depth=1", "random", "--games", "2"],
+    ["training/ladder.py", "--env", "invers", "--agents", "search:depth=2", "ppo", "ppo+search", "--games", "2"],
+)
+
+
+def test_the_readmes_commands_in_a_clean_clone_leave_the_page_checks_green(tmp_path):
+    """A fresh clone, the README's evaluate.py and ladder.py commands run in it, then this
+    file's checks of the committed pages there: the user's reports are not read, and
+    nothing git tracks has changed."""
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
+    env = {**os.environ, "PYTHONPATH": str(clone)}  # the clone's code, not that of an installed copy
+    for command in README_COMMANDS:
+        done = subprocess.run(
+            [sys.executable, *command], cwd=clone, env=env, capture_output=True, text=True, timeout=600
+        )
+        assert done.returncode == 0, done.stderr
+    assert len(list((clone / "results" / "invers").glob("ladder-*/ladder.md"))) == 1  # the user's, beside ours
+    assert len(list((clone / "results" / "inverted_dice").glob("*-*/report.md"))) == 1
+    checks = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_results_pages.py", "-k"]
+        + ["committed_pages or every_report"],
+        cwd=clone,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert checks.returncode == 0 and "2 passed" in checks.stdout, checks.stdout + checks.stderr
+    changed = subprocess.run(["git", "status", "--porcelain"], cwd=clone, capture_output=True, text=True, check=True)
+    assert changed.stdout == ""  # nothing tracked was touched, and the reports are ignored
+
+
 def test_every_report_has_a_page_and_the_readme_a_headline_per_shipped_agent_and_table():
     made, block = pages(ROOT / "results")
     # every report, but the timing files beside them (the machine's figures: git ignores them, no page shows them)
-    reports = [
-        read_report(p, ROOT / "results") for p in sorted((ROOT / "results").rglob("*.md")) if p.name != TIMING_FILE
-    ]
+    reports = [read_report(p, ROOT / "results") for p in committed_reports(ROOT / "results") if p.name != TIMING_FILE]
     assert len(made) == len(reports) + 1  # and the index
     headlines = [h for r in reports if (h := headline(r)) is not None]
     assert block.count("\n| ") == 1 + len({(h.report.env, h.report.players, h.agent) for h in headlines})
@@ -73,6 +109,13 @@ LADDER = (FIXTURES / "ladder.md").read_text()
 NOT_SHIPPED = SOLITAIRE.replace("Run: /somewhere/else/checkpoints/inverted_dice/shipped (--checkpoint); ", "")
 
 
+def tracked(results: Path) -> Path:
+    """``results`` with every file in it tracked by git, as the committed reports are (``git add -f``)."""
+    subprocess.run(["git", "init", "-q", str(results.parent)], check=True)
+    subprocess.run(["git", "-C", str(results.parent), "add", "-f", "--", results.name], check=True)
+    return results
+
+
 def results_tree(tmp_path: Path) -> Path:
     results = tmp_path / "results"
     for name, text in {
@@ -86,7 +129,7 @@ def results_tree(tmp_path: Path) -> Path:
     }.items():
         (results / name).parent.mkdir(parents=True, exist_ok=True)
         (results / name).write_text(text)
-    return results
+    return tracked(results)
 
 
 def test_a_headline_is_the_shipped_agent_against_the_strongest_bot(tmp_path):
@@ -133,10 +176,41 @@ def test_a_headline_gives_the_table_s_measured_level_where_the_report_has_it(tmp
     measured = measured.replace("| -0.3 ± 0.1 |", "| -0.3 ± 0.1 | 0.255 [0.233, 0.278] |")
     (tmp_path / "results" / "roll_five").mkdir(parents=True)
     (tmp_path / "results" / "roll_five" / "report.md").write_text(measured)
-    _, block = pages(tmp_path / "results")
+    _, block = pages(tracked(tmp_path / "results"))
     assert (
         "score 0.200 [0.120, 0.280] in 100 games, search's own score at this table 0.262 [0.240, 0.285] (win" in block
     )
+
+
+def test_a_users_own_reports_beside_the_committed_ones_are_left_out(tmp_path, capsys):
+    """``evaluate.py`` and ``ladder.py`` write a user's reports into the git-ignored ``results/``:
+    neither the pages nor the check reads them, so the check passes and writing changes nothing."""
+    results = results_tree(tmp_path)
+    made, block = pages(results)
+    (results / "invers" / "20261206-024853").mkdir(parents=True)
+    (results / "invers" / "20261206-024853" / "report.md").write_text(LADDER.replace("| 20 | 20 |", "| 9 | 9 |"))
+    assert pages(results) == (made, block)
+    readme = tmp_path / "README.md"
+    readme.write_text(f"{START}\n{END}\n")
+    args = ["--results", str(results), "--docs", str(tmp_path / "docs"), "--readme", str(readme)]
+    assert results_pages.main(args) == 0 and results_pages.main([*args, "--check"]) == 0
+    assert not (tmp_path / "docs" / "invers-20261206-024853.md").exists()
+
+
+def test_reports_outside_a_git_checkout_are_one_line_and_exit_code_2(tmp_path, capsys):
+    (tmp_path / "results").mkdir()
+    (tmp_path / "README.md").write_text(f"{START}\n{END}\n")
+    args = [
+        "--results",
+        str(tmp_path / "results"),
+        "--docs",
+        str(tmp_path / "docs"),
+        "--readme",
+        str(tmp_path / "README.md"),
+    ]
+    code = results_pages.main(args)
+    err = capsys.readouterr().err
+    assert code == 2 and "is not in a git checkout" in err and len(err.splitlines()) == 1
 
 
 def test_pages_show_the_report_without_paths_of_another_machine(tmp_path):
@@ -295,6 +369,7 @@ def test_the_readme_shows_a_reports_table_where_it_holds_its_markers(
     assert f"{folder}/report.md: make it with {made_by}" in capsys.readouterr().err
     (results / folder).mkdir()
     (results / folder / "report.md").write_text(text)
+    tracked(results)
     assert results_pages.main(args) == 0
     written = readme.read_text()
     block = written[written.index(start) : written.index(end)]

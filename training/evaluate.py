@@ -11,7 +11,8 @@ A run is any run folder of the project's pipelines (or its checkpoint file): ``m
 ``tianshou_policy.pt`` (``python -m training.integrations.tianshou_ppo``) as the actor's
 greedy masked action where Tianshou is installed (else refused in one line naming what
 to install). Without ``--checkpoint`` or
-``--agents`` the latest run of the env under ``checkpoints/<env>/`` is scored, and without
+``--agents`` the latest run of the env under ``checkpoints/<env>/`` is scored (never a shipped
+network's folder, ``shipped*/``: the specs ``ppo`` and ``td`` play those), and without
 ``--agents`` a run meets the opponents of its own closing evaluation (its config's
 ``evaluation.opponents``; every bot of the game when it names none).
 
@@ -34,7 +35,8 @@ need two agents or more. See :mod:`training.evaluation.harness` for the method.
 
 The report is printed and written as Markdown and CSV to a new, dated folder
 (``<run>/evaluation-<date>-<time>/``, or ``results/<env>/<date>-<time>/`` without a
-run folder, a bare model file included), so no report is ever replaced; ``--out DIR`` writes to ``DIR`` and
+run folder of the user's: a shipped network's folder and a bare model file included), so
+no report is ever replaced and nothing is written into a shipped folder; ``--out DIR`` writes to ``DIR`` and
 refuses to replace a report there unless ``--overwrite``. The files are written together
 once every game is played: an evaluation that fails leaves none. Progress (games done /
 total, time left) is shown on stderr. ``--record-games DIR`` also writes every game to

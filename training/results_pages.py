@@ -3,13 +3,16 @@
     python training/results_pages.py            # ./results -> ./docs/reports/ and the block of ./README.md
     python training/results_pages.py --check    # exit 1 if a page or the README block is not what the reports give
 
-Every Markdown file under ``results/`` (at any depth: ``report.md`` of
+Every Markdown file git tracks under ``results/`` (at any depth: ``report.md`` of
 ``training/evaluate.py``, ``ladder.md`` of ``training/ladder.py``, or any other table a
 command writes there) but a ``timing.md`` (the machine's, changing every run) becomes one
 page of ``docs/reports/``, named after its folder (``results/roll_five/two_players/report.md``
 -> ``docs/reports/roll_five-two_players.md``), and ``docs/reports/index.md`` lists them.
 ``make results`` runs this last, so the pages are the reports it has just written, never
-a copy typed by hand.
+a copy typed by hand. ``results/`` is git-ignored: the reports of a user's own
+``evaluate.py`` and ``ladder.py`` runs land there untracked and are never read, so neither
+the check nor this command mixes them into the pages or the README. A new committed
+report is added with ``git add -f``.
 
 A report whose subject is a **shipped** agent (a report of a ``checkpoints/<env>/shipped*``
 run, or a ladder's ``ppo``, ``ppo+search`` or ``td`` without ``path=``) also gives one
@@ -38,7 +41,9 @@ from training.reports.reading import ReportError
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--results", type=Path, default=Path("results"), help="the reports (default ./results)")
+    parser.add_argument(
+        "--results", type=Path, default=Path("results"), help="the reports, those git tracks (default ./results)"
+    )
     parser.add_argument(
         "--docs", type=Path, default=Path("docs/reports"), help="where the pages go (default ./docs/reports)"
     )
@@ -61,7 +66,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         stale = stale_files(made, args.docs, args.readme, readme)
         if stale:
-            print(f"out of date (run python training/results_pages.py): {', '.join(stale)}", file=sys.stderr)
+            print(
+                f"not what the committed reports under {args.results} give (python training/results_pages.py "
+                f"remakes them from those reports): {', '.join(stale)}",
+                file=sys.stderr,
+            )
         return 1 if stale else 0
     write_pages(made, args.docs)
     args.readme.write_text(readme)

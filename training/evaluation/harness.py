@@ -110,6 +110,7 @@ def played_in_batches(
     random_opening_plies: int = 0,
     batch: int = 0,
     states: bool = True,
+    progress: Callable[[], None] | None = None,
 ) -> Iterator[tuple[int, Hashable, tuple[GameState | GameEnd, tuple]]]:
     """Game ``i`` (seeded ``seeds[i]``) of every table ``(key, seats_of)``, its seats
     ``seats_of(i)`` (the same agents in every game, seats rotated as the caller likes):
@@ -124,18 +125,35 @@ def played_in_batches(
     shipped agent), and every game is seeded by its seed alone. With ``states=False`` a game
     played in batch ends as a :class:`~agents.match.GameEnd` (its scores and returns, not
     replayed on the rules core), for callers that need no more.
+
+    ``progress()``, if given, is called once per game as it ends: in batch, while the batch
+    is being played, not when its games are yielded (a batch of 1000 games would otherwise
+    report them all at once, at its end).
     """
+    told = (lambda: None) if progress is None else progress
     if batch <= 0:
         for i, seed in enumerate(seeds):
             for key, seats_of in tables:
-                yield i, key, play_game(game, seats_of(i), seed, random_opening_plies)
+                played = play_game(game, seats_of(i), seed, random_opening_plies)
+                told()
+                yield i, key, played
         return
     one_at_a_time = set(tables_one_at_a_time(tables))
+
+    def ended(count: int) -> None:
+        for _ in range(count):
+            told()
+
     for start in range(0, len(seeds), batch):
         numbers = range(start, min(start + batch, len(seeds)))
         played = {
             key: play_games_in_batch(
-                game, [seats_of(i) for i in numbers], [seeds[i] for i in numbers], random_opening_plies, states
+                game,
+                [seats_of(i) for i in numbers],
+                [seeds[i] for i in numbers],
+                random_opening_plies,
+                states,
+                ended,
             )
             for key, seats_of in tables
             if key not in one_at_a_time
@@ -143,7 +161,9 @@ def played_in_batches(
         for i in numbers:
             for key, seats_of in tables:
                 if key in one_at_a_time:
-                    yield i, key, play_game(game, seats_of(i), seeds[i], random_opening_plies)
+                    alone = play_game(game, seats_of(i), seeds[i], random_opening_plies)
+                    told()
+                    yield i, key, alone
                 else:
                     yield i, key, played[key][i - start]
 
@@ -163,14 +183,12 @@ def evaluate_solitaire(
     scores: dict[str, list[float]] = {label: [] for label in agents}
     stats: dict[str, dict[str, list]] = {label: {} for label in agents}
     tables = [(label, lambda _, agent=agent: [agent]) for label, agent in agents.items()]
-    for i, label, (state, history) in played_in_batches(game, tables, list(seeds), 0, batch):
+    for i, label, (state, history) in played_in_batches(game, tables, list(seeds), 0, batch, progress=progress):
         if on_game is not None:
             on_game([label], seeds[i], history, state)
         scores[label].append(state.scores()[0])
         for key, value in state.stats(0).items():
             stats[label].setdefault(key, []).append(value)
-        if progress is not None:
-            progress()
     return [
         SolitaireResult(label, np.array(scores[label]), {k: np.array(v) for k, v in stats[label].items()})
         for label in agents
@@ -250,7 +268,9 @@ def evaluate_pairings(
         for k, (candidate, opponent) in enumerate(pairings)
     ]
     seeds = [base_seed + g for g in range(games)]
-    played = played_in_batches(game, tables, seeds, random_opening_plies, batch, states=on_game is not None)
+    played = played_in_batches(
+        game, tables, seeds, random_opening_plies, batch, states=on_game is not None, progress=progress
+    )
     for g, k, (state, history) in played:
         candidate, opponent = pairings[k]
         seat = g % game.num_players
@@ -261,8 +281,6 @@ def evaluate_pairings(
         outcomes[k].append(state.returns()[seat])
         seats[k].append(seat)
         histories[k].add(history)
-        if progress is not None:
-            progress()
     return [
         PairingResult(candidate[0], opponent[0], np.array(outcomes[k]), np.array(seats[k]), len(histories[k]))
         for k, (candidate, opponent) in enumerate(pairings)

@@ -29,7 +29,7 @@ from tqdm import tqdm
 from agents.base import Agent, acts_in_batch
 from agents.registry import NETWORK_AGENTS, TURN_VALUE_AGENTS, parse_spec
 from agents.run_folder import CONFIG_FILE, EVALUATION_DIR, folder_of, read_config, run_loaders
-from agents.shipped import shipped_network
+from agents.shipped import is_shipped, shipped_network
 from envs.core import Game
 from training.evaluation.harness import (
     DEFAULT_BATCH,
@@ -56,9 +56,13 @@ def latest_run(env: str) -> Path | None:
     A run counts by its checkpoint file (:func:`agents.run_folder.run_loaders`): ``model.zip``
     (PPO, expert iteration), ``value.pt`` (turn-value TD, for the games with a ``td``
     agent) and ``rllib_checkpoint.zip`` (RLlib, only where Ray is installed to play it).
+    A shipped network's folder (:func:`agents.shipped.is_shipped`) is never a run: in a
+    fresh clone every file is as new as the others, and the shipped agents are played by
+    their specs (``ppo``, ``td``).
     """
     names = [loader.checkpoint for loader in run_loaders() if loader.plays(env)]
     runs = [path for name in names for path in (checkpoint_root() / env).glob(f"*/{name}")]
+    runs = [path for path in runs if not is_shipped(path.parent)]
     return max(runs, key=lambda p: p.stat().st_mtime).parent if runs else None
 
 
@@ -579,7 +583,8 @@ def evaluate_run(run_dir: Path, games: int | None = None, seed: int = 10_000, ca
 def output_dir(out: str | None, overwrite: bool, checkpoint: Path | None, env: str) -> Path:
     """Where the report goes: ``--out`` (never over a report unless ``--overwrite``), else a new
     dated folder: in the run folder of ``checkpoint`` when it is one (it holds the run's
-    config), else under ``results/<env>/`` (a bare model file's folder is not the project's to write in)."""
+    config) and not a shipped network's, else under ``results/<env>/`` (neither a shipped
+    folder nor a bare model file's folder is the user's to write in)."""
     if out is not None:
         out_dir = Path(out)
         if out_dir.is_dir() and any(out_dir.iterdir()) and not overwrite:
@@ -588,6 +593,6 @@ def output_dir(out: str | None, overwrite: bool, checkpoint: Path | None, env: s
             )
         return out_dir
     folder = None if checkpoint is None else folder_of(checkpoint)
-    if folder is not None and (folder / CONFIG_FILE).is_file():
+    if folder is not None and (folder / CONFIG_FILE).is_file() and not is_shipped(folder):
         return new_report_dir(folder, f"{EVALUATION_DIR}-")
     return new_report_dir(results_root() / env)

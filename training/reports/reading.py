@@ -1,5 +1,10 @@
-"""The committed reports read back: every Markdown file under ``results/`` as a :class:`Report`
-with its env, its table size and its tables, parsed from the text the commands wrote.
+"""The committed reports read back: every Markdown file git tracks under ``results/`` as a
+:class:`Report` with its env, its table size and its tables, parsed from the text the commands wrote.
+
+Only the tracked files are read (:func:`committed_reports`): ``results/`` is git-ignored, so
+the reports a user's own ``evaluate.py`` or ``ladder.py`` writes there (a new dated folder
+each time) never reach the docs' pages or the README; a new committed report is added
+with ``git add -f``.
 
 Paths are shown from the ``checkpoints/`` folder on: a report made in another checkout
 names its run by an absolute path, which means nothing to a reader.
@@ -8,6 +13,7 @@ names its run by an absolute path, which means nothing to a reader.
 from __future__ import annotations
 
 import re
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -98,8 +104,26 @@ def numbers(cell: str) -> list[float]:
     return [float(n.replace("−", "-")) for n in NUMBER.findall(cell)]
 
 
-def find_reports(results: Path) -> list[Report]:
+def committed_reports(results: Path) -> list[Path]:
+    """The Markdown files under ``results`` that git tracks and the working tree holds, sorted:
+    the committed reports, as the commands that made them last wrote them."""
     if not results.is_dir():
         raise ReportError(f"no results folder {results}")
+    try:
+        listed = subprocess.run(
+            ["git", "-C", str(results), "ls-files", "-z", "--", "."], capture_output=True, text=True, check=True
+        ).stdout
+    except FileNotFoundError:
+        raise ReportError("git is not installed: the pages are made from the reports git tracks") from None
+    except subprocess.CalledProcessError:
+        raise ReportError(
+            f"{results} is not in a git checkout: the pages are made from the reports git tracks"
+        ) from None
+    paths = (results / name for name in listed.split("\0") if name.endswith(".md"))
+    return sorted(path for path in paths if path.is_file())
+
+
+def find_reports(results: Path) -> list[Report]:
+    """The committed reports under ``results`` (:func:`committed_reports`), read."""
     # a report's timing file is the machine's and changes every run: no page (training.evaluation.machine)
-    return [read_report(path, results) for path in sorted(results.rglob("*.md")) if path.name != TIMING_FILE]
+    return [read_report(path, results) for path in committed_reports(results) if path.name != TIMING_FILE]

@@ -42,6 +42,11 @@ A run may be resumed with changed settings in its ``config.yaml``. The framework
 ``training_state.pkl`` holds the generator, the optimizer, the replay buffer, the
 snapshots and the fixed bots' generators, so a resumed run plays and learns exactly as
 a run that never stopped.
+
+A generation of a teacher's games takes minutes: it prints a line about every tenth of
+its games and of its labels, and ``max_minutes`` is honoured inside it: once the time is
+up it plays no further game and labels no further one, and learns from the games it has
+labelled (at least one); its log entry counts them.
 """
 
 from __future__ import annotations
@@ -61,7 +66,8 @@ from agents.registry import make_agent
 from agents.run_folder import MODEL_FILE
 from agents.trained import PolicyAgent, load_model
 from training.framework.checkpoint import Checkpoint
-from training.framework.run import Override, Pipeline
+from training.framework.progress import Progress
+from training.framework.run import Override, Pipeline, Session
 from training.pipelines.expert_iteration.config import ExpertIterationConfig
 from training.pipelines.expert_iteration.play import Learner, learner_targets, play_training_game
 from training.pipelines.network import build_policy, save_policy
@@ -107,6 +113,7 @@ class ExpertIteration(Pipeline):
             if config.teacher is None
             else TeacherLabels(config.env, config.env_kwargs, config.teacher, config.seed, config.workers)
         )
+        self.session: Session | None = None  #: the session training runs in: its progress lines and clock
         earlier = checkpoint.metadata if checkpoint is not None else {}
         self.log: list[dict] = list(earlier.get("generation_log", []))
         self.positions = int(earlier.get("positions", 0))
@@ -129,45 +136,76 @@ class ExpertIteration(Pipeline):
             return self.snapshots[self.rng.integers(len(self.snapshots))]
         return self.bot()
 
-    def play_generation(self) -> tuple[list[tuple], dict[str, list[float]]]:
+    def train(self, session: Session) -> str | None:
+        self.session = session
+        return super().train(session)
+
+    def out_of_time(self) -> bool:
+        """Whether this session has run past ``max_minutes`` (never outside a session)."""
+        limit = self.config.max_minutes
+        return self.session is not None and limit is not None and self.session.wall_s > limit * 60
+
+    def progress(self, what: str, total: int) -> Progress:
+        """A line about every tenth of ``total`` steps of ``what`` in this generation (silent outside a session)."""
+        say = None if self.session is None else self.session.say
+        return Progress(f"generation {self.done + 1}: {what}", total, say)
+
+    def play_generation(self) -> tuple[list[tuple], dict[str, list[float]], int]:
+        """The generation's games (until ``max_minutes``), their targets; the results against
+        each opponent, and the games kept."""
         games, results = [], {}
         config = self.config
+        played = self.progress("games", config.games_per_generation)
         for g in range(config.games_per_generation):
-            if self.rng.random() < config.bot_game_weight:  # a teacher game: two bots, both seats kept
-                games.append(
-                    play_training_game(
-                        self.game,
-                        [self.bot()[1], self.bot()[1]],
-                        self.rng,
-                        config.random_opening_plies,
-                        {0, 1},
-                        config.random_move_rate,
-                    )
-                )
-                continue
-            name, opponent = self.opponent()
-            seat = g % 2
-            seats: list = [opponent, opponent]
-            seats[seat] = self.learner
-            recorded = (
-                {0, 1}
-                if opponent is self.learner or (self.config.imitate_pool and name in self.config.pool)
-                else {seat}
-            )
-            final, records = play_training_game(
-                self.game, seats, self.rng, config.random_opening_plies, recorded, config.random_move_rate
-            )
-            if opponent is not self.learner:
-                results.setdefault(name, []).append(float(final.returns()[seat]))
-            games.append((final, records))
+            if games and self.out_of_time():
+                break
+            games.append(self.play_one(g, results))
+            played.advance()
         if self.teacher is not None:
-            records = [record for _, game_records in games for record in game_records]
-            for record, values in zip(records, self.teacher.label([r.observation for r in records])):
-                record.policy, record.search_value = teacher_targets(
-                    values, self.game.num_actions, config.policy_temperature
-                )
+            games = self.label(games)
         data = [target for final, records in games for target in learner_targets(records, final, config.value_mix)]
-        return data, results
+        return data, results, len(games)
+
+    def play_one(self, g: int, results: dict[str, list[float]]) -> tuple:
+        """Game ``g`` of a generation: (final state, records); the learner's result goes to ``results``."""
+        config = self.config
+        if self.rng.random() < config.bot_game_weight:  # a teacher game: two bots, both seats kept
+            return play_training_game(
+                self.game,
+                [self.bot()[1], self.bot()[1]],
+                self.rng,
+                config.random_opening_plies,
+                {0, 1},
+                config.random_move_rate,
+            )
+        name, opponent = self.opponent()
+        seat = g % 2
+        seats: list = [opponent, opponent]
+        seats[seat] = self.learner
+        recorded = (
+            {0, 1} if opponent is self.learner or (self.config.imitate_pool and name in self.config.pool) else {seat}
+        )
+        final, records = play_training_game(
+            self.game, seats, self.rng, config.random_opening_plies, recorded, config.random_move_rate
+        )
+        if opponent is not self.learner:
+            results.setdefault(name, []).append(float(final.returns()[seat]))
+        return final, records
+
+    def label(self, games: list[tuple]) -> list[tuple]:
+        """The teacher's targets on every position of ``games``, game by game: the games labelled
+        before the time limit (at least one)."""
+        labels = self.progress("teacher labels", sum(len(records) for _, records in games))
+        labelled = []
+        for final, records in games:
+            if labelled and self.out_of_time():
+                break
+            for record, values in zip(records, self.teacher.label([r.observation for r in records], labels)):
+                record.policy, record.search_value = teacher_targets(
+                    values, self.game.num_actions, self.config.policy_temperature
+                )
+            labelled.append((final, records))
+        return labelled
 
     def update(self, new_positions: int) -> dict[str, float]:
         steps = max(1, int(new_positions * self.config.sample_reuse / self.config.batch_size))
@@ -210,7 +248,7 @@ class ExpertIteration(Pipeline):
         """One generation: its games, the buffer, the updates, a snapshot; its log entry."""
         t0 = time.perf_counter()
         cpu_started = time.process_time()
-        data, results = self.play_generation()
+        data, results, games = self.play_generation()
         t1 = time.perf_counter()
         self.buffer.extend(data)
         losses = self.update(len(data))
@@ -218,6 +256,7 @@ class ExpertIteration(Pipeline):
         self.add_snapshot(self.done)
         entry = {
             "generation": self.done,
+            "games": games,
             "positions": len(data),
             "play_s": round(t1 - t0, 1),
             "learn_s": round(t2 - t1, 1),
@@ -272,7 +311,8 @@ class ExpertIteration(Pipeline):
         return {
             "generation_log": self.log,
             "positions": self.positions,
-            "games": self.config.games_per_generation * len(self.log),
+            # a generation cut short by max_minutes logs its games; older logs played every one
+            "games": sum(entry.get("games", self.config.games_per_generation) for entry in self.log),
             "cpu_time_s": round(self.cpu_s, 1),  # this process only, not the teacher's workers; wall / cpu: the load
         }
 
