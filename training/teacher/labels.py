@@ -80,6 +80,8 @@ class TeacherLabels:
                 f"teacher {spec!r} cannot label positions: it has no move_values(state) "
                 "(a search bot such as 'search:depth=4' has)"
             )
+        #: positions a call of :meth:`label` needs to give every process work: a few chunks each
+        self.batch_positions = 4 * self.chunk * max(1, workers)
         self.pool = None
         if workers > 1:
             context = multiprocessing.get_context("spawn")  # no forked copy of torch's threads

@@ -193,18 +193,23 @@ class ExpertIteration(Pipeline):
         return final, records
 
     def label(self, games: list[tuple]) -> list[tuple]:
-        """The teacher's targets on every position of ``games``, game by game: the games labelled
-        before the time limit (at least one)."""
+        """The teacher's targets on every position of ``games``, a few games at a time (enough
+        positions to keep every labelling process busy): the games labelled before the time
+        limit (at least one call's)."""
         labels = self.progress("teacher labels", sum(len(records) for _, records in games))
-        labelled = []
-        for final, records in games:
-            if labelled and self.out_of_time():
-                break
+        labelled, start = [], 0
+        while start < len(games) and not (labelled and self.out_of_time()):
+            end, positions = start, 0
+            while end < len(games) and positions < self.teacher.batch_positions:
+                positions += len(games[end][1])
+                end += 1
+            records = [record for _, game_records in games[start:end] for record in game_records]
             for record, values in zip(records, self.teacher.label([r.observation for r in records], labels)):
                 record.policy, record.search_value = teacher_targets(
                     values, self.game.num_actions, self.config.policy_temperature
                 )
-            labelled.append((final, records))
+            labelled += games[start:end]
+            start = end
         return labelled
 
     def update(self, new_positions: int) -> dict[str, float]:
