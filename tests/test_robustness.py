@@ -191,18 +191,18 @@ def test_a_signal_as_the_preparation_ends_saves_before_any_step(tmp_path, capsys
 
 
 def test_a_shorter_run_than_the_config_shortens_its_warm_start(tmp_path, capsys):
-    planned = load_config(PPOConfig, "configs/invers.yaml")
-    short = load_config(PPOConfig, "configs/invers.yaml", {"total_timesteps": 20_000})
+    planned = load_config(PPOConfig, "configs/invers_ppo.yaml")
+    short = load_config(PPOConfig, "configs/invers_ppo.yaml", {"total_timesteps": 20_000})
     note = PPO.fit_to_budget(short, planned.total_timesteps, {"total_timesteps"})
     assert short.warm_start.episodes == 36  # ceil(900 x 20,000 / 500,000)
     assert note == (
         "Warm start: 36 teacher episodes, the config's 900 scaled to 20,000 of its 500,000 steps "
         "(--warm-start-episodes N sets them)"
     )
-    chosen = load_config(PPOConfig, "configs/invers.yaml", {"total_timesteps": 20_000, "warm_start.episodes": 5})
+    chosen = load_config(PPOConfig, "configs/invers_ppo.yaml", {"total_timesteps": 20_000, "warm_start.episodes": 5})
     assert PPO.fit_to_budget(chosen, planned.total_timesteps, {"total_timesteps", "warm_start.episodes"}) is None
     assert chosen.warm_start.episodes == 5
-    longer = load_config(PPOConfig, "configs/invers.yaml", {"total_timesteps": 2_000_000})
+    longer = load_config(PPOConfig, "configs/invers_ppo.yaml", {"total_timesteps": 2_000_000})
     assert (
         PPO.fit_to_budget(longer, planned.total_timesteps, {"total_timesteps"}) is None
         and longer.warm_start.episodes == 900
@@ -274,7 +274,7 @@ def test_a_run_without_a_checkpoint_cannot_be_resumed(tmp_path, capsys):
 
 
 def test_self_play_pool_snapshots_survive_a_resume(tmp_path):
-    config = yaml.safe_load(open("configs/invers.yaml"))
+    config = yaml.safe_load(open("configs/invers_ppo.yaml"))
     config.update(
         {
             "n_envs": 2,

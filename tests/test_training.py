@@ -243,7 +243,7 @@ def test_random_openings_make_deterministic_games_differ():
 
 
 def test_self_play_trains_against_a_pool_that_gains_snapshots(tmp_path):
-    config = yaml.safe_load(open("configs/invers.yaml"))
+    config = yaml.safe_load(open("configs/invers_ppo.yaml"))
     config.update({"n_envs": 2, "ppo": {**config["ppo"], "n_steps": 64, "batch_size": 64, "n_epochs": 1}})
     config["self_play"].update({"pool": ["random"], "snapshot_every": 128, "max_snapshots": 2})
     config["warm_start"].update(

@@ -20,6 +20,7 @@ from envs.games import six_hundred as sh_rules
 from training import evaluate, train, train_td
 from training.framework import command
 from training.framework.command import default_config
+from training.pipelines.expert_iteration.learner import ExpertIteration
 from training.pipelines.ppo.learner import PPO
 from training.pipelines.td.learner import TurnValueTD, lambda_targets
 
@@ -194,7 +195,10 @@ def test_train_py_runs_the_pipeline_a_config_names(tmp_path, capsys):
     assert yaml.safe_load(open("configs/six_hundred.yaml"))["pipeline"] == "td"
     assert default_config(TurnValueTD, "six_hundred").name == "six_hundred.yaml"
     assert command.pipeline_for(["--env", "six_hundred"], PPO) is TurnValueTD
-    assert command.pipeline_for(["--env", "invers"], PPO) is PPO
+    assert command.pipeline_for(["--env", "invers"], PPO) is ExpertIteration  # Invers' main config: expert iteration
+    assert default_config(ExpertIteration, "invers").name == "invers.yaml"
+    assert default_config(PPO, "invers").name == "invers_ppo.yaml"  # its PPO recipe beside it
+    assert command.pipeline_for(["--env", "inverted_dice"], PPO) is PPO
     run = tmp_path / "run"
     config = _tiny_config(tmp_path, "six_hundred")
     assert train.main(["--config", str(config), "--run-dir", str(run), "--no-eval", "--no-progress"]) == 0

@@ -175,22 +175,23 @@ def resolve(pipeline: type[Pipeline], args: argparse.Namespace):
 
 
 def default_config(pipeline: type[Pipeline], env: str) -> Path:
-    """The pipeline's default config of ``env`` (``configs/<env>.yaml`` for PPO,
-    ``configs/<env>_td.yaml`` for TD, ...); where ``configs/<env>.yaml`` names another
-    pipeline, ``configs/<env>_<pipeline>.yaml`` (Six Hundred's PPO recipe beside its main
-    config, the TD recipe), and ``configs/<env>.yaml`` where that names this pipeline; a
-    ConfigError saying why not."""
+    """The pipeline's default config of ``env``: ``configs/<env>.yaml`` where that names this
+    pipeline (the env's main config, what ``training/train.py --env`` runs: Six Hundred's TD
+    recipe, Invers' expert iteration); else the pipeline's own (``configs/<env>.yaml`` for
+    PPO, ``configs/<env>_td.yaml`` for TD, ...); where ``configs/<env>.yaml`` names another
+    pipeline, ``configs/<env>_<pipeline>.yaml`` (Six Hundred's and Invers' PPO recipes
+    beside their main configs); a ConfigError saying why not."""
     if env not in ENVS:
         raise ConfigError(f"unknown env {env!r}; known envs: {', '.join(sorted(ENVS))}")
+    main_config = config_path(env)
+    if main_config.is_file() and declared_pipeline(main_config) == pipeline.name:
+        return main_config
     path = config_path(pipeline.default_config.format(env=env))
     if path.is_file() and declared_pipeline(path) in (None, pipeline.name):
         return path
     own = config_path(f"{env}_{pipeline.name}")  # the env's recipe for this pipeline beside a main config of another
     if own.is_file():
         return own
-    main_config = config_path(env)
-    if main_config.is_file() and declared_pipeline(main_config) == pipeline.name:
-        return main_config
     raise ConfigError(f"{env} has no default {pipeline.name} config ({path} does not exist); give one with --config")
 
 
