@@ -58,12 +58,11 @@ def parse_args(
         "--run-dir", help=f"where to write the run (default: checkpoints/<env>/<time>-{pipeline.name}-seed<seed>)"
     )
     for option in pipeline.overrides:
-        parser.add_argument(
-            f"--{option.flag}",
-            type=option.type,
-            dest=option.key,
-            help=f"{option.help} (overrides the config's {option.key})",
-        )
+        text = f"{option.help} (overrides the config's {option.key})"
+        if option.type is bool:  # a switch: given, it sets the key true; absent, the config's value stands
+            parser.add_argument(f"--{option.flag}", action="store_true", default=None, dest=option.key, help=text)
+        else:
+            parser.add_argument(f"--{option.flag}", type=option.type, dest=option.key, help=text)
     parser.add_argument(
         "--eval-games",
         type=int,

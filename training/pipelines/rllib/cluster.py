@@ -4,7 +4,9 @@
 ``RAY_ADDRESS`` names (Ray's own variable, honoured as Ray documents it), else starts a
 new local Ray of its own with as many CPUs as the run reserves. That last one is asked
 for explicitly (``address="local"``): a bare ``ray.init`` would join whatever cluster
-last started on the machine and then refuse the CPU count.
+last started on the machine and then refuse the CPU count. A local run that reserves
+more CPUs than the machine has is refused as a cluster too small for it is
+(:func:`check_local_cpus`), unless its config says ``oversubscribe`` (``--oversubscribe``).
 
 A cluster is checked before ``ray.init`` joins it (:func:`check_reachable`), because
 ``ray.init`` retries an address where nothing answers for minutes and reports a cluster
@@ -78,8 +80,22 @@ def start_ray(config: RLlibConfig) -> str:
         source = "--address or the config's address" if config.address else "RAY_ADDRESS"
         ray.init(address=check_reachable(address, source))  # the cluster checked, not "auto" resolved anew
         return ray.get_runtime_context().gcs_address
+    check_local_cpus(config)
     ray.init(address="local", num_cpus=math.ceil(reserved(config)["CPU"][0]) + DRIVER_CPUS, include_dashboard=False)
     return "local"
+
+
+def check_local_cpus(config: RLlibConfig) -> None:
+    """A ConfigError where a local run reserves more CPUs than this process may use (its affinity),
+    unless the config asks to ``oversubscribe``: Ray would be told of CPUs that are not there, and
+    the env runners would share the cores at a fraction of their speed."""
+    needed, reason = reserved(config)["CPU"]
+    has = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    if needed > has and not config.oversubscribe:
+        raise ConfigError(
+            f"the run reserves {needed:g} CPUs ({reason}), but this machine has {has}; lower workers or the "
+            f"CPUs per worker or learner, join a cluster (--address), or pass --oversubscribe to share {has} CPUs"
+        )
 
 
 def check_reachable(address: str, source: str) -> str:
