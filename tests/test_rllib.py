@@ -214,7 +214,8 @@ def test_rollout_steps_rllib_cannot_learn_from_are_refused_before_ray_starts(tmp
     run = tmp_path / "run"
     assert train_rllib.main(["--env", "invers", "--rollout-steps", "1", "--run-dir", str(run)]) == 2
     assert capsys.readouterr().err == (
-        f"error: {default_config(RLlib, 'invers')}: rollout_steps (1) must be at least 4: 2 seats x 2 envs "
+        f"error: --rollout-steps 1 (over {default_config(RLlib, 'invers')}): rollout_steps (1) must be at least 4: "
+        "2 seats x 2 envs "
         "sampling (2 env runners x 1 envs_per_worker), so that every env ends each iteration with a move to "
         "learn from\n"
     )

@@ -121,3 +121,26 @@ def test_a_local_run_reserving_more_cpus_than_the_machine_has_is_refused_unless_
     fits = resolve(RLlib, parse_args(RLlib, ["--env", "invers", "--workers", str(machine_cpus())], None, "x", ""))[0]
     assert not fits.oversubscribe
     check_local_cpus(fits)
+
+
+def resolve_argv(argv: list[str]):
+    return resolve(RLlib, parse_args(RLlib, argv, prog=None, script="training/train_rllib.py", description=""))
+
+
+def test_a_bad_value_from_the_command_line_is_blamed_on_the_option_and_says_which_to_change(tmp_path):
+    """It named configs/invers_rllib.yaml as the source of --rollout-steps 256's value, and no option set the fix."""
+    run = ["--run-dir", str(tmp_path / "run")]
+    with pytest.raises(ConfigError) as refused:
+        resolve_argv(["--env", "invers", "--rollout-steps", "256", *run])
+    assert str(refused.value) == (
+        f"--rollout-steps 256 (over {default_config(RLlib, 'invers')}): ppo.batch_size (512) must be at most a "
+        "learner's share of rollout_steps (256): PPO's minibatches are cut from it; lower ppo.batch_size "
+        "(--minibatch-size) or raise rollout_steps (--rollout-steps)"
+    )
+    config, _, _ = resolve_argv(["--env", "invers", "--rollout-steps", "256", "--minibatch-size", "128", *run])
+    assert (config.rollout_steps, config.minibatch_size) == (256, 128)
+
+    broken = tmp_path / "broken.yaml"  # the file's own fault stays the file's, whatever the options
+    broken.write_text("env: invers\nworkers: -1\n")
+    with pytest.raises(ConfigError, match=re.escape(f"{broken}: workers must be an integer >= 0, got -1")):
+        resolve_argv(["--config", str(broken), "--rollout-steps", "256", *run])

@@ -118,5 +118,6 @@ class RLlibConfig(RunConfig):
         if self.minibatch_size > self.steps_per_learner:
             raise ConfigError(
                 f"ppo.batch_size ({self.minibatch_size}) must be at most a learner's share of rollout_steps "
-                f"({self.steps_per_learner}): PPO's minibatches are cut from it"
+                f"({self.steps_per_learner}): PPO's minibatches are cut from it; lower ppo.batch_size "
+                "(--minibatch-size) or raise rollout_steps (--rollout-steps)"
             )

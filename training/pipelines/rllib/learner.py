@@ -124,6 +124,7 @@ class RLlib(Pipeline):
         ),
         Override("address", "address", str, "Ray cluster to join, e.g. 'auto'", positive=False),
         Override("rollout-steps", "rollout_steps", int, "env steps per iteration"),
+        Override("minibatch-size", "ppo.batch_size", int, "PPO's minibatch, at most a learner's share of them"),
     )
 
     @classmethod
