@@ -26,6 +26,8 @@ from open_spiel.python.algorithms import cfr, exploitability
 
 import envs.integrations.openspiel  # noqa: F401 (registers the games)
 from envs.integrations.openspiel import PREFIX
+from training.framework.console import fail
+from training.framework.schema import ConfigError
 
 #: Each game's smallest two-player table: the fewest rolls, plies or turns its options allow.
 SMALLEST = [
@@ -100,6 +102,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--solvers", nargs="+", choices=list(SOLVERS), default=list(SOLVERS), help="default: both")
     parser.add_argument("--no-sizes", action="store_true", help="skip the tree sizes")
     args = parser.parse_args(argv)
+    for option in ("cap", "plies", "iterations"):
+        if getattr(args, option) < 1:
+            return fail(ConfigError(f"--{option} must be positive, got {getattr(args, option)}"))
     if not args.no_sizes:
         print(f"## Two-player game trees (walked up to {args.cap:,} histories)\n")
         print("| game | parameters | histories | decision nodes | widest decision | widest chance | walk |")

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -287,3 +290,11 @@ def test_exploitability_and_cfr_run_on_the_smallest_invers_and_cfr_s_exploitabil
         solver.evaluate_and_update_policy()
         curve.append(exploitability.exploitability(game, solver.average_policy()))
     assert all(later < earlier for earlier, later in zip(curve, curve[1:])), curve
+
+
+def test_the_exact_methods_benchmark_refuses_a_bad_option_in_one_line():
+    command = [sys.executable, "benchmarks/openspiel_exact.py", "--iterations", "0"]
+    result = subprocess.run(
+        command, cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True, timeout=120
+    )
+    assert (result.returncode, result.stderr) == (2, "error: --iterations must be positive, got 0\n")
