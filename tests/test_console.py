@@ -128,7 +128,7 @@ def test_a_training_commands_help_says_what_the_closing_evaluation_costs(name, c
             run()
         epilog = " ".join(capsys.readouterr().out.partition("What a run costs in all")[2].split())
         assert "closing evaluation" in epilog and "games for every pairing" in epilog, name
-        assert "the opponents' own pairings included" in epilog
+        assert "against each of the config's evaluation.opponents" in epilog and "k opponents: k pairings" in epilog
         assert "--eval-games N plays N games per pairing instead and --no-eval skips it" in epilog
         assert epilog.endswith(f"{evaluate_command} --checkpoint RUN_DIR")
 

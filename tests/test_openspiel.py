@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -249,3 +252,49 @@ def test_openspiel_agents_in_evaluate_the_ladder_and_the_benchmark(tmp_path):
     assert benchmark.main(argv) == 0
     results = json.loads((out / "benchmark.json").read_text())
     assert results["aggregates"]["tasks"] == ["roll_five"]  # played, not refused
+
+
+TWO_PLAYER = [name for name in ENVS if make_game(name).min_players <= 2 <= make_game(name).max_players]
+
+
+@pytest.mark.parametrize("name", TWO_PLAYER)
+@pytest.mark.parametrize("mode", ["win", "margin"])
+def test_a_two_player_table_of_wins_or_margins_is_zero_sum(name, mode):
+    """It was general-sum, which OpenSpiel's exploitability refuses; random_sim_test checks that every
+    outcome's returns add up to the declared utility_sum."""
+    game = load(name, players=2, reward_mode=mode)
+    assert game.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM and game.utility_sum() == 0.0
+    assert game.min_utility() == -game.max_utility()
+    pyspiel.random_sim_test(game, num_sims=3, serialize=False, verbose=False)
+
+
+def test_scores_and_three_player_tables_stay_general_sum():
+    for game in (load("keldice", reward_mode="score"), load("lost_dice", players=3), load("roll_five", players=3)):
+        assert game.get_type().utility == pyspiel.GameType.Utility.GENERAL_SUM and game.utility_sum() is None
+    assert load("roll_five", turn_based=True).get_type().dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
+    assert load("roll_five", turn_based=True).get_type().utility == pyspiel.GameType.Utility.ZERO_SUM
+
+
+def test_exploitability_and_cfr_run_on_the_smallest_invers_and_cfr_s_exploitability_falls():
+    """Invers cut to two plies, paid the lead in flipped tiles: a tree small enough to enumerate."""
+    from open_spiel.python import policy  # noqa: PLC0415 (OpenSpiel's Python algorithms: this test only)
+    from open_spiel.python.algorithms import cfr, exploitability  # noqa: PLC0415 (as above)
+
+    game = load("invers", max_plies=2, reward_mode="margin")
+    uniform = policy.UniformRandomPolicy(game)
+    assert exploitability.nash_conv(game, uniform) == pytest.approx(2 * exploitability.exploitability(game, uniform))
+    assert exploitability.exploitability(game, uniform) > 0  # not a tree of draws
+    solver = cfr.CFRPlusSolver(game)
+    curve = []
+    for _ in range(4):
+        solver.evaluate_and_update_policy()
+        curve.append(exploitability.exploitability(game, solver.average_policy()))
+    assert all(later < earlier for earlier, later in zip(curve, curve[1:])), curve
+
+
+def test_the_exact_methods_benchmark_refuses_a_bad_option_in_one_line():
+    command = [sys.executable, "benchmarks/openspiel_exact.py", "--iterations", "0"]
+    result = subprocess.run(
+        command, cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True, timeout=120
+    )
+    assert (result.returncode, result.stderr) == (2, "error: --iterations must be positive, got 0\n")

@@ -8,6 +8,7 @@ where each env runner of the two-node run ran.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,11 +24,15 @@ from agents.rllib import SHARED_POLICY, masked_greedy_actions  # noqa: E402
 from envs import ENVS  # noqa: E402
 from envs.integrations.rllib import ACTION_MASK, OBSERVATIONS, make_rllib_env  # noqa: E402
 from envs.registry import make_game  # noqa: E402
+from tests.test_docs import code_blocks  # noqa: E402
 from training import benchmark, evaluate, train_rllib  # noqa: E402
 from training.framework.command import default_config  # noqa: E402
 from training.framework.config import config_from_dict  # noqa: E402
 from training.pipelines.rllib.config import RLlibConfig  # noqa: E402
 from training.pipelines.rllib.learner import RLlib, build_config  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+GUIDE = ROOT / "docs" / "guides" / "integrations.md"
 
 
 @pytest.mark.parametrize("name", list(ENVS))
@@ -181,6 +186,17 @@ def test_a_local_run_starts_its_own_ray_beside_a_running_cluster_and_is_evaluate
     assert all(mask[action] for mask, action in zip(masks, actions))
 
 
+def test_the_guide_s_rllib_snippet_runs_beside_a_running_cluster(two_nodes, monkeypatch):
+    """With RAY_ADDRESS naming a cluster (as a cluster file left on the machine does), the guide's bare
+    ``ray.init(num_cpus=2)`` joined it and raised ``ValueError: When connecting to an existing cluster,
+    num_cpus and num_gpus must not be provided.``"""
+    (snippet,) = [block for block in code_blocks(GUIDE.read_text(), "python") if "ray.init(" in block]
+    monkeypatch.setenv("RAY_ADDRESS", two_nodes.address)
+    monkeypatch.chdir(ROOT)
+    exec(compile(snippet, "<snippet>", "exec", dont_inherit=True), {"__name__": "__snippet__"})
+    assert not ray.is_initialized()  # the snippet shut its own Ray down
+
+
 def test_more_workers_than_the_cluster_has_cpus_is_one_line_before_anything_runs(two_nodes, tmp_path, capsys):
     """It was a hang: env runners that wait forever for a CPU."""
     run = tmp_path / "run"
@@ -198,7 +214,8 @@ def test_rollout_steps_rllib_cannot_learn_from_are_refused_before_ray_starts(tmp
     run = tmp_path / "run"
     assert train_rllib.main(["--env", "invers", "--rollout-steps", "1", "--run-dir", str(run)]) == 2
     assert capsys.readouterr().err == (
-        f"error: {default_config(RLlib, 'invers')}: rollout_steps (1) must be at least 4: 2 seats x 2 envs "
+        f"error: --rollout-steps 1 (over {default_config(RLlib, 'invers')}): rollout_steps (1) must be at least 4: "
+        "2 seats x 2 envs "
         "sampling (2 env runners x 1 envs_per_worker), so that every env ends each iteration with a move to "
         "learn from\n"
     )

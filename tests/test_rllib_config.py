@@ -3,6 +3,7 @@ and ``train_rllib.py --env <env>`` resolving to it."""
 
 from __future__ import annotations
 
+import os
 import re
 
 import pytest
@@ -13,6 +14,7 @@ from training.framework.config import config_from_dict, load_config
 from training.framework.schema import ConfigError
 from training.pipelines.ppo.config import PPOConfig
 from training.pipelines.ppo.learner import PPO
+from training.pipelines.rllib.cluster import check_local_cpus
 from training.pipelines.rllib.config import PPO_SETTINGS, RLlibConfig
 from training.pipelines.rllib.learner import RLlib
 
@@ -94,3 +96,51 @@ def test_train_rllib_with_an_env_trains_that_env_s_rllib_config(tmp_path):
 def test_a_value_rllib_would_fail_on_mid_run_is_refused_before_anything_runs(values, named):
     with pytest.raises(ConfigError, match=re.escape(f"config: {named}")):
         config_from_dict(RLlibConfig, {"env": "invers", **values})
+
+
+def machine_cpus() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+
+
+def test_a_local_run_reserving_more_cpus_than_the_machine_has_is_refused_unless_it_oversubscribes():
+    """It ran: Ray was told of CPUs that were not there, and one iteration took 99 s on 2 cores."""
+    workers = machine_cpus() + 1
+    argv = ["--env", "invers", "--workers", str(workers)]
+    config, _, _ = resolve(RLlib, parse_args(RLlib, argv, prog=None, script="training/train_rllib.py", description=""))
+    with pytest.raises(ConfigError) as refused:
+        check_local_cpus(config)
+    assert str(refused.value) == (
+        f"the run reserves {workers} CPUs ({workers} workers x 1 + 0 learners x 1), but this machine has "
+        f"{machine_cpus()}; lower workers or the CPUs per worker or learner, join a cluster (--address), "
+        f"or pass --oversubscribe to share {machine_cpus()} CPUs"
+    )
+    args = parse_args(RLlib, [*argv, "--oversubscribe"], prog=None, script="training/train_rllib.py", description="")
+    config, _, _ = resolve(RLlib, args)
+    assert config.oversubscribe
+    check_local_cpus(config)  # allowed
+    fits = resolve(RLlib, parse_args(RLlib, ["--env", "invers", "--workers", str(machine_cpus())], None, "x", ""))[0]
+    assert not fits.oversubscribe
+    check_local_cpus(fits)
+
+
+def resolve_argv(argv: list[str]):
+    return resolve(RLlib, parse_args(RLlib, argv, prog=None, script="training/train_rllib.py", description=""))
+
+
+def test_a_bad_value_from_the_command_line_is_blamed_on_the_option_and_says_which_to_change(tmp_path):
+    """It named configs/invers_rllib.yaml as the source of --rollout-steps 256's value, and no option set the fix."""
+    run = ["--run-dir", str(tmp_path / "run")]
+    with pytest.raises(ConfigError) as refused:
+        resolve_argv(["--env", "invers", "--rollout-steps", "256", *run])
+    assert str(refused.value) == (
+        f"--rollout-steps 256 (over {default_config(RLlib, 'invers')}): ppo.batch_size (512) must be at most a "
+        "learner's share of rollout_steps (256): PPO's minibatches are cut from it; lower ppo.batch_size "
+        "(--minibatch-size) or raise rollout_steps (--rollout-steps)"
+    )
+    config, _, _ = resolve_argv(["--env", "invers", "--rollout-steps", "256", "--minibatch-size", "128", *run])
+    assert (config.rollout_steps, config.minibatch_size) == (256, 128)
+
+    broken = tmp_path / "broken.yaml"  # the file's own fault stays the file's, whatever the options
+    broken.write_text("env: invers\nworkers: -1\n")
+    with pytest.raises(ConfigError, match=re.escape(f"{broken}: workers must be an integer >= 0, got -1")):
+        resolve_argv(["--config", str(broken), "--rollout-steps", "256", *run])

@@ -20,6 +20,13 @@ game declares and never names a game:
 * **Rewards** are terminal: ``returns()`` is what a PettingZoo episode's rewards add up
   to under the ``reward_mode`` parameter (``"score"``, ``"win"`` or ``"margin"``; empty for
   the env's default: the score solo, the win otherwise).
+* **Utility**: two players' wins (+1 / -1, 0 for a draw) and margins (each one's lead over
+  the other) add up to 0, so a two-player table under ``"win"`` or ``"margin"`` is
+  ``ZERO_SUM`` with ``utility_sum`` 0, as OpenSpiel's own two-player games declare it,
+  and OpenSpiel's exact methods (``exploitability``, ``nash_conv``, CFR) accept it;
+  every other table (scores, or three or more players, whose outcomes do not add up to a
+  constant) is ``GENERAL_SUM``. The type is the loaded game's (``game.get_type()``), set
+  by its parameters as OpenSpiel's own games set theirs.
 * **Parameters**: ``players`` and every option of the game (``game.options()``), with the
   defaults of the game's signature. An option whose default is None (the rules decide:
   ``rolls_per_player``, ``dice_file``) takes 0 or the empty string for that default.
@@ -113,8 +120,14 @@ class TabletopGame(pyspiel.Game):
         self.reward_mode = mode
         #: Whether the players of a simultaneous game commit one after another instead.
         self.turn_based = bool(params.get("turn_based", False))
-        game_type = _sequential(self.game_type) if self.turn_based else self.game_type
-        super().__init__(game_type, self._game_info(), params)
+        #: Whether every outcome's utilities add up to 0: two players' wins or margins.
+        self.zero_sum = self.core.num_players == 2 and mode in ("win", "margin")
+        changes = {}
+        if self.turn_based:
+            changes["dynamics"] = pyspiel.GameType.Dynamics.SEQUENTIAL
+        if self.zero_sum:
+            changes["utility"] = pyspiel.GameType.Utility.ZERO_SUM
+        super().__init__(_retyped(self.game_type, **changes), self._game_info(), params)
 
     def _game_info(self) -> pyspiel.GameInfo:
         core, n = self.core, self.core.num_players
@@ -130,7 +143,7 @@ class TabletopGame(pyspiel.Game):
             num_players=n,
             min_utility=float(low),
             max_utility=float(high),
-            utility_sum=None,  # general-sum: three or more players' outcomes do not add up to a constant
+            utility_sum=0.0 if self.zero_sum else None,  # None: general-sum, no constant total
             max_game_length=length,
         )
 
@@ -334,18 +347,19 @@ def _observation_text(observation: np.ndarray) -> str:
     return " ".join(f"{i}:{flat[i]:g}" for i in np.flatnonzero(flat))
 
 
-def _sequential(game_type: pyspiel.GameType) -> pyspiel.GameType:
-    """``game_type`` with sequential dynamics (a simultaneous game played ``turn_based``)."""
+def _retyped(game_type: pyspiel.GameType, **changes: Any) -> pyspiel.GameType:
+    """``game_type`` with the fields of ``changes`` replaced (``dynamics`` sequential for a simultaneous
+    game played ``turn_based``, ``utility`` zero-sum for a two-player table of wins or margins)."""
     fields = {
         name: getattr(game_type, name)
         for name in (
-            "short_name", "long_name", "chance_mode", "information", "utility", "reward_model",
+            "short_name", "long_name", "dynamics", "chance_mode", "information", "utility", "reward_model",
             "max_num_players", "min_num_players", "provides_information_state_string",
             "provides_information_state_tensor", "provides_observation_string", "provides_observation_tensor",
             "parameter_specification", "default_loadable",
         )
     }  # fmt: skip
-    return pyspiel.GameType(dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL, **fields)
+    return pyspiel.GameType(**{**fields, **changes})
 
 
 def from_core(game: TabletopGame, core: GameState) -> TabletopState:

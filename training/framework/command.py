@@ -58,12 +58,12 @@ def parse_args(
         "--run-dir", help=f"where to write the run (default: checkpoints/<env>/<time>-{pipeline.name}-seed<seed>)"
     )
     for option in pipeline.overrides:
-        parser.add_argument(
-            f"--{option.flag}",
-            type=option.type,
-            dest=option.key,
-            help=f"{option.help} (overrides the config's {option.key})",
-        )
+        text = f"{option.help} (overrides the config's {option.key})"
+        if option.type is bool:  # a switch: given, it sets the key true; absent, the config's value stands
+            parser.add_argument(f"--{option.flag}", action="store_true", default=None, dest=option.key, help=text)
+        else:
+            metavar = option.flag.upper().replace("-", "_")
+            parser.add_argument(f"--{option.flag}", type=option.type, dest=option.key, metavar=metavar, help=text)
     parser.add_argument(
         "--eval-games",
         type=int,
@@ -86,10 +86,9 @@ def closing_evaluation_cost(default_config: str, evaluate_command: str) -> str:
     does not expect to cost more than the training it follows, and how to shorten or skip it."""
     return f"""\
 What a run costs in all: its training, then the closing evaluation, which can take longer
-than a short training. The evaluation plays the trained agent and the config's
-evaluation.opponents against each other, evaluation.games games for every pairing among
-them, the opponents' own pairings included (k opponents: (k + 1) k / 2 pairings; a
-one-player game: evaluation.games games per agent), and a search bot's games cost the most
+than a short training. The evaluation plays the trained agent against each of the config's
+evaluation.opponents, evaluation.games games for every pairing (k opponents: k pairings;
+a one-player game: evaluation.games games per agent), and a search bot's games cost the most
 (configs/{default_config} sets the opponents and the games). Its progress lines say how long
 it has left. --eval-games N plays N games per pairing instead and --no-eval skips it; either
 way the saved run can be evaluated later: {evaluate_command} --checkpoint RUN_DIR"""
@@ -129,7 +128,7 @@ def resolve(pipeline: type[Pipeline], args: argparse.Namespace):
         run_dir = Path(args.resume)
         if not (run_dir / CONFIG_FILE).is_file():
             raise ConfigError(f"cannot resume: {run_dir / CONFIG_FILE} does not exist (is {run_dir} a run folder?)")
-        config = load_config(pipeline.schema, run_dir / CONFIG_FILE, overrides)
+        config = load_with_overrides(pipeline, run_dir / CONFIG_FILE, overrides)
         if args.env and args.env != config.env:
             raise ConfigError(f"cannot resume: run {run_dir} trained env {config.env!r}, not {args.env!r}")
         if args.seed is not None:
@@ -141,7 +140,7 @@ def resolve(pipeline: type[Pipeline], args: argparse.Namespace):
         path = Path(args.config) if args.config else default_config(pipeline, args.env)
         if args.seed is not None:
             overrides["seed"] = args.seed
-        config = load_config(pipeline.schema, path, overrides)
+        config = load_with_overrides(pipeline, path, overrides)
         if args.env and args.env != config.env:
             raise ConfigError(f"config {path} is for env {config.env!r}, not {args.env!r}")
         if config.pipeline not in (None, pipeline.name):
@@ -172,6 +171,20 @@ def resolve(pipeline: type[Pipeline], args: argparse.Namespace):
             f"(budget {getattr(config, pipeline.budget_key)}); ask for more with the budget option"
         )
     return config, run_dir, checkpoint
+
+
+def load_with_overrides(pipeline: type[Pipeline], path: Path, overrides: dict[str, Any]) -> RunConfig:
+    """The config at ``path`` with the command line's ``overrides``; where the file is valid alone
+    but not with them, the error names the options as the source of the bad values, not the file."""
+    try:
+        return load_config(pipeline.schema, path, overrides)
+    except ConfigError:
+        if not overrides:
+            raise
+        load_config(pipeline.schema, path)  # the file's own faults are the file's
+    flags = {option.key: option.flag for option in pipeline.overrides} | {"seed": "seed"}
+    options = " ".join(f"--{flags[key]} {value}" for key, value in overrides.items())
+    return load_config(pipeline.schema, path, overrides, source=f"{options} (over {path})")
 
 
 def default_config(pipeline: type[Pipeline], env: str) -> Path:

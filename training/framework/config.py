@@ -133,9 +133,11 @@ def config_from_dict(schema: type[RunConfig], raw: dict[str, Any], source: str =
     return config
 
 
-def load_config(schema: type[RunConfig], path: str | Path, overrides: dict[str, Any] | None = None) -> RunConfig:
+def load_config(
+    schema: type[RunConfig], path: str | Path, overrides: dict[str, Any] | None = None, source: str | None = None
+) -> RunConfig:
     """Read and validate a config file, with ``overrides`` applied first (dotted keys reach into sections:
-    ``{"warm_start.episodes": 100}``)."""
+    ``{"warm_start.episodes": 100}``); errors name ``source``, by default the file."""
     raw = read_mapping(path)
     for key, value in (overrides or {}).items():
         *sections, name = key.split(".")
@@ -143,7 +145,7 @@ def load_config(schema: type[RunConfig], path: str | Path, overrides: dict[str, 
         for section in sections:
             target = target.setdefault(section, {}) if isinstance(target.get(section, {}), dict) else target
         target[name] = value
-    return config_from_dict(schema, raw, source=str(path))
+    return config_from_dict(schema, raw, source=source or str(path))
 
 
 def _check_together(config: RunConfig) -> None:

@@ -63,7 +63,8 @@ from training.framework.stop import StopRequest, TrainingInterrupted, stop_reque
 
 @dataclass(frozen=True)
 class Override:
-    """A command-line option that overrides one config key: ``--<flag> VALUE`` sets ``key``."""
+    """A command-line option that overrides one config key: ``--<flag> VALUE`` sets ``key``
+    (a ``bool`` key: the switch ``--<flag>`` sets it true)."""
 
     flag: str
     key: str

@@ -28,6 +28,7 @@ from envs.aec import REWARD_MODES
 from envs.core import Game
 from training.framework.config import EvaluationConfig, RunConfig
 from training.framework.schema import (
+    BOOL,
     OPTIONAL_TEXT,
     Check,
     ConfigError,
@@ -66,6 +67,9 @@ class RLlibConfig(RunConfig):
     #: or without it a new local Ray of its own (never a cluster that happens to run on the machine)
     address: str | None = setting(None, OPTIONAL_TEXT)
     workers: int = setting(2, integer(0))  #: env runners (0: the driver samples itself)
+    #: a local Ray may reserve more CPUs than the machine has (its env runners then share the cores);
+    #: false: such a run is refused, as a cluster too small for it is
+    oversubscribe: bool = setting(False, BOOL)
     envs_per_worker: int = setting(1, integer(1))  #: envs each env runner steps (RLlib's num_envs_per_env_runner)
     cpus_per_worker: float = setting(1.0, number(minimum=0))  #: CPUs Ray reserves for each env runner
     gpus_per_worker: float = setting(0.0, number(minimum=0))  #: GPUs Ray reserves for each env runner
@@ -114,5 +118,6 @@ class RLlibConfig(RunConfig):
         if self.minibatch_size > self.steps_per_learner:
             raise ConfigError(
                 f"ppo.batch_size ({self.minibatch_size}) must be at most a learner's share of rollout_steps "
-                f"({self.steps_per_learner}): PPO's minibatches are cut from it"
+                f"({self.steps_per_learner}): PPO's minibatches are cut from it; lower ppo.batch_size "
+                "(--minibatch-size) or raise rollout_steps (--rollout-steps)"
             )

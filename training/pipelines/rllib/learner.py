@@ -115,8 +115,16 @@ class RLlib(Pipeline):
     overrides = (
         Override("iterations", "iterations", int, "PPO iterations (one train batch each)"),
         Override("workers", "workers", int, "env runners, one CPU each", positive=False),
+        Override(
+            "oversubscribe",
+            "oversubscribe",
+            bool,
+            "let a local Ray reserve more CPUs than this machine has, the env runners sharing its cores",
+            positive=False,
+        ),
         Override("address", "address", str, "Ray cluster to join, e.g. 'auto'", positive=False),
         Override("rollout-steps", "rollout_steps", int, "env steps per iteration"),
+        Override("minibatch-size", "ppo.batch_size", int, "PPO's minibatch, at most a learner's share of them"),
     )
 
     @classmethod
