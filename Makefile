@@ -2,8 +2,9 @@
 #   make train            train MaskablePPO on $(ENV) with configs/$(ENV).yaml, then evaluate it against the bots;
 #                         ARGS passes options to training/train.py, e.g. make train ENV=invers ARGS="--timesteps 20000"
 #                         (a short run: its warm start shrinks in proportion; see python training/train.py --help)
-#   make test             install the test extras (dev, and the libraries the integrations are tested with: Ray RLlib,
-#                         Tianshou, TorchRL, OpenSpiel) and run the test suite (the command CI runs)
+#   make test             install the test extras in venvs of their own (.venv-test: dev, Tianshou, TorchRL, OpenSpiel;
+#                         .venv-rllib: Ray RLlib, which pins an older gymnasium) and run the test suite (the command CI
+#                         runs); .venv, what make train installed, is left as it was
 #   make lint             ruff's lint and format check, as configured in pyproject.toml (CI runs it after make test)
 #   make wheel-check      build the wheel, install it in a clean venv and use it from another directory (CI runs it after make test)
 #   make bench            random-play steps/s of every env (ARGS="--steps 2000" for a quick look)
@@ -48,13 +49,30 @@ $(VENV)/.installed: pyproject.toml setup.py
 train: $(VENV)/.installed
 	$(PYTHON) training/train.py --env $(ENV) $(ARGS)
 
-# The integrations' libraries, so that their tests run rather than skip; Ray pins its own gymnasium.
-$(VENV)/.installed-test: $(VENV)/.installed
-	$(PYTHON) -m pip install --quiet -e ".[test]"
+# The tests run in venvs of their own, so that make test never changes what make train installed in
+# .venv: .venv-test holds the test extras (dev, Tianshou, TorchRL, OpenSpiel) on the gymnasium users
+# get; Ray pins an older gymnasium, so its tests run in .venv-rllib, on the gymnasium Ray users get.
+TEST_VENV := .venv-test
+RLLIB_VENV := .venv-rllib
+RLLIB_TESTS := tests/test_rllib.py tests/test_rllib_config.py tests/test_rllib_cluster.py
+
+$(TEST_VENV)/.installed: pyproject.toml setup.py
+	test -x $(TEST_VENV)/bin/python || $(PYTHON_SYSTEM) -m venv $(TEST_VENV)
+	$(TEST_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(TEST_VENV)/bin/python -m pip install --quiet -e ".[test]"
 	touch $@
 
-test: $(VENV)/.installed-test
-	$(PYTHON) -m pytest
+$(RLLIB_VENV)/.installed: pyproject.toml setup.py
+	test -x $(RLLIB_VENV)/bin/python || $(PYTHON_SYSTEM) -m venv $(RLLIB_VENV)
+	$(RLLIB_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(RLLIB_VENV)/bin/python -m pip install --quiet -e ".[test-rllib]"
+	touch $@
+
+test: $(TEST_VENV)/.installed $(RLLIB_VENV)/.installed
+	@$(TEST_VENV)/bin/python -c "import gymnasium; print('the suite, on gymnasium', gymnasium.__version__)"
+	$(TEST_VENV)/bin/python -m pytest $(addprefix --ignore=,$(RLLIB_TESTS))
+	@$(RLLIB_VENV)/bin/python -c "import gymnasium; print('the Ray RLlib tests, on gymnasium', gymnasium.__version__)"
+	$(RLLIB_VENV)/bin/python -m pytest $(RLLIB_TESTS)
 
 lint: $(VENV)/.installed
 	$(PYTHON) -m ruff check . && $(PYTHON) -m ruff format --check .
