@@ -14,17 +14,27 @@ exact solver and the turn-value agents play solitaire, the search two-player gam
 public state. :meth:`Catalogue.seating` tells them apart by building each agent for the
 table, as a session would, and keeps the answer per table, so the page offers only the
 agents that can play and says why the others cannot.
+
+Building an agent can take minutes: the exact Inverted Dice solver solves the game on its
+first use where no solution is cached. So the agents of a table are built in the
+background (:class:`Builders`), and a request for the table's seating waits for them only
+:data:`PATIENCE_S`: an agent still being built is answered as ``preparing`` (with the time
+its class says a first build takes, ``preparation``), and the page asks again until it is
+ready, offering the others meanwhile.
 """
 
 from __future__ import annotations
 
 import json
+import queue
 import threading
+import time
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agents.registry import NETWORK_AGENTS, TURN_VALUE_AGENTS, bot_names
+from agents.registry import NETWORK_AGENTS, TURN_VALUE_AGENTS, bot_names, preparation_time
 from agents.run_folder import CheckpointError, holds_trained_agent
 from agents.shipped import shipped_envs
 from agents.solution_cache import CacheError
@@ -48,14 +58,96 @@ MAX_OPTION_FACTOR = 10
 #: Tables whose seating (:meth:`Catalogue.seating`) is remembered, the least recently asked
 #: for forgotten first: every option value is a table, so the memory must be bounded.
 SEATINGS_KEPT = 256
+#: How long a request for a table's seating waits for its agents to be built (seconds); those
+#: not built by then are answered as being prepared, and built on in the background.
+PATIENCE_S = 2.0
+#: Agents built at once in the background: a solve of minutes holds one builder, not the page.
+BUILDERS = 4
+
+
+class Preparing(RuntimeError):
+    """An agent asked for while it is still being built for its table (a first solve)."""
+
+
+class Builders:
+    """A few daemon threads that build agents from a queue (daemons: a solve in progress
+    never holds up the server's exit)."""
+
+    def __init__(self, count: int = BUILDERS):
+        self._jobs: queue.Queue[Callable[[], None]] = queue.Queue()
+        self._count = count
+        self._started = False
+        self._lock = threading.Lock()
+
+    def submit(self, job: Callable[[], None]) -> None:
+        with self._lock:
+            if not self._started:
+                for _ in range(self._count):
+                    threading.Thread(target=self._work, daemon=True, name="agent-builder").start()
+                self._started = True
+        self._jobs.put(job)
+
+    def _work(self) -> None:
+        while True:
+            self._jobs.get()()
+
+
+class TableSeating:
+    """Who can sit at one table: each agent choice built for it in the background, and what
+    came of each (None: it sits; else the reason it cannot)."""
+
+    def __init__(self, env: str, game, specs: dict[str, str], builders: Builders):
+        self.choices = [HUMAN, *specs]
+        self.outcomes: dict[str, str | None] = {HUMAN: None}
+        self.failure: BaseException | None = None  # an error other than a refusal: raised to the request
+        self.changed = threading.Condition()
+        for choice, spec in specs.items():
+            builders.submit(lambda choice=choice, spec=spec: self._build(env, game, choice, spec))
+
+    def _build(self, env: str, game, choice: str, spec: str) -> None:
+        outcome: str | None = None
+        try:
+            build_agent(env, spec, game)
+        except (ConfigError, CheckpointError, CacheError) as refusal:
+            outcome = str(refusal)
+        except BaseException as failure:  # noqa: BLE001 (not swallowed: raised to every request for the table)
+            with self.changed:
+                self.failure = failure
+                self.changed.notify_all()
+            return
+        with self.changed:
+            self.outcomes[choice] = outcome
+            self.changed.notify_all()
+
+    @property
+    def complete(self) -> bool:
+        return len(self.outcomes) == len(self.choices)
+
+    def answer(self, patience_s: float) -> dict[str, Any]:
+        """``{"agents", "refused", "preparing"}`` after waiting at most ``patience_s`` for the
+        builds: ``preparing`` lists the choices still being built."""
+        deadline = time.monotonic() + patience_s
+        with self.changed:
+            while not self.complete and self.failure is None and (left := deadline - time.monotonic()) > 0:
+                self.changed.wait(left)
+            if self.failure is not None:
+                raise self.failure
+            outcomes = dict(self.outcomes)
+        return {
+            "agents": [c for c in self.choices if c in outcomes and outcomes[c] is None],
+            "refused": {c: outcomes[c] for c in self.choices if outcomes.get(c) is not None},
+            "preparing": [c for c in self.choices if c not in outcomes],
+        }
 
 
 class Catalogue:
     """The choices offered to the browser, with ``checkpoints`` the folder of run folders."""
 
-    def __init__(self, checkpoints: Path):
+    def __init__(self, checkpoints: Path, patience_s: float = PATIENCE_S):
         self.checkpoints = Path(checkpoints)
-        self._seatings: OrderedDict[tuple, dict[str, Any]] = OrderedDict()
+        self.patience_s = patience_s
+        self._builders = Builders()
+        self._seatings: OrderedDict[tuple, TableSeating] = OrderedDict()
         self._seatings_lock = threading.Lock()
 
     def games(self) -> list[dict[str, Any]]:
@@ -99,31 +191,46 @@ class Catalogue:
     def seating(self, env: str, options: Any) -> dict[str, Any]:
         """The agent choices that can sit at the table ``env`` with ``options`` (``POST /api/agents``).
 
-        ``{"agents": [...], "refused": {choice: reason}}``, in :meth:`agents`' order:
-        ``human`` always sits, and every other choice is built for the table as a session
-        builds it, so a choice is offered exactly when a session with it would start.
+        ``{"agents": [...], "refused": {choice: reason}, "preparing": {choice: note}}``, in
+        :meth:`agents`' order: ``human`` always sits, and every other choice is built for the
+        table as a session builds it, so a choice is offered exactly when a session with it
+        would start. A choice still being built after :attr:`patience_s` is ``preparing``,
+        its note naming how long a first build takes where its class says so.
         """
-        game = self.game(env, options)
-        choices = self.agents(env)
-        key = (env, json.dumps(game.options(), sort_keys=True, default=str), tuple(choices))
+        seating = self._table(env, self.game(env, options))
+        answer = seating.answer(self.patience_s)
+        answer["preparing"] = {choice: self.preparing_note(env, choice) for choice in answer["preparing"]}
+        return answer
+
+    def _table(self, env: str, game) -> TableSeating:
+        """The table's seating, started (its agents queued to be built) if it was not yet."""
+        key = self._key(env, game)
         with self._seatings_lock:
             if key in self._seatings:
                 self._seatings.move_to_end(key)
                 return self._seatings[key]
-        seating: dict[str, Any] = {"agents": [], "refused": {}}
-        for choice in choices:
-            if choice != HUMAN:
-                try:
-                    build_agent(env, self.agent_spec(env, choice), game)
-                except (ConfigError, CheckpointError, CacheError) as refusal:
-                    seating["refused"][choice] = str(refusal)
-                    continue
-            seating["agents"].append(choice)
-        with self._seatings_lock:
-            self._seatings[key] = seating
+            specs = {choice: self.agent_spec(env, choice) for choice in key[2] if choice != HUMAN}
+            seating = self._seatings[key] = TableSeating(env, game, specs, self._builders)
             while len(self._seatings) > SEATINGS_KEPT:
                 self._seatings.popitem(last=False)
-        return seating
+            return seating
+
+    def _key(self, env: str, game) -> tuple:
+        """A table: the game, its options and the choices offered for it (a new run folder is a new table)."""
+        return (env, json.dumps(game.options(), sort_keys=True, default=str), tuple(self.agents(env)))
+
+    def preparing_note(self, env: str, choice: str) -> str:
+        """What the page says of an agent being built: "preparing the optimal agent (about 2 min)"."""
+        took = preparation_time(env, self.agent_spec(env, choice))
+        return f"preparing the {choice} agent" + (f" ({took})" if took else "")
+
+    def check_ready(self, env: str, game, choice: str) -> None:
+        """Raise :class:`Preparing` if ``choice`` is still being built for ``game``'s table in
+        the background: a session waits for it rather than building it a second time."""
+        with self._seatings_lock:
+            seating = self._seatings.get(self._key(env, game))
+        if seating is not None and choice != HUMAN and choice not in seating.outcomes and seating.failure is None:
+            raise Preparing(f"{self.preparing_note(env, choice)}: choose another agent, or start once it is offered")
 
     def runs(self, env: str) -> dict[str, Path]:
         """The run folders of ``env`` under the checkpoints folder, by folder name."""

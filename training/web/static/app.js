@@ -80,22 +80,33 @@ function fillSetup() {
 
 // The seat menus offer what can sit at the table as set up (POST /api/agents): asked again
 // whenever the game, the players or an option changes; an answer overtaken by a later
-// change is dropped.
+// change is dropped. Start stays disabled until the seats are known. An agent still being
+// prepared on the server (the exact solver's first solve) is named with a note, and the
+// table asked for again until it is ready; the other agents are offered meanwhile.
+const PREPARING_POLL_MS = 1500;
 let seatingAsked = 0;
-async function fillSeats() {
+// again: true when asked again while an agent is prepared (the seats shown stay valid meanwhile).
+async function fillSeats(again) {
   const asked = ++seatingAsked;
-  $("seats").dataset.ready = "no";
+  const seats = $("seats");
+  if (again !== true) {
+    $("start").disabled = true;
+    seats.dataset.ready = "no";
+  }
   const {env, options} = setupRequest();
   let seating;
   try {
     seating = await api("POST", "/api/agents", {env, options});
   } catch (problem) {
-    if (asked === seatingAsked) showError(problem.message);
+    if (asked === seatingAsked) {
+      showError(problem.message);
+      seats.replaceChildren(el("legend", {}, "Seats"));
+      $("start").disabled = true;
+    }
     return;
   }
   if (asked !== seatingAsked) return;
   showError("");
-  const seats = $("seats");
   const kept = [...seats.querySelectorAll("select")].map((s) => s.value);
   seats.replaceChildren(el("legend", {}, "Seats"));
   const agents = seating.agents;
@@ -107,6 +118,11 @@ async function fillSeats() {
     label.append(select);
     seats.append(label);
   }
+  const preparing = Object.values(seating.preparing);
+  if (preparing.length) {
+    seats.append(el("p", {id: "preparing", class: "preparing", role: "status"},
+      preparing.join("; ") + ": offered here once ready"));
+  }
   const refused = Object.entries(seating.refused);
   if (refused.length) {
     const note = el("details", {id: "not-offered"});
@@ -117,6 +133,9 @@ async function fillSeats() {
     seats.append(note);
   }
   seats.dataset.ready = "yes";
+  seats.dataset.preparing = preparing.length ? "yes" : "no";
+  $("start").disabled = false;
+  if (preparing.length) setTimeout(() => { if (asked === seatingAsked) fillSeats(true); }, PREPARING_POLL_MS);
 }
 
 function setupRequest() {
@@ -504,7 +523,7 @@ function wire() {
     } catch (problem) {
       showError(problem.message);
     } finally {
-      $("start").disabled = false;
+      $("start").disabled = $("seats").dataset.ready !== "yes";
     }
   });
   $("show-setup").addEventListener("click", () => { running = false; current = null; $("play").hidden = true; $("replay-open").hidden = true; $("setup").hidden = false; document.body.dataset.state = "setup"; });
