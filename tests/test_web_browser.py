@@ -215,7 +215,7 @@ def test_the_seats_offer_only_agents_that_can_play_the_table(page, tmp_path):
     assert {"human", "heuristic", "optimal", "ppo", "td"} <= set(solitaire) and "ppo+search" not in solitaire
     table_of_two = offered("inverted_dice", 2)
     assert {"human", "random", "heuristic"} == set(table_of_two)
-    assert "td: agent 'td': the inverted_dice turn-value agent plays solitaire" in page.text_content("#not-offered")
+    assert "td: plays solitaire only; this table has 2 players" in page.text_content("#not-offered")
     screenshot(page, tmp_path, "seats-not-offered")
     assert "ppo+search" in offered("invers", 2)
 
@@ -408,3 +408,57 @@ def test_the_page_answers_at_once_while_the_optimal_agent_is_prepared(browser, m
             context.close()
         finally:
             released.set()
+
+
+def set_players(page, count: int) -> None:
+    """Type the number of players and leave the field, as a person does (its change event)."""
+    page.fill("#players", str(count))
+    page.press("#players", "Tab")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_menus_speak_to_a_player_and_fit_a_phone(open_page, width, tmp_path):
+    """The reasons an agent is not offered, the options' labels and defaults, an error and a
+    game's first line, in a player's words, on a page that never scrolls sideways."""
+    page = open_page(width)
+    page.select_option("#game", "inverted_dice")
+    set_players(page, 2)
+    page.wait_for_selector("#seats[data-ready=yes][data-preparing=no]")
+    page.click("#not-offered > summary")
+    reasons = page.locator("#not-offered > ul > li")
+    assert page.evaluate("document.getElementById('not-offered').open") and reasons.count() == 4
+    ppo = reasons.filter(has_text="ppo: trained")
+    assert ppo.evaluate("li => li.firstChild.textContent") == "ppo: trained for 1 player; this table has 2 players"
+    assert "expects observations (112,)" in ppo.get_attribute("title")  # the server's words: a tooltip, and
+    ppo.locator("details > summary").click()  # a detail opened on request
+    assert "expects observations (112,)" in ppo.locator("code").text_content()
+    assert fits(page)
+    screenshot(page, tmp_path, f"not-offered-{width}")
+
+    page.select_option("#game", "lost_dice")
+    page.wait_for_selector("#seats[data-ready=yes]")
+    assert page.locator("[name=option-variant]").count() == 0  # Keldice is its own game, not a variant here
+    assert page.text_content("#options label") == "Rolls per player "
+    rolls = {}
+    for count in (1, 2, 3, 4):
+        set_players(page, count)
+        rolls[count] = page.input_value("[name=option-rolls_per_player]")
+    assert rolls == {1: "30", 2: "25", 3: "20", 4: "20"}  # the rules' defaults by table size
+    page.fill("[name=option-rolls_per_player]", "7")
+    set_players(page, 2)
+    assert page.input_value("[name=option-rolls_per_player]") == "7"  # a value the person set stays
+    set_players(page, 9)
+    page.wait_for_selector("#error:visible")
+    assert page.text_content("#error") == "Lost Dice is played by 1 to 4 players, not 9" and page.is_disabled("#start")
+    assert fits(page)
+    screenshot(page, tmp_path, f"lost_dice-error-{width}")
+    set_players(page, 2)
+    page.wait_for_selector("#seats[data-ready=yes]")
+    page.select_option("#seat-1", "heuristic")
+    page.fill("#seed", "1")
+    page.click("#start")
+    assert wait_turn(page) == "human"
+    assert page.text_content("#status") == "Lost Dice - player 0 to start their turn"
+    assert page.text_content("#seats-line") == "Lost Dice: P0 (you), P1 (heuristic)"
+    assert fits(page)
+    screenshot(page, tmp_path, f"lost_dice-start-{width}")

@@ -167,7 +167,10 @@ def create_app(checkpoints: str | Path = "checkpoints", max_sessions: int = 64, 
 
     def seating(fields: dict[str, Any]) -> dict[str, Any]:
         answer = catalogue.seating(fields.get("env"), fields.get("options", {}))
-        refused = {choice: without_server_paths(reason, roots) for choice, reason in answer["refused"].items()}
+        refused = {
+            choice: {**why, "detail": without_server_paths(why["detail"], roots)}
+            for choice, why in answer["refused"].items()
+        }
         return {"env": fields["env"], "agents": answer["agents"], "refused": refused, "preparing": answer["preparing"]}
 
     async def agents(request: Request) -> Response:

@@ -2,8 +2,9 @@
 
 Everything a browser sends is a choice from these server-side lists, never a path or
 a piece of code: an option is one the game declares (``Game.options()``) with a value of
-its default's type, except options that name a file on the server (Lost Dice's
-``dice_file``), which stay at their default; an agent is ``human``, a bot name of the
+its default's type, except the options in :data:`FIXED_OPTIONS` (one that names a file on
+the server, Lost Dice's ``dice_file``; Lost Dice's ``variant``, which the game menu picks:
+Keldice is a game of its own), which stay at their default; an agent is ``human``, a bot name of the
 game, a shipped network (``ppo``, ``ppo+search``, ``td``) where one is shipped, or
 ``run:<folder>``, a run folder found under the checkpoints folder
 (``<checkpoints>/<env>/<folder>/`` holding a checkpoint file), mapped here to its path.
@@ -35,23 +36,44 @@ from pathlib import Path
 from typing import Any
 
 from agents.registry import NETWORK_AGENTS, TURN_VALUE_AGENTS, bot_names, preparation_time
-from agents.run_folder import CheckpointError, holds_trained_agent
-from agents.shipped import shipped_envs
+from agents.run_folder import CheckpointError, holds_trained_agent, read_config
+from agents.shipped import shipped_envs, shipped_network
 from agents.solution_cache import CacheError
-from envs.games.lost_dice_faces import VARIANTS
 from envs.games.roll_five import MODES
 from envs.registry import ENVS, make_game
-from training.framework.config import build_agent, make_checked_game
+from training.framework.config import build_agent
 from training.framework.schema import ConfigError
 
 HUMAN = "human"
 RUN_PREFIX = "run:"
-#: Options that name a file on the server: the browser cannot set them.
-FILE_OPTIONS = frozenset({"dice_file"})
+#: Options the browser cannot set, with why: each stays at its game's default.
+FIXED_OPTIONS = {
+    "dice_file": "names a file on the server",
+    "variant": "is the game itself: Keldice is in the game menu",
+}
 #: The values of options that take one of a few words, for the page's menus.
-OPTION_CHOICES = {"mode": MODES, "variant": VARIANTS}
+OPTION_CHOICES = {"mode": MODES}
+#: Each option as the page labels it (the rules' own words, ``docs/rules/``).
+OPTION_LABELS = {
+    "num_players": "Players",
+    "free_cross_out": "Free cross-out (any open box, after any roll)",
+    "max_plies": "Move limit (plies, then a draw)",
+    "mode": "Ties for the most pairs",
+    "rolls_per_player": "Rolls per player",
+}
+#: The words of an option's choices, where they need more than the value itself.
+CHOICE_LABELS = {"mode": {"casual": "casual: shared win", "tournament": "tournament: the closest wins"}}
 #: An option's type as the page's error messages name it.
 TYPE_WORDS = {int: "a whole number", bool: "true or false", float: "a number", str: "a string"}
+#: What a choice plays, in a player's words, where the table's size alone does not say why it cannot sit.
+PLAYS = {
+    "optimal": "plays solitaire only",
+    "td": "plays solitaire only",
+    "search": "plays two-player games with nothing hidden (Invers) only",
+    "ppo+search": "plays two-player games with nothing hidden (Invers) only",
+}
+#: The agent choices that play a trained network: refused at a table size it was not trained for.
+NETWORK_CHOICES = frozenset(NETWORK_AGENTS)
 #: A whole-number game option from the page (a game's length) is at most this many times its
 #: default: a session's game must end while the session is kept.
 MAX_OPTION_FACTOR = 10
@@ -140,6 +162,21 @@ class TableSeating:
         }
 
 
+def title(env: str) -> str:
+    """The game's name as the page writes it: "Inverted Dice"."""
+    return env.replace("_", " ").title()
+
+
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
+def players_words(game) -> str:
+    """ "2 players", "1 to 4 players": the player counts of ``game``'s env."""
+    low, high = game.min_players, game.max_players
+    return plural(low, "player") if low == high else f"{low} to {high} players"
+
+
 class Catalogue:
     """The choices offered to the browser, with ``checkpoints`` the folder of run folders."""
 
@@ -155,20 +192,24 @@ class Catalogue:
         out = []
         for env in ENVS:
             game = make_game(env)
-            options = [
-                {
-                    "name": name,
-                    "default": value,
-                    "type": type(value).__name__,
-                    **({"choices": list(OPTION_CHOICES[name])} if name in OPTION_CHOICES else {}),
-                }
-                for name, value in game.options().items()
-                if name != "num_players" and name not in FILE_OPTIONS
-            ]
+            counts = range(game.min_players, game.max_players + 1)
+            by_players = {n: make_game(env, num_players=n).options() for n in counts}
+            options = []
+            for name, value in game.options().items():
+                if name == "num_players" or name in FIXED_OPTIONS:
+                    continue
+                option = {"name": name, "label": OPTION_LABELS.get(name, name), "default": value}
+                option["type"] = type(value).__name__
+                if name in OPTION_CHOICES:
+                    words = CHOICE_LABELS.get(name, {})
+                    option["choices"] = [{"value": c, "label": words.get(c, c)} for c in OPTION_CHOICES[name]]
+                if len({str(by_players[n][name]) for n in counts}) > 1:  # Lost Dice's rolls: 30 solo, 20 for 3-4
+                    option["defaults"] = {str(n): by_players[n][name] for n in counts}
+                options.append(option)
             out.append(
                 {
                     "env": env,
-                    "title": env.replace("_", " ").title(),
+                    "title": title(env),
                     "min_players": game.min_players,
                     "max_players": game.max_players,
                     "default_players": game.default_players,
@@ -197,10 +238,47 @@ class Catalogue:
         would start. A choice still being built after :attr:`patience_s` is ``preparing``,
         its note naming how long a first build takes where its class says so.
         """
-        seating = self._table(env, self.game(env, options))
-        answer = seating.answer(self.patience_s)
+        game = self.game(env, options)
+        answer = self._table(env, game).answer(self.patience_s)
         answer["preparing"] = {choice: self.preparing_note(env, choice) for choice in answer["preparing"]}
+        answer["refused"] = {
+            choice: {"reason": self.player_reason(env, choice, game), "detail": detail}
+            for choice, detail in answer["refused"].items()
+        }
         return answer
+
+    def player_reason(self, env: str, choice: str, game) -> str:
+        """Why ``choice`` cannot sit at ``game``'s table, in a player's words: the table size a
+        network was trained for (its run's config), else what the agent plays (:data:`PLAYS`)."""
+        table = f"this table has {plural(game.num_players, 'player')}"
+        trained = self.trained_players(env, choice, game)
+        if trained is not None and trained != game.num_players:
+            return f"trained for {plural(trained, 'player')}; {table}"
+        if choice in PLAYS:
+            solitaire = PLAYS[choice].startswith("plays solitaire")
+            return PLAYS[choice] + (f"; {table}" if solitaire else "")
+        if choice in NETWORK_CHOICES or choice.startswith(RUN_PREFIX):
+            return "its trained network cannot be loaded for this table"
+        return "cannot play this table"
+
+    def trained_players(self, env: str, choice: str, game) -> int | None:
+        """The table size a network choice was trained at, as its run's config says; None for
+        other choices, or a run that does not say (or cannot be read)."""
+        if choice in NETWORK_CHOICES:
+            folder = shipped_network(env, num_players=game.num_players)
+        elif choice.startswith(RUN_PREFIX):
+            folder = self.runs(env).get(choice.removeprefix(RUN_PREFIX))
+        else:
+            return None
+        if folder is None:
+            return None
+        try:
+            config = read_config(folder)
+        except CheckpointError:
+            return None
+        if "env_kwargs" not in config:
+            return None  # a run without its config (or a bare checkpoint): it does not say
+        return (config["env_kwargs"] or {}).get("num_players", make_game(env).num_players)
 
     def _table(self, env: str, game) -> TableSeating:
         """The table's seating, started (its agents queued to be built) if it was not yet."""
@@ -250,8 +328,10 @@ class Catalogue:
     def check_options(self, env: str, options: Any) -> None:
         """Options the browser may set for ``env``, or a ConfigError naming the one that is not.
 
-        ``num_players`` and the game's own options with values of their default's type;
-        a file option only at its default (None).
+        ``num_players`` within the game's player counts and the game's own options with
+        values of their default's type (whole numbers from 1 up to :data:`MAX_OPTION_FACTOR`
+        times their default); a :data:`FIXED_OPTIONS` option only at its default. Messages
+        name the option as the page labels it.
         """
         if env is None:
             raise ConfigError(f'the request names no game (its field "env"); known games: {", ".join(sorted(ENVS))}')
@@ -259,24 +339,35 @@ class Catalogue:
             raise ConfigError(f"unknown game {env!r}; known games: {', '.join(sorted(ENVS))}")
         if not isinstance(options, dict):
             raise ConfigError(f"options must be an object of game options, got {options!r}")
-        defaults = make_game(env).options()
+        game = make_game(env)
+        defaults = game.options()
         for name, value in options.items():
             if name not in defaults:
-                raise ConfigError(f"{env} has no option {name!r}; its options: {sorted(set(defaults) - FILE_OPTIONS)}")
-            if name in FILE_OPTIONS:
-                if value is not None:
-                    raise ConfigError(f"option {name!r} names a file on the server and cannot be set from the browser")
+                raise ConfigError(
+                    f"{title(env)} has no option {name!r}; its options: {sorted(set(defaults) - set(FIXED_OPTIONS))}"
+                )
+            label = OPTION_LABELS.get(name, name)
+            if name in FIXED_OPTIONS:
+                if value != defaults[name]:
+                    raise ConfigError(f"{label} ({name}) {FIXED_OPTIONS[name]}: it cannot be set on the web page")
                 continue
             expected = int if name == "num_players" else type(defaults[name])
             if type(value) is not expected:
-                raise ConfigError(f"option {name!r} of {env} must be {TYPE_WORDS[expected]}, got {value!r}")
-            if expected is int and name != "num_players" and value > MAX_OPTION_FACTOR * defaults[name]:
+                raise ConfigError(f"{label} must be {TYPE_WORDS[expected]}, got {value!r}")
+            if name in OPTION_CHOICES and value not in OPTION_CHOICES[name]:
+                raise ConfigError(f"{label} must be one of {', '.join(OPTION_CHOICES[name])}, got {value!r}")
+            if name == "num_players" and not game.min_players <= value <= game.max_players:
+                raise ConfigError(f"{title(env)} is played by {players_words(game)}, not {value}")
+            if expected is int and name != "num_players" and not 1 <= value <= MAX_OPTION_FACTOR * defaults[name]:
                 raise ConfigError(
-                    f"option {name!r} of {env} may be at most {MAX_OPTION_FACTOR * defaults[name]} on the web page "
+                    f"{label} must be from 1 to {MAX_OPTION_FACTOR * defaults[name]} on the web page "
                     f"({MAX_OPTION_FACTOR} times its default), got {value!r}"
                 )
 
     def game(self, env: str, options: Any):
         """The game ``env`` with browser ``options``, checked (:meth:`check_options`, then the game's own checks)."""
         self.check_options(env, options)
-        return make_checked_game(env, options)
+        try:
+            return make_game(env, **options)
+        except (TypeError, ValueError) as error:  # a rule of the game's own, past the checks above
+            raise ConfigError(f"{title(env)} cannot be set up so: {error}") from None
