@@ -284,7 +284,7 @@ def report(out: Path) -> str:
         "are listed under the table).",
         "",
         "| command | wall time (training, budget) | within 30 min | result, 95% CI (games) | bar met "
-        "| machine; load; date |",
+        "| machine; load (start / mean / max); date |",
         "|---|---|---|---|---|---|",
     ]
     for r in records:

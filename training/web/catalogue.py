@@ -41,6 +41,7 @@ from agents.shipped import shipped_envs, shipped_network
 from agents.solution_cache import CacheError
 from envs.games.roll_five import MODES
 from envs.registry import ENVS, make_game
+from envs.registry import game_title as title
 from training.framework.config import build_agent
 from training.framework.schema import ConfigError
 
@@ -160,11 +161,6 @@ class TableSeating:
             "refused": {c: outcomes[c] for c in self.choices if outcomes.get(c) is not None},
             "preparing": [c for c in self.choices if c not in outcomes],
         }
-
-
-def title(env: str) -> str:
-    """The game's name as the page writes it: "Inverted Dice"."""
-    return env.replace("_", " ").title()
 
 
 def plural(count: int, noun: str) -> str:
