@@ -122,7 +122,7 @@ class TableSeating:
     def __init__(self, env: str, game, specs: dict[str, str], builders: Builders):
         self.choices = [HUMAN, *specs]
         self.outcomes: dict[str, str | None] = {HUMAN: None}
-        self.failure: BaseException | None = None  # an error other than a refusal: raised to the request
+        self.failure: Exception | None = None  # an error other than a refusal: raised to the request
         self.changed = threading.Condition()
         for choice, spec in specs.items():
             builders.submit(lambda choice=choice, spec=spec: self._build(env, game, choice, spec))
@@ -133,7 +133,7 @@ class TableSeating:
             build_agent(env, spec, game)
         except (ConfigError, CheckpointError, CacheError) as refusal:
             outcome = str(refusal)
-        except BaseException as failure:  # noqa: BLE001 (not swallowed: raised to every request for the table)
+        except Exception as failure:  # noqa: BLE001 (not swallowed: raised to every request for the table)
             with self.changed:
                 self.failure = failure
                 self.changed.notify_all()
