@@ -345,7 +345,7 @@ class Catalogue:
             label = OPTION_LABELS.get(name, name)
             if name in FIXED_OPTIONS:
                 if value != defaults[name]:
-                    raise ConfigError(f"{label} ({name}) {FIXED_OPTIONS[name]}: it cannot be set on the web page")
+                    raise ConfigError(f"option {name!r} {FIXED_OPTIONS[name]}; it cannot be set on the web page")
                 continue
             expected = int if name == "num_players" else type(defaults[name])
             if type(value) is not expected:
