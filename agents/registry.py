@@ -247,6 +247,16 @@ def check_spec(env_name: str, spec: str) -> None:
         ) from None
 
 
+def preparation_time(env_name: str, spec: str) -> str | None:
+    """How long the first build of the agent ``spec`` may take, as its class states it
+    (``preparation``: the exact solver's first solve, "about 2 min"); None where it says nothing."""
+    try:
+        cls, _ = _agent_class(env_name, spec)
+    except ValueError:
+        return None  # a network agent, a user's: nothing declared
+    return getattr(cls, "preparation", None)
+
+
 def _agent_class(env_name: str, spec: str) -> tuple[type[Agent] | None, dict[str, object]]:
     """The class and options ``spec`` names; ``(None, {})`` for the path of a trained run."""
     name, options = parse_spec(spec)

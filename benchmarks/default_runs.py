@@ -10,9 +10,11 @@ pipeline's own default too). For each, ``results/default_runs/<run>.json`` keeps
 
 * the wall time of the whole command (training and closing evaluation) against the
   30-minute budget, and the training's own wall time and budget from the run's
-  ``metadata.json``;
+  ``metadata.json`` (:func:`budget`: a turn-value run's games counted with its warm
+  start's);
 * the machine (CPU, cores) and what else ran on it: the 1-minute load average sampled
-  every 10 seconds (start, mean, max) and the other processes seen using a core;
+  every 10 seconds (start, mean, max) and the other processes seen using a core (in the
+  report's detail under the table, not in the table, which the README shows);
 * the result, read off the run's closing evaluation, with its 95% interval and games,
   against the bar the project sets for a default run: a solitaire run's paired score
   difference to the heuristic above 0; a two-player run's share (wins + half the draws)
@@ -45,7 +47,6 @@ from pathlib import Path
 from training.evaluation.machine import cpu_model
 
 BUDGET_S = 30 * 60
-MAX_SHOWN = 4  #: other processes named in a row of the table (the record keeps them all)
 
 
 @dataclass(frozen=True)
@@ -228,13 +229,12 @@ def measure(run: DefaultRun, runs_dir: Path, out: Path) -> dict:
     if code != 0:
         raise SystemExit(f"{run.name}: the run failed with exit code {code}; see {log}")
     metadata = json.loads((run_dir / "metadata.json").read_text())
-    unit = next(k for k in ("timesteps", "games", "generations", "iterations") if k in metadata)
     record = {
         "name": run.name,
         "command": "python " + " ".join(run.command),
         "wall_s": round(wall),
         "training_wall_s": round(sum(s["wall_time_s"] for s in metadata["sessions"])),
-        "budget": f"{metadata[unit]:,} {unit}",
+        "budget": budget(metadata),
         "machine": f"{cpu_model()}, {os.cpu_count()} cores",
         **watch.summary(),
         "result": judged(run, run_dir / "evaluation"),
@@ -249,6 +249,21 @@ def measure(run: DefaultRun, runs_dir: Path, out: Path) -> dict:
     shutil.copytree(run_dir / "evaluation", evaluation_copy, ignore=shutil.ignore_patterns("*.png", "games.csv"))
     print(f"  {record['wall_s']} s, {record['result']}", flush=True)
     return record
+
+
+def budget(metadata: dict) -> str:
+    """What the run trained on, from its ``metadata.json``: PPO's timesteps, expert iteration's
+    generations, or a turn-value run's games, its warm start's counted too (Six Hundred's default
+    is a warm start alone: "32,768 warm-start games, no self-play", never "0 games")."""
+    unit = next(k for k in ("timesteps", "games", "generations", "iterations") if k in metadata)
+    if unit != "games":
+        return f"{metadata[unit]:,} {unit}"
+    warm = (metadata["sessions"][0]["config"].get("warm_start") or {}).get("games", 0)
+    if not warm:
+        return f"{metadata['games']:,} games"
+    if not metadata["games"]:
+        return f"{warm:,} warm-start games, no self-play"
+    return f"{warm:,} warm-start + {metadata['games']:,} self-play games"
 
 
 def minutes(seconds: float) -> str:
@@ -266,27 +281,28 @@ def report(out: Path) -> str:
         "on the same dice (paired difference, 95% interval above 0); a two-player run's share against the "
         "heuristic above 0.5 (Invers: against `search:depth=3`), 95% interval; the whole command within 30 minutes "
         "on 2 idle cores. The load is the 1-minute load average over the run (start / mean / max): above 2, "
-        "other work shared the two cores and the wall time is longer than an idle machine's.",
+        "other work shared the two cores and the wall time is longer than an idle machine's (the processes seen "
+        "are listed under the table).",
         "",
-        "| run | command | wall time (training) | within 30 min | result, 95% CI (games) | bar met "
-        "| machine, load, other processes |",
-        "|---|---|---|---|---|---|---|",
+        "| command | wall time (training, budget) | within 30 min | result, 95% CI (games) | bar met "
+        "| machine; load (start / mean / max); date |",
+        "|---|---|---|---|---|---|",
     ]
     for r in records:
         result = r["result"]
-        shown = r["other_processes"][:MAX_SHOWN]
-        others = "; ".join(f"`{p}`" for p in shown) or "none seen"
-        if len(r["other_processes"]) > MAX_SHOWN:
-            others += f" and {len(r['other_processes']) - MAX_SHOWN} more (`{r['name']}.json`)"
         lines.append(
-            f"| {r['name']} | `{r['command']}` | {minutes(r['wall_s'])} ({minutes(r['training_wall_s'])}, "
-            f"{r['budget']}) | {'yes' if r['wall_s'] <= BUDGET_S else 'no'} | {result['measure']}: "
+            f"| `{r['command']}` | {minutes(r['wall_s'])} ({minutes(r['training_wall_s'])}, {r['budget']}) | "
+            f"{'yes' if r['wall_s'] <= BUDGET_S else 'no'} | {result['measure']}: "
             f"**{result['value']:+g}** [{result['low']:+g}, {result['high']:+g}] ({result['games']:,}) | "
             f"{'yes' if result['passed'] else '**no**'} | {r['machine']}; load {r['load_start']} / {r['load_mean']} / "
-            f"{r['load_max']}; {others}; {r['date']} |"
+            f"{r['load_max']}; {r['date']} |"
         )
     lines += ["", "How each shipped agent's recipe differs from its env's default run:", ""]
     lines += [f"* **{r['name']}**: {RUNS_BY_NAME[r['name']].shipped}" for r in records]
+    lines += ["", "Other processes seen using a core during each run (the load above is theirs and the run's):", ""]
+    for r in records:
+        others = ", ".join(f"`{p}`" for p in r["other_processes"]) or "none"
+        lines.append(f"* **{r['name']}**: {others}")
     return "\n".join(lines) + "\n"
 
 

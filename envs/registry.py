@@ -77,6 +77,11 @@ def get_entry(name: str) -> EnvEntry:
         raise KeyError(f"unknown env {name!r}; known envs: {', '.join(sorted(ENVS))}") from None
 
 
+def game_title(name: str) -> str:
+    """The game's name in words, as pages and menus write it: ``inverted_dice`` -> "Inverted Dice"."""
+    return name.replace("_", " ").title()
+
+
 def make_game(name: str, **options) -> Game:
     """A :class:`Game` object of env ``name`` with the given options."""
     return get_entry(name).game_class()(**options)

@@ -102,7 +102,10 @@ def test_a_default_run_is_timed_judged_against_its_bot_and_reported(tmp_path, mo
     assert record["result"]["games"] == 6 and record["result"]["passed"] == (record["result"]["low"] > 0.5)
     assert (out / "lost_dice.json").is_file() and (out / "lost_dice" / "report.md").is_file()
     table = default_runs.report(out)
-    assert "| lost_dice | `python training/train.py --config" in table
+    row = next(line for line in table.splitlines() if line.startswith("| `python training/train.py --config"))
+    assert record["machine"] in row and f"load {record['load_start']} /" in row
+    assert not any(process in row for process in record["other_processes"])  # those go under the table
+    assert "Other processes seen using a core during each run" in table
     assert default_runs.RUNS_BY_NAME["lost_dice"].shipped in table  # what is shipped now, not the record's line
     solitaire = default_runs.judged(default_runs.RUNS_BY_NAME["inverted_dice"], ROOT / "results" / "inverted_dice")
     assert solitaire["measure"] == "mean score − heuristic's, paired" and solitaire["low"] < solitaire["value"]
@@ -110,6 +113,20 @@ def test_a_default_run_is_timed_judged_against_its_bot_and_reported(tmp_path, mo
     broken = default_runs.DefaultRun("lost_dice", ("training/train.py", "--env", "yahtzee"), "heuristic", "")
     with pytest.raises(SystemExit, match="lost_dice: the run failed with exit code 2"):
         default_runs.measure(broken, tmp_path / "runs", out)
+
+
+def test_a_turn_value_run_s_budget_counts_its_warm_start(monkeypatch):
+    """Six Hundred's default is a warm start alone: its budget says so, never "0 games"."""
+    default_runs = load_script("default_runs", monkeypatch)
+
+    def metadata(warm: int | None, games: int) -> dict:
+        config = {"warm_start": {"teacher": "heuristic", "games": warm}} if warm is not None else {}
+        return {"games": games, "sessions": [{"config": config}]}
+
+    assert default_runs.budget(metadata(32768, 0)) == "32,768 warm-start games, no self-play"
+    assert default_runs.budget(metadata(2000, 30000)) == "2,000 warm-start + 30,000 self-play games"
+    assert default_runs.budget(metadata(None, 500)) == "500 games"
+    assert default_runs.budget({"timesteps": 3000320, "sessions": []}) == "3,000,320 timesteps"
 
 
 def load_script(name: str, monkeypatch):

@@ -145,21 +145,21 @@ def test_a_headline_is_the_shipped_agent_against_the_strongest_bot(tmp_path):
     ]
     # the short match's headline heads its page; the index and README give the ladder's, of more games
     assert "score 1.000 in 4 games" in made["invers-short.md"] and "score 1.000 in 4 games" not in made["index.md"]
-    rows = [line for line in block.splitlines() if line.startswith("| ") and not line.startswith("| game")]
+    rows = [line for line in block.splitlines() if line.startswith("| [")]
     # One player: the highest mean score among the bots (not the heuristic, which is weaker here).
     assert (
-        "| inverted_dice | 1 | `ppo` | `optimal` | mean score 200.0 [190.0, 210.0] against 226.0 [220.0, 232.0] "
-        "(optimal − agent, paired: +26.0 ± 2.0)" in rows[0]
+        "| [Inverted Dice, 1 player](docs/reports/inverted_dice.md): `ppo` against `optimal` | mean score 200.0 "
+        "[190.0, 210.0] against 226.0 [220.0, 232.0] (optimal − agent, paired: +26.0 ± 2.0)" in rows[0]
     )
     # A ladder: its best-rated shipped spec against its best-rated bot, from the shipped agent's side.
     assert (
-        "| invers | 2 | `ppo+search:depth=3` | `search:depth=4` "
+        "| [Invers, 2 players](docs/reports/invers-ladder.md): `ppo+search:depth=3` against `search:depth=4` "
         "| score 0.850 in 20 games (win / draw / loss 16 / 2 / 2)" in rows[1]
     )
     # Four players: search beats heuristic above an equal share (0.330 > 0.25), so it is the strongest bot.
     assert (
-        "| roll_five | 4 | `ppo` | `3 × search` | score 0.200 [0.120, 0.280] in 100 games, an equal share 0.250"
-        in rows[2]
+        "| [Roll Five, 4 players](docs/reports/roll_five-four_players.md): `ppo` against `3 × search` "
+        "| score 0.200 [0.120, 0.280] in 100 games, an equal share 0.250" in rows[2]
     )
     assert len(rows) == 3, (
         "no headline for a report without a shipped agent (keldice), one per agent and table (the longer ladder)"
@@ -217,8 +217,10 @@ def test_pages_show_the_report_without_paths_of_another_machine(tmp_path):
     made, _ = pages(results_tree(tmp_path))
     page = made["inverted_dice.md"]
     assert "/somewhere/else" not in page and "Run: checkpoints/inverted_dice/shipped" in page
-    assert page.startswith("---\nhide: [toc]\n---\n\n# inverted_dice\n") and "\n## inverted_dice evaluation\n" in page
-    assert "[results/leaderboard.md](leaderboard.md)" in made["index.md"]
+    # titled in words: the report's own heading, its game named as a game, not repeated under it
+    assert page.startswith("---\nhide: [toc]\n---\n\n# Inverted Dice evaluation\n")
+    assert "inverted_dice evaluation" not in page
+    assert "| `results/leaderboard.md` | [" in made["index.md"] and "](leaderboard.md) |" in made["index.md"]
 
 
 def test_check_finds_a_stale_page_and_writing_makes_it_current(tmp_path, capsys):
@@ -230,7 +232,7 @@ def test_check_finds_a_stale_page_and_writing_makes_it_current(tmp_path, capsys)
     assert results_pages.main([*args, "--check"]) == 1
     assert results_pages.main(args) == 0
     assert results_pages.main([*args, "--check"]) == 0
-    assert readme.read_text().startswith("intro\n<!-- results:start -->\n| game |") and readme.read_text().endswith(
+    assert readme.read_text().startswith("intro\n<!-- results:start -->\n| table: ") and readme.read_text().endswith(
         "<!-- results:end -->\nend\n"
     )
     (docs / "keldice.md").write_text("typed by hand\n")
@@ -320,7 +322,7 @@ How each shipped agent's recipe differs.
 def test_a_report_s_reference_to_a_docs_page_becomes_a_link():
     report = read_report(ROOT / "results" / "leaderboard" / "ppo" / "report.md", ROOT / "results")
     assert "(see docs/benchmark.md)" in report.text
-    page = report_page(report, None)
+    page = report_page(report, None, "Benchmark of `ppo`")
     assert "(see [docs/benchmark.md](../benchmark.md))" in page
     assert (ROOT / "docs" / "benchmark.md").is_file()  # the link's target, from docs/reports/
 

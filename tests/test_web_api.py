@@ -92,8 +92,14 @@ def test_the_catalogue_offers_bots_shipped_networks_and_run_folders(client):
     assert "ppo" in games["invers"]["agents"] and "run:my_run" in games["invers"]["agents"]
     assert "ppo" in games["keldice"]["agents"] and "td" not in games["keldice"]["agents"]
     assert "td" in games["six_hundred"]["agents"]  # a turn-value network is shipped for Six Hundred
-    assert {o["name"] for o in games["lost_dice"]["options"]} == {"variant", "rolls_per_player"}  # not dice_file
-    assert games["roll_five"]["options"][0]["choices"] == ["casual", "tournament"]
+    # not dice_file (a file on the server), nor variant (Keldice is a game of its own)
+    assert [o["name"] for o in games["lost_dice"]["options"]] == ["rolls_per_player"]
+    rolls = games["lost_dice"]["options"][0]
+    assert rolls["label"] == "Rolls per player" and rolls["defaults"] == {"1": 30, "2": 25, "3": 20, "4": 20}
+    assert "defaults" not in games["keldice"]["options"][0]  # 20 at every table size
+    mode = games["roll_five"]["options"][0]
+    assert [c["value"] for c in mode["choices"]] == ["casual", "tournament"]
+    assert mode["label"] == "Ties for the most pairs"
 
 
 def test_a_game_without_a_shipped_network_is_offered_none(client, monkeypatch):
@@ -106,21 +112,28 @@ def test_a_game_without_a_shipped_network_is_offered_none(client, monkeypatch):
 
 def test_a_table_is_offered_only_the_agents_that_can_sit_at_it(client):
     def seating(env, options):
-        answer = client.post("/api/agents", json={"env": env, "options": options})
-        assert answer.status_code == 200, answer.text
-        return answer.json()
+        """The table's seating once every agent is built (the optimal agent may be solving: asked again)."""
+        while True:
+            answer = client.post("/api/agents", json={"env": env, "options": options})
+            assert answer.status_code == 200, answer.text
+            if not answer.json()["preparing"]:
+                return answer.json()
 
     solitaire = seating("inverted_dice", {"num_players": 1})
     assert {"optimal", "ppo", "td"} <= set(solitaire["agents"])
-    assert "plays two-player games only" in solitaire["refused"]["ppo+search"]
+    assert solitaire["refused"]["ppo+search"]["reason"] == "plays two-player games with nothing hidden (Invers) only"
+    assert "plays two-player games only" in solitaire["refused"]["ppo+search"]["detail"]
     pair = seating("inverted_dice", {"num_players": 2})
     assert pair["agents"] == ["human", "random", "heuristic"]
     assert set(pair["refused"]) == {"optimal", "ppo", "ppo+search", "td"}
-    assert "expects observations" in pair["refused"]["ppo"]
-    assert not any(str(Path.cwd()) in reason for reason in pair["refused"].values())  # no server path
+    assert pair["refused"]["ppo"]["reason"] == "trained for 1 player; this table has 2 players"  # a player's words
+    assert "expects observations" in pair["refused"]["ppo"]["detail"]  # and the server's, behind them
+    assert pair["refused"]["td"]["reason"] == "plays solitaire only; this table has 2 players"
+    assert not any(str(Path.cwd()) in why["detail"] for why in pair["refused"].values())  # no server path
     invers = seating("invers", {})
     assert {"search", "ppo", "ppo+search"} <= set(invers["agents"])
-    assert list(invers["refused"]) == ["run:my_run"] and "unreadable" in invers["refused"]["run:my_run"]
+    assert list(invers["refused"]) == ["run:my_run"] and "unreadable" in invers["refused"]["run:my_run"]["detail"]
+    assert invers["refused"]["run:my_run"]["reason"] == "its trained network cannot be loaded for this table"
     assert "ppo" in seating("keldice", {"num_players": 2})["agents"]
     assert "ppo" in seating("keldice", {"num_players": 3})["refused"]
     for seats in (["human", "td"], ["human", "ppo"]):  # what is not offered does not start either
@@ -151,21 +164,32 @@ def test_a_watched_game_is_the_game_play_game_plays_from_the_same_seed(client):
         ({"env": "invers", "seats": ["human"]}, "seats must list who sits in each of the 2 seats"),
         (
             {"env": "invers", "options": {"colour": "blue"}, "seats": ["human", "random"]},
-            "invers has no option 'colour'",
+            "Invers has no option 'colour'",
         ),
         (
             {"env": "invers", "options": {"max_plies": "many"}, "seats": ["human", "random"]},
-            "option 'max_plies' of invers must be a whole number, got 'many'",
+            "Move limit (plies, then a draw) must be a whole number, got 'many'",
         ),
         (
             {"env": "invers", "options": {"max_plies": 1_000_000_000}, "seats": ["human", "random"]},
-            "option 'max_plies' of invers may be at most 4000 on the web page",
+            "Move limit (plies, then a draw) must be from 1 to 4000 on the web page",
+        ),
+        (
+            {"env": "invers", "options": {"max_plies": 0}, "seats": ["human", "random"]},
+            "Move limit (plies, then a draw) must be from 1 to 4000 on the web page",
         ),
         ({}, 'the request names no game (its field "env")'),
-        ({"env": "roll_five", "options": {"mode": "blitz"}, "seats": ["human", "random"]}, "mode must be one of"),
+        (
+            {"env": "roll_five", "options": {"mode": "blitz"}, "seats": ["human", "random"]},
+            "Ties for the most pairs must be one of casual, tournament, got 'blitz'",
+        ),
         (
             {"env": "roll_five", "options": {"num_players": 9}, "seats": ["human"] * 9},
-            "num_players must be between 2 and 4",
+            "Roll Five is played by 2 to 4 players, not 9",
+        ),
+        (
+            {"env": "lost_dice", "options": {"variant": "keldice"}, "seats": ["human", "random"]},
+            "is the game itself: Keldice is in the game menu",
         ),
         (
             {"env": "lost_dice", "options": {"dice_file": "/etc/passwd"}, "seats": ["human", "random"]},

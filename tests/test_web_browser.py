@@ -16,13 +16,21 @@ about time: waits are generous, for a busy machine.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import threading
+import urllib.error
+import urllib.request
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from agents.inverted_dice import optimal
+from agents.inverted_dice.solver import NUM_STATES, Solution
 from agents.match import start_game
+from envs.games.inverted_dice import NUM_BOXES
 from envs.registry import make_game
 from training import record
 from training.web.app import create_app
@@ -200,14 +208,14 @@ def test_the_seats_offer_only_agents_that_can_play_the_table(page, tmp_path):
         page.select_option("#game", env)
         page.fill("#players", str(players))
         page.dispatch_event("#players", "change")
-        page.wait_for_selector("#seats[data-ready=yes]")
+        page.wait_for_selector("#seats[data-ready=yes][data-preparing=no]")  # the optimal agent may be solving
         return page.eval_on_selector_all("#seat-0 option", "options => options.map((o) => o.value)")
 
     solitaire = offered("inverted_dice", 1)
     assert {"human", "heuristic", "optimal", "ppo", "td"} <= set(solitaire) and "ppo+search" not in solitaire
     table_of_two = offered("inverted_dice", 2)
     assert {"human", "random", "heuristic"} == set(table_of_two)
-    assert "td: agent 'td': the inverted_dice turn-value agent plays solitaire" in page.text_content("#not-offered")
+    assert "td: plays solitaire only; this table has 2 players" in page.text_content("#not-offered")
     screenshot(page, tmp_path, "seats-not-offered")
     assert "ppo+search" in offered("invers", 2)
 
@@ -340,3 +348,117 @@ def test_invers_pushes_are_made_from_the_board_s_edge(open_page, width, tmp_path
     assert wait_turn(page) == "human"
     assert server_view(page)["moves"][2] == {"number": 3, "player": 0, "action": action, "name": name}
     assert page.is_visible("#table-moves button")  # the list opened stays open from move to move
+
+
+def test_the_page_answers_at_once_while_the_optimal_agent_is_prepared(browser, monkeypatch, tmp_path):
+    """No solution cached: the first game's optimal agent solves for minutes. The page offers
+    every other agent at once, says the optimal one is being prepared, and offers it once
+    ready; Start waits only for the seat menus. The solve is held here until released."""
+    released = threading.Event()
+
+    def unsolved(free_cross_out=False, cache_dir=None, force=False):
+        released.wait()  # the solve (1.5-2 minutes of CPU time where nothing is cached), held by the test
+        return Solution(bool(free_cross_out), NUM_BOXES, np.zeros(NUM_STATES), np.zeros(NUM_STATES))
+
+    monkeypatch.setattr(optimal, "cached_solution", unsolved)
+    with serving(create_app(tmp_path / "checkpoints")) as url:
+        try:
+            context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True)
+            page = context.new_page()
+            page.set_default_timeout(WAIT_MS)
+            held = []
+
+            def hold(route):
+                held.append(route)
+
+            page.route("**/api/agents", hold)  # the first seating's answer held back
+            page.goto(url + "/")
+            while not held:
+                page.wait_for_timeout(50)
+            assert page.is_disabled("#start")  # the seats are not known yet
+            held[0].continue_()
+            page.unroute("**/api/agents")
+            page.wait_for_selector("body[data-ready=yes]")
+            assert page.input_value("#game") == "inverted_dice"
+            assert page.get_attribute("#seats", "data-preparing") == "yes"
+            note = "preparing the optimal agent (about 2 min): offered here once ready"  # the networks load in seconds
+            page.wait_for_function("note => document.getElementById('preparing').textContent === note", arg=note)
+            offered = page.eval_on_selector_all("#seat-0 option", "options => options.map((o) => o.value)")
+            assert {"human", "heuristic", "ppo", "td"} <= set(offered) and "optimal" not in offered
+            assert page.is_enabled("#start") and fits(page)
+            screenshot(page, tmp_path, "preparing-optimal-390")
+            page.set_viewport_size({"width": 1280, "height": 900})
+            screenshot(page, tmp_path, "preparing-optimal-1280")
+            request = urllib.request.Request(
+                url + "/api/sessions",
+                json.dumps({"env": "inverted_dice", "options": {}, "seats": ["optimal"]}).encode(),
+                {"Content-Type": "application/json"},
+            )
+            with pytest.raises(urllib.error.HTTPError) as refused:  # not built twice: asked for, it is refused
+                urllib.request.urlopen(request)
+            assert refused.value.code == 503
+            assert json.loads(refused.value.read())["error"].startswith("preparing the optimal agent (about 2 min)")
+            released.set()
+            page.wait_for_selector("#seats[data-preparing=no]")
+            assert "optimal" in page.eval_on_selector_all("#seat-0 option", "options => options.map((o) => o.value)")
+            assert page.locator("#preparing").count() == 0
+            page.select_option("#seat-0", "heuristic")
+            page.click("#start")
+            page.wait_for_selector("body[data-state=agent]")  # a game of agents: watched
+            context.close()
+        finally:
+            released.set()
+
+
+def set_players(page, count: int) -> None:
+    """Type the number of players and leave the field, as a person does (its change event)."""
+    page.fill("#players", str(count))
+    page.press("#players", "Tab")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_menus_speak_to_a_player_and_fit_a_phone(open_page, width, tmp_path):
+    """The reasons an agent is not offered, the options' labels and defaults, an error and a
+    game's first line, in a player's words, on a page that never scrolls sideways."""
+    page = open_page(width)
+    page.select_option("#game", "inverted_dice")
+    set_players(page, 2)
+    page.wait_for_selector("#seats[data-ready=yes][data-preparing=no]")
+    page.click("#not-offered > summary")
+    reasons = page.locator("#not-offered > ul > li")
+    assert page.evaluate("document.getElementById('not-offered').open") and reasons.count() == 4
+    ppo = reasons.filter(has_text="ppo: trained")
+    assert ppo.evaluate("li => li.firstChild.textContent") == "ppo: trained for 1 player; this table has 2 players"
+    assert "expects observations (112,)" in ppo.get_attribute("title")  # the server's words: a tooltip, and
+    ppo.locator("details > summary").click()  # a detail opened on request
+    assert "expects observations (112,)" in ppo.locator("code").text_content()
+    assert fits(page)
+    screenshot(page, tmp_path, f"not-offered-{width}")
+
+    page.select_option("#game", "lost_dice")
+    page.wait_for_selector("#seats[data-ready=yes]")
+    assert page.locator("[name=option-variant]").count() == 0  # Keldice is its own game, not a variant here
+    assert page.text_content("#options label") == "Rolls per player "
+    rolls = {}
+    for count in (1, 2, 3, 4):
+        set_players(page, count)
+        rolls[count] = page.input_value("[name=option-rolls_per_player]")
+    assert rolls == {1: "30", 2: "25", 3: "20", 4: "20"}  # the rules' defaults by table size
+    page.fill("[name=option-rolls_per_player]", "7")
+    set_players(page, 2)
+    assert page.input_value("[name=option-rolls_per_player]") == "7"  # a value the person set stays
+    set_players(page, 9)
+    page.wait_for_selector("#error:visible")
+    assert page.text_content("#error") == "Lost Dice is played by 1 to 4 players, not 9" and page.is_disabled("#start")
+    assert fits(page)
+    screenshot(page, tmp_path, f"lost_dice-error-{width}")
+    set_players(page, 2)
+    page.wait_for_selector("#seats[data-ready=yes]")
+    page.select_option("#seat-1", "heuristic")
+    page.fill("#seed", "1")
+    page.click("#start")
+    assert wait_turn(page) == "human"
+    assert page.text_content("#status") == "Lost Dice - player 0 to start their turn"
+    assert page.text_content("#seats-line") == "Lost Dice: P0 (you), P1 (heuristic)"
+    assert fits(page)
+    screenshot(page, tmp_path, f"lost_dice-start-{width}")

@@ -53,6 +53,9 @@ class OptimalAgent(TurnPlanningAgent):
     """
 
     name = "optimal"
+    #: How long its first build takes where the solution is not cached yet: the solve (the
+    #: solver's own estimate, 1.5-2 minutes of CPU time); the web page shows it meanwhile.
+    preparation = "about 2 min"
 
     def __init__(self, game, seed: int | None = None, cache_dir: str | None = None, solution: Solution | None = None):
         if game.name == rules.InvertedDice.name and game.num_players != 1:

@@ -97,7 +97,8 @@ def play_action(die: int, colour: int) -> int:
 
 # -- phases --------------------------------------------------------------------------
 TURN_START, PLAY_THROW, OFFER = range(3)
-_PHASE_NAMES = ("turn start", "play the throw", "offer")
+#: What the player to act does in each phase, as ``render`` says it.
+_PHASE_DOINGS = ("start their turn", "play the throw", "take or leave the throw on offer")
 
 # -- observation layout (offsets into the vector; see the env card) -------------------
 OBS_PHASE = slice(0, 3)  #: one-hot: turn start, play a throw, offer decision
@@ -926,9 +927,8 @@ class LostDiceState(GameState):
         if self._terminal:
             lines = [f"{title} - game over"]
         else:
-            lines = [
-                f"{title} - player {self._player} to act ({_PHASE_NAMES[self._phase]}), player {self._turn}'s turn"
-            ]
+            whose = "" if self._player == self._turn else f" (player {self._turn}'s turn)"
+            lines = [f"{title} - player {self._player} to {_PHASE_DOINGS[self._phase]}{whose}"]
             if self._throw >= 0:
                 faces = " ".join(str(f) for f in game.table.faces[self._throw])
                 origin = f" offered by player {self._discarder}" if self._offered else ""

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from envs.registry import ENVS
+from envs.registry import ENVS, game_title
 from training.reports.headlines import Headline, headline, per_agent_and_table
 from training.reports.reading import Report, ReportError, find_reports, read_report
 
@@ -41,27 +41,71 @@ def table_name(report: Report) -> str:
     return str(report.players) if report.players else "—"
 
 
+def table_words(report: Report) -> str:
+    """ "Inverted Dice, 1 player": the game and table size a report is of."""
+    if not report.players:
+        return game_title(report.env)
+    return f"{game_title(report.env)}, {report.players} player" + ("" if report.players == 1 else "s")
+
+
 def headlines_table(headlines: list[Headline], base: str) -> str:
+    """One row per headline: the table, linked to its report's page, and who played whom; then
+    the result, which gets the rest of the width (names in code never break, so they share a cell)."""
     order = {name: k for k, name in enumerate(ENVS)}
-    lines = [
-        "| game | players | shipped agent | against | result (95% intervals) | report |",
-        "|---|---|---|---|---|---|",
-    ]
+    lines = ["| table: shipped agent against bot | result (95% intervals) |", "|---|---|"]
     for item in sorted(
         headlines, key=lambda h: (order.get(h.report.env, len(order)), h.report.players or 0, h.report.page_name)
     ):
         lines.append(
-            f"| {item.report.env} | {table_name(item.report)} | `{item.agent}` | `{item.bot}` | {item.result} | "
-            f"[{item.report.page_name.removesuffix('.md')}]({link(item.report, base)}) |"
+            f"| [{table_words(item.report)}]({link(item.report, base)}): `{item.agent}` against `{item.bot}` | "
+            f"{item.result} |"
         )
     return "\n".join(lines)
 
 
-def report_page(report: Report, item: Headline | None) -> str:
-    body = ABSOLUTE_RUN.sub("", report.text)
+H1 = re.compile(r"^# (.+)$", re.M)
+
+
+def page_titles(reports: list[Report]) -> dict[str, str]:
+    """Each report page's title, in words: the report's own first heading (:func:`heading_words`)
+    where no other report has the same ("Default training runs"), else its page name in words,
+    games named as games ("default_runs-inverted_dice_td" -> "Default runs / Inverted Dice td")."""
+    headings = {r.page_name: heading_words(r) for r in reports}
+    shared = {h for h in headings.values() if list(headings.values()).count(h) > 1}
+    return {name: h if h and h not in shared else name_words(name) for name, h in headings.items()}
+
+
+def heading_words(report: Report) -> str | None:
+    """The report's first heading, a game's env name at its start by its title
+    ("inverted_dice evaluation" -> "Inverted Dice evaluation"); None without one."""
+    heading = H1.search(report.text)
+    if heading is None:
+        return None
+    text = heading.group(1).strip()
+    env = next((e for e in ENVS if text.startswith(e + " ")), None)
+    return game_title(env) + text[len(env) :] if env else text
+
+
+def name_words(page_name: str) -> str:
+    """A page name in words: each part's game (an env's name at its start) by its title."""
+    parts = []
+    for part in page_name.removesuffix(".md").split("-"):
+        env = next((e for e in sorted(ENVS, key=len, reverse=True) if part == e or part.startswith(e + "_")), None)
+        words = game_title(env) + part[len(env) :].replace("_", " ") if env else part.replace("_", " ")
+        parts.append(words)
+    title = " / ".join(parts)
+    return title[:1].upper() + title[1:]
+
+
+def report_page(report: Report, item: Headline | None, title: str) -> str:
+    """The page of ``report``, titled ``title`` (:func:`page_titles`): the report's own first
+    heading, when that is the title, is not repeated under it."""
+    text = report.text
+    if (heading := H1.search(text)) and heading_words(report) == title:
+        text = text[: heading.start()] + text[heading.end() :]
+    body = ABSOLUTE_RUN.sub("", text)
     body = DOCS_REFERENCE.sub(r"[docs/\1](../\1)", body)  # a link on the site, whose pages are docs/reports/*
-    body = re.sub(r"^(#+) ", r"#\1 ", body, flags=re.M)  # the page's title is the report's name
-    title = report.page_name.removesuffix(".md").replace("-", " / ")
+    body = re.sub(r"^(#+) ", r"#\1 ", body, flags=re.M)  # under the page's title
     # No table of contents beside a report: its tables need the page's whole width.
     lines = [
         "---",
@@ -84,8 +128,12 @@ def report_page(report: Report, item: Headline | None) -> str:
     return "\n".join(lines)
 
 
-def index_page(reports: list[Report], headlines: list[Headline]) -> str:
+def index_page(reports: list[Report], headlines: list[Headline], titles: dict[str, str]) -> str:
     lines = [
+        "---",
+        "hide: [toc]",  # the headlines' table needs the page's whole width
+        "---",
+        "",
         "# Results",
         "",
         GENERATED.format(source="every report under `results/`"),
@@ -106,9 +154,12 @@ def index_page(reports: list[Report], headlines: list[Headline]) -> str:
         "",
         "## Every report",
         "",
-        "| report | game | players |",
-        "|---|---|---|",
-        *(f"| [{r.source.as_posix()}]({r.page_name}) | {r.env or '—'} | {table_name(r)} |" for r in reports),
+        "| report | page | game | players |",
+        "|---|---|---|---|",
+        *(
+            f"| `{r.source.as_posix()}` | [{titles[r.page_name]}]({r.page_name}) | {r.env or '—'} | {table_name(r)} |"
+            for r in reports
+        ),
         "",
     ]
     return "\n".join(lines)
@@ -123,8 +174,9 @@ def pages(results: Path) -> tuple[dict[str, str], str]:
     """{page name: text} for docs/reports/, and the README block, from the reports under ``results``."""
     reports = find_reports(results)
     headlines = {r.page_name: h for r in reports if (h := headline(r)) is not None}
-    out = {r.page_name: report_page(r, headlines.get(r.page_name)) for r in reports}
-    out["index.md"] = index_page(reports, list(headlines.values()))
+    titles = page_titles(reports)
+    out = {r.page_name: report_page(r, headlines.get(r.page_name), titles[r.page_name]) for r in reports}
+    out["index.md"] = index_page(reports, list(headlines.values()), titles)
     return out, readme_block(list(headlines.values()))
 
 

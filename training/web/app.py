@@ -22,7 +22,8 @@ Errors are ``{"error": "<one line>"}`` with a 4xx status: 400 for a bad request 
 unknown game, option or agent, an illegal move, with the rules' message), 404 for an
 unknown or expired session, 409 for a request out of turn (a move when the person is
 not to act: the rules' message), 413 for a body too large, 503 when the server holds
-as many sessions as it may. A refused request changes nothing.
+as many sessions as it may or a seat's agent is still being prepared (``/api/agents``
+says ``preparing``). A refused request changes nothing.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ from envs.core import IllegalActionError
 from training.framework.config import build_agent
 from training.framework.schema import ConfigError
 from training.records import game_record
-from training.web.catalogue import HUMAN, Catalogue
+from training.web.catalogue import HUMAN, Catalogue, Preparing
 from training.web.sessions import Conflict, Full, GameSession, NotFound, ReplaySession, SessionStore
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -116,7 +117,7 @@ def answering(
             return error(404, problem.args[0])
         except Conflict as problem:
             return error(409, problem)
-        except Full as problem:
+        except (Full, Preparing) as problem:
             return error(503, problem)
         except BAD_REQUEST as problem:
             return error(400, without_server_paths(str(problem.args[0] if problem.args else problem), roots))
@@ -150,6 +151,8 @@ def create_app(checkpoints: str | Path = "checkpoints", max_sessions: int = 64, 
         if not isinstance(seats, list) or len(seats) != game.num_players:
             raise ConfigError(f"seats must list who sits in each of the {game.num_players} seats, got {seats!r}")
         specs = [catalogue.agent_spec(env, choice) for choice in seats]
+        for choice in seats:
+            catalogue.check_ready(env, game, choice)
         if specs.count(HUMAN) > 1:
             raise ConfigError("at most one seat can be played from the page (human)")
         seed = fields.get("seed")
@@ -164,8 +167,11 @@ def create_app(checkpoints: str | Path = "checkpoints", max_sessions: int = 64, 
 
     def seating(fields: dict[str, Any]) -> dict[str, Any]:
         answer = catalogue.seating(fields.get("env"), fields.get("options", {}))
-        refused = {choice: without_server_paths(reason, roots) for choice, reason in answer["refused"].items()}
-        return {"env": fields["env"], "agents": answer["agents"], "refused": refused}
+        refused = {
+            choice: {**why, "detail": without_server_paths(why["detail"], roots)}
+            for choice, why in answer["refused"].items()
+        }
+        return {"env": fields["env"], "agents": answer["agents"], "refused": refused, "preparing": answer["preparing"]}
 
     async def agents(request: Request) -> Response:
         fields = await json_object(request, {"env", "options"})

@@ -48,6 +48,12 @@ function svg(tag, attrs = {}) {
 // ---- setup -------------------------------------------------------------------------
 function currentGame() { return games.find((g) => g.env === $("game").value); }
 
+// An option's default at the table size chosen: some change with it (Lost Dice's rolls per
+// player: 30 solo, 25 for two, 20 for three or four), given then as "defaults" by count.
+function optionDefault(option) {
+  return option.defaults ? option.defaults[$("players").value] ?? option.default : option.default;
+}
+
 function fillSetup() {
   const game = currentGame();
   const players = $("players");
@@ -56,46 +62,67 @@ function fillSetup() {
   const options = $("options");
   options.replaceChildren();
   for (const option of game.options) {
-    const label = el("label", {}, option.name.replace(/_/g, " ") + " ");
+    const label = el("label", {}, option.label + " ");
     let input;
     if (option.choices) {
       input = el("select");
-      for (const choice of option.choices) input.append(el("option", {value: choice}, choice));
+      for (const choice of option.choices) input.append(el("option", {value: choice.value}, choice.label));
     } else if (option.type === "bool") {
       input = el("input", {type: "checkbox"});
       input.checked = option.default;
     } else {
       input = el("input", {type: option.type === "int" ? "number" : "text"});
+      if (option.type === "int") input.min = 1;
     }
-    if (!(option.type === "bool")) input.value = option.default;
+    if (!(option.type === "bool")) input.value = optionDefault(option);
     input.dataset.option = option.name;
     input.dataset.type = option.type;
     input.name = "option-" + option.name;
     label.append(input);
-    input.addEventListener("change", fillSeats);
+    input.addEventListener("input", () => { input.dataset.edited = "yes"; });  // it no longer follows the players
+    input.addEventListener("change", () => { input.dataset.edited = "yes"; fillSeats(); });
     options.append(label);
   }
   return fillSeats();
 }
 
+// As the players are typed, options still at their default follow the count's default.
+function followPlayers() {
+  for (const option of currentGame().options) {
+    const input = $("options").querySelector(`[data-option="${option.name}"]`);
+    if (option.defaults && !input.dataset.edited) input.value = optionDefault(option);
+  }
+}
+
 // The seat menus offer what can sit at the table as set up (POST /api/agents): asked again
 // whenever the game, the players or an option changes; an answer overtaken by a later
-// change is dropped.
+// change is dropped. Start stays disabled until the seats are known. An agent still being
+// prepared on the server (the exact solver's first solve) is named with a note, and the
+// table asked for again until it is ready; the other agents are offered meanwhile.
+const PREPARING_POLL_MS = 1500;
 let seatingAsked = 0;
-async function fillSeats() {
+// again: true when asked again while an agent is prepared (the seats shown stay valid meanwhile).
+async function fillSeats(again) {
   const asked = ++seatingAsked;
-  $("seats").dataset.ready = "no";
+  const seats = $("seats");
+  if (again !== true) {
+    $("start").disabled = true;
+    seats.dataset.ready = "no";
+  }
   const {env, options} = setupRequest();
   let seating;
   try {
     seating = await api("POST", "/api/agents", {env, options});
   } catch (problem) {
-    if (asked === seatingAsked) showError(problem.message);
+    if (asked === seatingAsked) {
+      showError(problem.message);
+      seats.replaceChildren(el("legend", {}, "Seats"));
+      $("start").disabled = true;
+    }
     return;
   }
   if (asked !== seatingAsked) return;
   showError("");
-  const seats = $("seats");
   const kept = [...seats.querySelectorAll("select")].map((s) => s.value);
   seats.replaceChildren(el("legend", {}, "Seats"));
   const agents = seating.agents;
@@ -107,16 +134,31 @@ async function fillSeats() {
     label.append(select);
     seats.append(label);
   }
+  const preparing = Object.values(seating.preparing);
+  if (preparing.length) {
+    seats.append(el("p", {id: "preparing", class: "preparing", role: "status"},
+      preparing.join("; ") + ": offered here once ready"));
+  }
   const refused = Object.entries(seating.refused);
   if (refused.length) {
     const note = el("details", {id: "not-offered"});
     note.append(el("summary", {}, `Not offered at this table: ${refused.map(([agent]) => agent).join(", ")}`));
     const reasons = el("ul");
-    for (const [agent, reason] of refused) reasons.append(el("li", {}, `${agent}: ${reason}`));
+    for (const [agent, why] of refused) {
+      // the player's reason; the server's own words behind it in a tooltip and a closed detail
+      const item = el("li", {title: why.detail}, `${agent}: ${why.reason}`);
+      const detail = el("details", {class: "detail"});
+      detail.append(el("summary", {}, "details"), el("code", {}, why.detail));
+      item.append(detail);
+      reasons.append(item);
+    }
     note.append(reasons);
     seats.append(note);
   }
   seats.dataset.ready = "yes";
+  seats.dataset.preparing = preparing.length ? "yes" : "no";
+  $("start").disabled = false;
+  if (preparing.length) setTimeout(() => { if (asked === seatingAsked) fillSeats(true); }, PREPARING_POLL_MS);
 }
 
 function setupRequest() {
@@ -370,7 +412,8 @@ function draw(view) {
   const mine = current.kind === "play" && view.next === "human" && !view.over;
   const moves = mine ? view.legal : [];
   $("table").replaceChildren(...view.table.map((part) => DRAW[part.type](part, moves)));
-  $("seats-line").textContent = `${view.env.replace(/_/g, " ")}: ` + view.seats.map((s, p) => seatName(p)).join(", ");
+  const game = games.find((g) => g.env === view.env);
+  $("seats-line").textContent = `${game ? game.title : view.env}: ` + view.seats.map((s, p) => seatName(p)).join(", ");
   drawMoves(moves);
   $("legal-box").hidden = !mine;
   $("result").hidden = !view.over;
@@ -493,6 +536,7 @@ async function openReplay(text) {
 // ---- wiring ------------------------------------------------------------------------
 function wire() {
   $("game").addEventListener("change", fillSetup);
+  $("players").addEventListener("input", followPlayers);
   $("players").addEventListener("change", fillSeats);
   $("setup-form").addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -504,7 +548,7 @@ function wire() {
     } catch (problem) {
       showError(problem.message);
     } finally {
-      $("start").disabled = false;
+      $("start").disabled = $("seats").dataset.ready !== "yes";
     }
   });
   $("show-setup").addEventListener("click", () => { running = false; current = null; $("play").hidden = true; $("replay-open").hidden = true; $("setup").hidden = false; document.body.dataset.state = "setup"; });
