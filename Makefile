@@ -9,7 +9,7 @@
 #   make wheel-check      build the wheel, install it in a clean venv and use it from another directory (CI runs it after make test)
 #   make bench            random-play steps/s of every env (ARGS="--steps 2000" for a quick look)
 #   make docs             build the documentation site into site/, warnings as errors (CI runs it after make test)
-#   make docs-serve       serve the site at http://127.0.0.1:8000, rebuilt on every change
+#   make docs-serve       serve the site at http://127.0.0.1:8001, rebuilt on every change (8000 is the web game's, tabletop serve)
 #   make results          every results report (results/), from the agents shipped in checkpoints/
 #                         (the PPO networks against every bot, Lost Dice's at three and four players, Keldice's over 2,000 games, the Inverted Dice turn-value agent, Roll Five's
 #                         network at two and four players over 10,000 games, the Invers network alone and
@@ -87,7 +87,7 @@ docs: $(VENV)/.installed
 	$(PYTHON) -m mkdocs build --strict
 
 docs-serve: $(VENV)/.installed
-	$(PYTHON) -m mkdocs serve
+	$(PYTHON) -m mkdocs serve --dev-addr 127.0.0.1:8001
 
 results: $(VENV)/.installed
 	@start=$$(date +%s); for env in $(SHIPPED); do \

@@ -53,6 +53,7 @@ from agents.shipped import shipped_envs, shipped_network
 from agents.trained import PolicyAgent, load_model
 from agents.user import load_factory, make_user_agent, matches_user_spec, split_user_spec
 from envs.core import Game
+from envs.registry import get_entry
 
 #: Bots of each game: name -> ``"module:Class"``; every class takes ``(game, seed=None, **options)``.
 BOTS: dict[str, dict[str, str]] = {
@@ -118,6 +119,19 @@ def is_user_spec(spec: str) -> bool:
 
 def bot_names(env_name: str) -> list[str]:
     return ["random", *BOTS.get(env_name, {})]
+
+
+def agent_names(env_name: str) -> list[str]:
+    """The names a spec for ``env_name`` can start with, as the unknown-agent error lists them:
+    the bots, the turn-value agent where there is one, and the networks (``ppo+search`` where
+    the game's states can be rebuilt from observations, so that a search can look ahead)."""
+    game_class = get_entry(env_name).game_class()
+    searchable = game_class.state_from_observation is not Game.state_from_observation
+    return [
+        *bot_names(env_name),
+        *(["td"] if env_name in TURN_VALUE_AGENTS else []),
+        *(name for name in NETWORK_AGENTS if name == "ppo" or searchable),
+    ]
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, object]]:
@@ -276,7 +290,7 @@ def _agent_class(env_name: str, spec: str) -> tuple[type[Agent] | None, dict[str
     if Path(spec).exists():
         return None, {}
     raise ValueError(
-        f"unknown agent {spec!r} for {env_name}: expected one of {bot_names(env_name)}, rollout:n=...,base=..., "
+        f"unknown agent {spec!r} for {env_name}: expected one of {agent_names(env_name)}, rollout:n=...,base=..., openspiel:ALGORITHM, "
         "the path of a trained run directory or model .zip, or a module:attr of your own"
     )
 

@@ -128,9 +128,12 @@ class Game(abc.ABC):
         if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
             raise TypeError(f"{self.name}: num_players must be an integer, got {num_players!r}")
         if not self.min_players <= num_players <= self.max_players:
-            raise ValueError(
-                f"{self.name}: num_players must be between {self.min_players} and {self.max_players}, got {num_players}"
+            allowed = (
+                str(self.min_players)
+                if self.min_players == self.max_players
+                else f"between {self.min_players} and {self.max_players}"
             )
+            raise ValueError(f"{self.name}: num_players must be {allowed}, got {num_players}")
         self.num_players = int(num_players)
 
     @abc.abstractmethod

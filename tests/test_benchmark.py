@@ -444,3 +444,17 @@ def test_a_reason_names_paths_relative_to_the_working_directory(monkeypatch):
     )
     reason = run.tasks[0].not_played
     assert reason.startswith("checkpoint checkpoints/lost_dice/shipped/model.zip expects observations"), reason
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--agent", "random", "--batch", "-5"], "error: --batch must be 0 (one game at a time) or a number of games"),
+        ([], "error: give --agent SPEC, --leaderboard or --measure-references (one of them)"),
+        (["--agent", "random", "--leaderboard"], "error: give --agent SPEC, --leaderboard or --measure-references"),
+    ],
+)
+def test_a_bad_combination_of_options_is_one_line_and_exit_2(argv, message, capsys):
+    assert command.main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(message), err

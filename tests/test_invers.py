@@ -514,3 +514,8 @@ def _finished() -> InversState:
     state.apply(YELLOW, ROW_FROM_LEFT)
     assert state.is_terminal()
     return state
+
+
+def test_a_wrong_player_count_names_the_only_one_invers_takes():
+    with pytest.raises(ValueError, match=r"^invers: num_players must be 2, got 3$"):
+        Invers(num_players=3)

@@ -368,7 +368,7 @@ def _config_with(tmp_path, section: str | None, key: str, value) -> Path:
             "opponents",
             ["heurstic"],
             "evaluation.opponents: unknown agent 'heurstic' for inverted_dice: "
-            "expected one of ['random', 'heuristic', 'optimal']",
+            "expected one of ['random', 'heuristic', 'optimal', 'td', 'ppo']",
         ),
         ("evaluation", "games", 0, "evaluation.games must be an integer > 0, got 0"),
         ("evaluation", "gmes", 3, "unknown evaluation key(s) ['gmes']"),
@@ -522,7 +522,7 @@ def test_opponents_may_be_given_by_bot_name():
     with pytest.raises(
         ValueError,
         match=r"opponents: unknown agent 'heurstic' for inverted_dice: "
-        r"expected one of \['random', 'heuristic', 'optimal'\]",
+        r"expected one of \['random', 'heuristic', 'optimal', 'td', 'ppo'\]",
     ):
         gymnasium.make("InvertedDice-v0", num_players=2, opponents="heurstic")
     with pytest.raises(TypeError, match="opponents must be None"):

@@ -33,7 +33,8 @@ from training.evaluation.benchmark_report import benchmark, write_leaderboard
 from training.evaluation.harness import DEFAULT_BATCH
 from training.evaluation.report import output_dir
 from training.evaluation.suite import SUITE_VERSION, SUITES, TASKS, agent_mapping, write_anchors
-from training.framework.console import guarded
+from training.framework.console import fail, guarded
+from training.framework.schema import ConfigError
 
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> int:
@@ -92,9 +93,9 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if sum(map(bool, (args.agent, args.leaderboard, args.measure_references))) != 1:
-        parser.error("give --agent SPEC, --leaderboard or --measure-references (one of them)")
+        return fail(ConfigError("give --agent SPEC, --leaderboard or --measure-references (one of them)"))
     if args.batch < 0:
-        parser.error("--batch must be 0 (one game at a time) or a number of games")
+        return fail(ConfigError(f"--batch must be 0 (one game at a time) or a number of games, got {args.batch}"))
     return guarded(lambda: run(args), "benchmark interrupted; no report written")
 
 
