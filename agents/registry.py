@@ -290,7 +290,8 @@ def _agent_class(env_name: str, spec: str) -> tuple[type[Agent] | None, dict[str
     if Path(spec).exists():
         return None, {}
     raise ValueError(
-        f"unknown agent {spec!r} for {env_name}: expected one of {agent_names(env_name)}, rollout:n=...,base=..., openspiel:ALGORITHM, "
+        f"unknown agent {spec!r} for {env_name}: expected one of {agent_names(env_name)}, "
+        "rollout:n=...,base=..., openspiel:ALGORITHM, "
         "the path of a trained run directory or model .zip, or a module:attr of your own"
     )
 

@@ -71,7 +71,8 @@ def test_a_whole_game_against_an_agent_and_quitting(monkeypatch):
         (["--env", "nope"], "error: --env: unknown env 'nope'; known envs: invers, inverted_dice"),
         (
             ["--env", "invers", "--opponent", "nope"],
-            "error: --opponent: unknown agent 'nope' for invers: expected one of ['random', 'greedy', 'search', 'ppo', 'ppo+search']",
+            "error: --opponent: unknown agent 'nope' for invers: "
+            "expected one of ['random', 'greedy', 'search', 'ppo', 'ppo+search']",
         ),
         (
             ["--env", "invers", "--opponent", "search:width=3"],
