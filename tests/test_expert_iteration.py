@@ -243,3 +243,59 @@ def test_a_run_honours_its_learning_curve_section(tmp_path):
     assert expert_iteration.main(["--config", str(path), "--run-dir", str(run), "--no-eval", "--no-progress"]) == 0
     rows = (run / "learning_curve.csv").read_text().splitlines()
     assert rows[0].startswith("generations,win_rate") and [row.split(",")[0] for row in rows[1:]] == ["0", "1", "2"]
+
+
+def test_the_teacher_hands_over_to_the_networks_own_frozen_search(tmp_path):
+    """``self_teacher_from: 1``: generation 0 is labelled by the first teacher; generation 1 first
+    freezes the network in the run folder, then its own search labels and the second pool plays."""
+    path = tiny_config(
+        tmp_path,
+        generations=2,
+        teacher="search:depth=1",
+        bot_game_weight=1.0,
+        workers=1,
+        self_teacher_from=1,
+        self_teacher_depth=1,
+        self_teacher_pool=["ppo:path={teacher}", "search:depth=1"],
+    )
+    run = tmp_path / "run"
+    assert expert_iteration.main(["--config", str(path), "--run-dir", str(run), "--no-eval", "--no-progress"]) == 0
+    frozen = run / "teacher" / "model.zip"
+    log = json.loads((run / "metadata.json").read_text())["generation_log"]
+    assert [entry["teacher"] for entry in log] == ["search:depth=1", f"ppo+search:depth=1,path={frozen}"]
+    assert frozen.is_file() and all(entry["positions"] > 0 for entry in log)
+
+
+@pytest.mark.parametrize("first_session", [1, 2])
+def test_a_run_resumed_on_either_side_of_the_hand_over_learns_what_one_straight_through_does(
+    tmp_path, first_session
+):
+    from tests.test_resume_exact import _policy_weights, _same  # noqa: PLC0415
+
+    path = tiny_config(
+        tmp_path,
+        generations=3,
+        max_snapshots=1,
+        teacher="search:depth=1",
+        bot_game_weight=1.0,
+        workers=1,
+        self_teacher_from=1,
+        self_teacher_depth=1,
+        self_teacher_pool=["ppo:path={teacher}", "random"],
+    )
+    quiet = ["--no-eval", "--no-progress"]
+    straight, resumed = tmp_path / "straight", tmp_path / "resumed"
+    assert expert_iteration.main(["--config", str(path), "--run-dir", str(straight), *quiet]) == 0
+    assert (
+        expert_iteration.main(
+            ["--config", str(path), "--run-dir", str(resumed), "--generations", str(first_session), *quiet]
+        )
+        == 0
+    )
+    assert expert_iteration.main(["--resume", str(resumed), "--generations", "3", *quiet]) == 0
+    assert _same(_policy_weights(straight), _policy_weights(resumed))
+
+
+def test_a_second_stage_without_a_first_teacher_is_refused(tmp_path):
+    path = tiny_config(tmp_path, teacher=None, self_teacher_from=2)
+    assert expert_iteration.main(["--config", str(path), "--run-dir", str(tmp_path / "run"), "--no-progress"]) == 2

@@ -67,6 +67,15 @@ class ExpertIterationConfig(RunConfig):
     #: (null: the learner's own search labels its positions, the bots' are imitated)
     teacher: str | None = setting(None, OPTIONAL_TEXT)
     workers: int = setting(1, integer(1))  #: processes labelling positions with the teacher
+    #: after this many generations the teacher becomes the network's own search, frozen then
+    #: (``ppo+search:depth=<self_teacher_depth>`` on the network of that generation, saved in the
+    #: run folder as ``teacher/model.zip``): a distillation's second stage, once the network inside
+    #: its search outplays the first teacher (null: one teacher throughout)
+    self_teacher_from: int | None = setting(None, optional(integer(1)))
+    self_teacher_depth: int = setting(2, integer(1))  #: the frozen network's search depth as the teacher
+    #: the pool from ``self_teacher_from`` on (null: ``pool``); ``{teacher}`` in a spec stands for the
+    #: frozen network's file, e.g. ``"ppo+search:depth=2,path={teacher}"``, ``"ppo:path={teacher}"``
+    self_teacher_pool: list[str] | None = setting(None, optional(AGENT_SPECS))
     #: share of moves after the opening that either seat of a training game plays
     #: uniformly at random, so that positions after mistakes are seen too
     random_move_rate: float = setting(0.0, number(0, 1))
@@ -76,13 +85,25 @@ class ExpertIterationConfig(RunConfig):
     learning_curve: LearningCurveConfig = section(LearningCurveConfig)
 
     def agent_specs(self) -> dict[str, list[str]]:
-        return {"pool": self.pool, "teacher": [self.teacher] if self.teacher else [], **super().agent_specs()}
+        return {
+            "pool": self.pool,
+            "teacher": [self.teacher] if self.teacher else [],
+            **({"self_teacher_pool": self.self_teacher_pool} if self.self_teacher_pool else {}),
+            **super().agent_specs(),
+        }
 
     def check(self, game: Game) -> None:
         if game.num_players != 2:
             raise ConfigError(
                 f"expert iteration plays two-player games; env_kwargs set {self.env} up for {game.num_players}"
             )
+        if self.self_teacher_from is not None and self.teacher is None:
+            raise ConfigError(
+                "self_teacher_from hands a teacher's labels over to the network's own search: "
+                "it needs a first teacher (teacher)"
+            )
+        if self.self_teacher_pool is not None and self.self_teacher_from is None:
+            raise ConfigError("self_teacher_pool is the pool from self_teacher_from on: set self_teacher_from too")
         if self.self_play_weight + self.snapshot_weight > 1.0:
             raise ConfigError(
                 "self_play_weight + snapshot_weight must be at most 1, "

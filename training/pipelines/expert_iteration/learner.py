@@ -31,7 +31,12 @@ the best of them), by ``workers`` processes at once, since labelling is most of 
 cost. With ``bot_game_weight: 1`` the games are all between bots of the pool (spiced with
 ``random_move_rate``), and a run is a distillation of the teacher into the network: the
 warm start from which the learner's own search, deeper than the teacher at the same
-time per move, takes over (a later session without ``teacher``).
+time per move, takes over (a later session without ``teacher``). With ``self_teacher_from``
+the run hands over by itself: at that generation the network is frozen in the run folder
+(``teacher/model.zip``), its search (``ppo+search:depth=<self_teacher_depth>``) labels every
+position from then on, the games are drawn from ``self_teacher_pool`` (``{teacher}`` naming
+the frozen network) and the replay buffer starts afresh: the shipped network's first two
+stages in one run (``configs/invers.yaml``).
 
 The network is sb3's MaskablePPO actor-critic, so a run's ``model.zip`` loads as the
 agent ``ppo`` (the policy alone) and ``ppo+search`` (the network in the search), and a
@@ -102,20 +107,17 @@ class ExpertIteration(Pipeline):
             self.policy.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
         )
         self.learner = Learner(self.network, config, self.game.num_actions)
-        self.fixed = [
-            make_agent(config.env, spec, self.game, seed=config.seed + i) for i, spec in enumerate(config.pool)
-        ]
         self.snapshots: list[tuple[str, Learner]] = []
         self.buffer: deque = deque(maxlen=config.buffer_size)
         self.symmetries = symmetry_maps(self.game) if config.symmetries else [None]
-        self.teacher = (
-            None
-            if config.teacher is None
-            else TeacherLabels(config.env, config.env_kwargs, config.teacher, config.seed, config.workers)
-        )
         self.session: Session | None = None  #: the session training runs in: its progress lines and clock
         earlier = checkpoint.metadata if checkpoint is not None else {}
         self.log: list[dict] = list(earlier.get("generation_log", []))
+        self.teacher: TeacherLabels | None = None
+        if self.past_hand_over():  # a resumed second stage: the frozen network in the run folder
+            self.use_teacher(self.self_teacher_spec(), config.self_teacher_pool or config.pool)
+        else:
+            self.use_teacher(config.teacher, config.pool)
         self.positions = int(earlier.get("positions", 0))
         self.cpu_s = float(earlier.get("cpu_time_s", 0.0))
 
@@ -123,9 +125,49 @@ class ExpertIteration(Pipeline):
     def done(self) -> int:
         return len(self.log)
 
+    def use_teacher(self, spec: str | None, pool: list[str]) -> None:
+        """Label with ``spec`` (None: the learner's own search) and draw the fixed bots from
+        ``pool`` (``{teacher}`` standing for the frozen network's file), from now on."""
+        if self.teacher is not None:
+            self.teacher.close()
+        config = self.config
+        self.teacher_spec = spec
+        self.teacher = (
+            None if spec is None else TeacherLabels(config.env, config.env_kwargs, spec, config.seed, config.workers)
+        )
+        self.pool = [member.replace("{teacher}", str(self.frozen_teacher())) for member in pool]
+        self.fixed = [
+            make_agent(config.env, member, self.game, seed=config.seed + i) for i, member in enumerate(self.pool)
+        ]
+
+    def past_hand_over(self) -> bool:
+        """Whether the network's own frozen search has taken over as the teacher: a generation
+        has been played since ``self_teacher_from`` (the hand-over itself comes first in the
+        generation numbered so, :meth:`step`)."""
+        start = self.config.self_teacher_from
+        return start is not None and self.done > start
+
+    def frozen_teacher(self) -> Path:
+        """Where the network frozen as the second stage's teacher is kept: in the run folder."""
+        return self.run_dir / "teacher" / MODEL_FILE
+
+    def self_teacher_spec(self) -> str:
+        return f"ppo+search:depth={self.config.self_teacher_depth},path={self.frozen_teacher()}"
+
+    def hand_over_to_self_teacher(self) -> None:
+        """Freeze the network as it is now and make its search the teacher (and the second pool);
+        the replay buffer is emptied, so that the first teacher's labels do not pull the network
+        back towards what its own search now outplays."""
+        self.frozen_teacher().parent.mkdir(parents=True, exist_ok=True)
+        save_policy(self.frozen_teacher(), self.policy, self.config.seed)
+        self.buffer.clear()
+        self.use_teacher(self.self_teacher_spec(), self.config.self_teacher_pool or self.config.pool)
+        if self.session is not None:
+            self.session.say(f"generation {self.done}: the teacher is now {self.teacher_spec}")
+
     def bot(self) -> tuple[str, Agent]:
         index = self.rng.integers(len(self.fixed))
-        return self.config.pool[index], self.fixed[index]
+        return self.pool[index], self.fixed[index]
 
     def opponent(self) -> tuple[str, Learner | Agent]:
         """The opponent of one game: the learner itself, a snapshot, or a fixed bot."""
@@ -182,9 +224,7 @@ class ExpertIteration(Pipeline):
         seat = g % 2
         seats: list = [opponent, opponent]
         seats[seat] = self.learner
-        recorded = (
-            {0, 1} if opponent is self.learner or (self.config.imitate_pool and name in self.config.pool) else {seat}
-        )
+        recorded = {0, 1} if opponent is self.learner or (self.config.imitate_pool and name in self.pool) else {seat}
         final, records = play_training_game(
             self.game, seats, self.rng, config.random_opening_plies, recorded, config.random_move_rate
         )
@@ -251,6 +291,8 @@ class ExpertIteration(Pipeline):
 
     def step(self) -> dict[str, float]:
         """One generation: its games, the buffer, the updates, a snapshot; its log entry."""
+        if self.config.self_teacher_from == self.done:
+            self.hand_over_to_self_teacher()
         t0 = time.perf_counter()
         cpu_started = time.process_time()
         data, results, games = self.play_generation()
@@ -261,6 +303,7 @@ class ExpertIteration(Pipeline):
         self.add_snapshot(self.done)
         entry = {
             "generation": self.done,
+            "teacher": self.teacher_spec,
             "games": games,
             "positions": len(data),
             "play_s": round(t1 - t0, 1),
