@@ -267,9 +267,7 @@ def test_the_teacher_hands_over_to_the_networks_own_frozen_search(tmp_path):
 
 
 @pytest.mark.parametrize("first_session", [1, 2])
-def test_a_run_resumed_on_either_side_of_the_hand_over_learns_what_one_straight_through_does(
-    tmp_path, first_session
-):
+def test_a_run_resumed_on_either_side_of_the_hand_over_learns_what_one_straight_through_does(tmp_path, first_session):
     from tests.test_resume_exact import _policy_weights, _same  # noqa: PLC0415
 
     path = tiny_config(
