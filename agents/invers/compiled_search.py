@@ -526,43 +526,50 @@ class CompiledSearch:
         plies: np.ndarray,
         root_orders: np.ndarray,
         exact: bool = False,
+        legal: np.ndarray | None = None,
     ) -> SearchResults:
         """Search each position (``(B, 36)`` tile codes, ``(B, 2)`` tiles in hand, the player
         to move and the ply of each): ``root_orders[k]`` lists row ``k``'s legal pushes'
         indices (into its ascending legal pushes) in the order the one-ply iteration visits
-        them; ``exact`` gives the deepest iteration's root moves the full window."""
-        rows = len(boards)
-        legal = legal_counts(boards, players)
-        results = SearchResults.empty(rows, legal)
-        pending = np.arange(rows)
-        while len(pending):
-            part = SearchResults.empty(len(pending), legal[pending])
-            _search_batch(
-                np.ascontiguousarray(boards[pending], np.int8),
-                np.ascontiguousarray(hands[pending], np.int8),
-                np.ascontiguousarray(players[pending], np.int64),
-                np.ascontiguousarray(plies[pending], np.int64),
-                np.ascontiguousarray(root_orders[pending], np.int64),
-                legal[pending],
-                self.depth,
-                self.depth if exact else 0,
-                self.max_plies,
-                0.0 if self.seconds is None else float(self.seconds),
-                *self._table,
-                self._counters,
-                part.moves,
-                part.values,
-                part.depths,
-                part.reasons,
-                part.searched,
-                part.move_values,
-            )
+        them; ``exact`` gives the deepest iteration's root moves the full window; ``legal``: the
+        positions' :func:`legal_counts`, where the caller has them already."""
+        legal = legal_counts(boards, players) if legal is None else legal
+        positions = (
+            np.ascontiguousarray(boards, np.int8),
+            np.ascontiguousarray(hands, np.int8),
+            np.ascontiguousarray(players, np.int64),
+            np.ascontiguousarray(plies, np.int64),
+            np.ascontiguousarray(root_orders, np.int64),
+        )
+        results = self._search_rows(positions, legal, exact)
+        full = np.flatnonzero(results.reasons == TABLE_FULL)
+        while len(full):  # rare: a search filled the table; grow it and search those rows again
+            self._allocate(2 * self.capacity)
+            retried = self._search_rows(tuple(array[full] for array in positions), legal[full], exact)
             for name in ("moves", "values", "depths", "reasons", "searched", "move_values"):
-                getattr(results, name)[pending] = getattr(part, name)
-            full = part.reasons == TABLE_FULL
-            if full.any():
-                self._allocate(2 * self.capacity)
-            pending = pending[full]
+                getattr(results, name)[full] = getattr(retried, name)
+            full = full[retried.reasons == TABLE_FULL]
+        return results
+
+    def _search_rows(self, positions: tuple[np.ndarray, ...], legal: np.ndarray, exact: bool) -> SearchResults:
+        """One call of the kernel over every row of ``positions`` (contiguous arrays)."""
+        results = SearchResults.empty(len(legal), legal)
+        _search_batch(
+            *positions,
+            legal,
+            self.depth,
+            self.depth if exact else 0,
+            self.max_plies,
+            0.0 if self.seconds is None else float(self.seconds),
+            *self._table,
+            self._counters,
+            results.moves,
+            results.values,
+            results.depths,
+            results.reasons,
+            results.searched,
+            results.move_values,
+        )
         return results
 
 
@@ -604,4 +611,4 @@ def legal_counts(boards: np.ndarray, players: np.ndarray) -> np.ndarray:
     """The number of legal pushes of the player to move in each position: every push but
     those that would push out an opponent's flipped tile."""
     far = np.asarray(boards)[:, _FAR_END]
-    return (far != (FLIPPED | (1 - np.asarray(players)[:, None]))).sum(axis=1).astype(np.int64)
+    return np.count_nonzero(far != (FLIPPED | (1 - np.asarray(players)[:, None])), axis=1).astype(np.int64)

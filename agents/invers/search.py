@@ -113,7 +113,7 @@ class InversSearch(Agent):
             if rngs is not None:
                 rngs[k].shuffle(order)
             orders[k, :count] = order
-        results = self.search.search(boards, hands, players, plies, orders, exact=rngs is None)
+        results = self.search.search(boards, hands, players, plies, orders, exact=rngs is None, legal=legal)
         if (results.reasons == GAME_OVER).any():
             raise ValueError(f"invers {self.name}: asked to move when it is not this player's turn (the game is over)")
         return results
