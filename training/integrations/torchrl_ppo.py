@@ -5,7 +5,8 @@
     python -m training.integrations.torchrl_ppo --iterations 40 --frames-per-batch 2048
 
 The env is TorchRL's ``PettingZooWrapper`` around the AEC env with ``use_mask=True``: the
-player's group ``player_0`` carries its observation, its action mask and its reward. The
+player's group ``player_0`` carries its observation, its action mask and its reward, which
+TorchRL's ``RewardScaling`` divides by the game's score range (:func:`reward_scale`). The
 policy is TorchRL's ``ProbabilisticActor`` drawing from ``MaskedCategorical`` over an MLP's
 logits and that mask (it never draws an illegal move); the critic is a second MLP; TorchRL's
 ``Collector``, ``GAE`` and ``ClipPPOLoss`` do the rest, all reading the group's keys.
@@ -27,6 +28,7 @@ import numpy as np
 import torch
 from tensordict.nn import TensorDictModule
 from torchrl.collectors import Collector
+from torchrl.envs import RewardScaling, TransformedEnv
 from torchrl.envs.libs.pettingzoo import PettingZooWrapper
 from torchrl.modules import MLP, MaskedCategorical, ProbabilisticActor
 from torchrl.objectives import ClipPPOLoss
@@ -71,9 +73,19 @@ def solitaire_envs() -> list[str]:
     return [name for name, entry in ENVS.items() if entry.game_class().min_players == 1]
 
 
-def make_env(env: str, seed: int) -> PettingZooWrapper:
-    """TorchRL's wrapper of env ``env``'s AEC env for one player, masks on."""
-    return PettingZooWrapper(env=get_entry(env).load_module().env(num_players=1), use_mask=True, seed=seed)
+def make_env(env: str, seed: int) -> TransformedEnv:
+    """TorchRL's wrapper of env ``env``'s AEC env for one player, masks on, its rewards scaled by
+    the game's score range (:func:`reward_scale`)."""
+    wrapped = PettingZooWrapper(env=get_entry(env).load_module().env(num_players=1), use_mask=True, seed=seed)
+    return TransformedEnv(wrapped, RewardScaling(loc=0.0, scale=reward_scale(env), in_keys=[KEYS["reward"]]))
+
+
+def reward_scale(env: str) -> float:
+    """One over the game's score range: a solitaire game pays its points as rewards (hundreds in a
+    game), and a critic fitted to returns of that size swamps the policy's share of the clipped
+    gradient; scaled, a whole game's return lies in [0, 1] (the greedy evaluation still reads scores)."""
+    low, high = make_game(env, num_players=1).score_bounds()
+    return 1.0 / (high - low)
 
 
 def train(
