@@ -1,6 +1,6 @@
 # Two entry points of the README's quick start; each creates the virtual environment when missing.
 #   make train            train MaskablePPO on $(ENV) with configs/$(ENV).yaml, then evaluate it against the bots;
-#                         ARGS passes options to training/train.py, e.g. make train ENV=invers ARGS="--timesteps 20000"
+#                         ARGS passes options to training/train.py, e.g. make train ENV=lost_dice ARGS="--timesteps 20000"
 #                         (a short run: its warm start shrinks in proportion; see python training/train.py --help)
 #   make test             install the test extras in venvs of their own (.venv-test: dev, Tianshou, TorchRL, OpenSpiel;
 #                         .venv-rllib: Ray RLlib, which pins an older gymnasium) and run the test suite (the command CI
