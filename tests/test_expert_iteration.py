@@ -245,19 +245,23 @@ def test_a_run_honours_its_learning_curve_section(tmp_path):
     assert rows[0].startswith("generations,win_rate") and [row.split(",")[0] for row in rows[1:]] == ["0", "1", "2"]
 
 
-def test_the_teacher_hands_over_to_the_networks_own_frozen_search(tmp_path):
-    """``self_teacher_from: 1``: generation 0 is labelled by the first teacher; generation 1 first
-    freezes the network in the run folder, then its own search labels and the second pool plays."""
-    path = tiny_config(
+def two_stage_config(tmp_path, **changes) -> Path:
+    """The tiny config distilling search:depth=1, handing over to the network's one-ply search after a generation."""
+    return tiny_config(
         tmp_path,
-        generations=2,
         teacher="search:depth=1",
         bot_game_weight=1.0,
         workers=1,
         self_teacher_from=1,
         self_teacher_depth=1,
-        self_teacher_pool=["ppo:path={teacher}", "search:depth=1"],
+        **changes,
     )
+
+
+def test_the_teacher_hands_over_to_the_networks_own_frozen_search(tmp_path):
+    """``self_teacher_from: 1``: generation 0 is labelled by the first teacher; generation 1 first
+    freezes the network in the run folder, then its own search labels and the second pool plays."""
+    path = two_stage_config(tmp_path, generations=2, self_teacher_pool=["ppo:path={teacher}", "search:depth=1"])
     run = tmp_path / "run"
     assert expert_iteration.main(["--config", str(path), "--run-dir", str(run), "--no-eval", "--no-progress"]) == 0
     frozen = run / "teacher" / "model.zip"
@@ -270,16 +274,8 @@ def test_the_teacher_hands_over_to_the_networks_own_frozen_search(tmp_path):
 def test_a_run_resumed_on_either_side_of_the_hand_over_learns_what_one_straight_through_does(tmp_path, first_session):
     from tests.test_resume_exact import _policy_weights, _same  # noqa: PLC0415
 
-    path = tiny_config(
-        tmp_path,
-        generations=3,
-        max_snapshots=1,
-        teacher="search:depth=1",
-        bot_game_weight=1.0,
-        workers=1,
-        self_teacher_from=1,
-        self_teacher_depth=1,
-        self_teacher_pool=["ppo:path={teacher}", "random"],
+    path = two_stage_config(
+        tmp_path, generations=3, max_snapshots=1, self_teacher_pool=["ppo:path={teacher}", "random"]
     )
     quiet = ["--no-eval", "--no-progress"]
     straight, resumed = tmp_path / "straight", tmp_path / "resumed"

@@ -81,6 +81,14 @@ def _settle(board, hand, to_move, ply, unflipped, flipped, status, s, max_plies)
     if unflipped[s, 0] == 0 or unflipped[s, 1] == 0:
         status[s] = 0 if unflipped[s, 0] == 0 else 1
         return
+    _settle_turn(board, to_move, ply, flipped, status, s, max_plies)
+
+
+@numba.njit(cache=True)
+def _settle_turn(board, to_move, ply, flipped, status, s, max_plies):
+    """The status of slot ``s`` where no colour is all flipped: the player to move blocked (the
+    opponent's flipped tile on every far end; the core counts those tiles first), else drawn at
+    ``max_plies``, else running."""
     status[s] = RUNNING
     player = to_move[s]
     opponent = 1 - player
@@ -123,20 +131,7 @@ def _push(board, hand, to_move, ply, unflipped, flipped, status, s, action, max_
         if unflipped[t, c] == 0:  # every tile of colour c is flipped: c wins
             status[t] = c
             return
-    status[t] = RUNNING
-    player = 1 - mover  # blocked only if the mover's flipped tile lies on every far end
-    if flipped[t, mover] >= _NUM_BORDER:
-        blocked = True
-        for a in range(NUM_ACTIONS):
-            if board[t, _FAR_END[a]] != (FLIPPED | mover):
-                blocked = False
-                break
-        if blocked:
-            mine, theirs = flipped[t, player], flipped[t, mover]
-            status[t] = player if mine > theirs else (mover if theirs > mine else DRAWN)
-            return
-    if ply[t] >= max_plies:
-        status[t] = DRAWN
+    _settle_turn(board, to_move, ply, flipped, status, t, max_plies)
 
 
 @numba.njit(cache=True)
