@@ -55,6 +55,8 @@ train: $(VENV)/.installed
 TEST_VENV := .venv-test
 RLLIB_VENV := .venv-rllib
 RLLIB_TESTS := tests/test_rllib.py tests/test_rllib_config.py tests/test_rllib_cluster.py
+# the docs' snippets and commands that need Ray skip in .venv-test: they run again beside Ray
+RLLIB_DOCS := -k "test_python_snippet_runs_as_printed or (test_shell_command_names_what_exists and (rllib or ray))"
 
 $(TEST_VENV)/.installed: pyproject.toml setup.py
 	test -x $(TEST_VENV)/bin/python || $(PYTHON_SYSTEM) -m venv $(TEST_VENV)
@@ -73,6 +75,7 @@ test: $(TEST_VENV)/.installed $(RLLIB_VENV)/.installed
 	$(TEST_VENV)/bin/python -m pytest $(addprefix --ignore=,$(RLLIB_TESTS))
 	@$(RLLIB_VENV)/bin/python -c "import gymnasium; print('the Ray RLlib tests, on gymnasium', gymnasium.__version__)"
 	$(RLLIB_VENV)/bin/python -m pytest $(RLLIB_TESTS)
+	$(RLLIB_VENV)/bin/python -m pytest tests/test_docs.py $(RLLIB_DOCS)
 
 lint: $(VENV)/.installed
 	$(PYTHON) -m ruff check . && $(PYTHON) -m ruff format --check .
