@@ -88,6 +88,7 @@ BOTS: dict[str, dict[str, str]] = {
 #: ``checkpoints/<env>/shipped_td/``, ``td:path=RUN_DIR`` any other run's.
 TURN_VALUE_AGENTS: dict[str, str] = {
     "inverted_dice": "agents.inverted_dice.td:InvertedDiceTD",
+    "lost_dice": "agents.lost_dice.td:LostDiceTD",
     "six_hundred": "agents.six_hundred.td:SixHundredTD",
 }
 

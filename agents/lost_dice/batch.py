@@ -191,17 +191,16 @@ class BatchModel:
             number = above
         return np.where(value == INVESTMENT, investment, (count == 0) | number)
 
-    def play_gains(self, sheets: Sheets, rolls_left: np.ndarray, plays: np.ndarray) -> np.ndarray:
-        """``(B, K)``: what writing each of ``plays`` (``(B, K)`` or ``(K,)`` distinct-play
-        indices) adds to each sheet's estimate; ``-inf`` where it cannot be written
-        (:meth:`agents.lost_dice.planning.PlayValues.gain`)."""
-        plays = np.broadcast_to(plays, (len(rolls_left), np.shape(plays)[-1]))
+    def after_plays(self, sheets: Sheets, plays: np.ndarray) -> tuple[list, np.ndarray, np.ndarray, np.ndarray]:
+        """The sheets that writing each of ``plays`` (``(B, K)`` or ``(K,)`` distinct-play
+        indices) would make: per colour ``(last, count, total, investments, direction)``
+        arrays of shape ``(B, K)``, then ``stones`` and ``vp`` ``(B, K)``, and ``(B, K)``
+        whether each play can be written at all."""
+        plays = np.broadcast_to(plays, (len(sheets.rolls_left), np.shape(plays)[-1]))
         colour, value, bonus = self.colour[plays], self.value[plays], self.bonus[plays]
-        before = self._columns(sheets)
-        base = self.sheet_values(before, sheets.stones, sheets.vp, rolls_left)
         writable = np.zeros(plays.shape, bool)
         after = []
-        for c, column in enumerate(before):
+        for c, column in enumerate(self._columns(sheets)):
             last, count, sum_, investments, direction = (a[:, None] for a in column)
             here = colour == c
             writable |= here & self._writable((last, count, sum_, investments, direction), value)
@@ -221,7 +220,16 @@ class BatchModel:
             )
         stones = sheets.stones[:, None] + (bonus == STONE_BONUS)
         vp = sheets.vp[:, None] + (bonus == VP_BONUS)
-        extra = np.where(bonus == EXTRA_ROLL_BONUS, EXTRA_ROLL, 0.0)
+        return after, stones, vp, writable
+
+    def play_gains(self, sheets: Sheets, rolls_left: np.ndarray, plays: np.ndarray) -> np.ndarray:
+        """``(B, K)``: what writing each of ``plays`` (``(B, K)`` or ``(K,)`` distinct-play
+        indices) adds to each sheet's estimate; ``-inf`` where it cannot be written
+        (:meth:`agents.lost_dice.planning.PlayValues.gain`)."""
+        plays = np.broadcast_to(plays, (len(rolls_left), np.shape(plays)[-1]))
+        base = self.sheet_values(self._columns(sheets), sheets.stones, sheets.vp, rolls_left)
+        after, stones, vp, writable = self.after_plays(sheets, plays)
+        extra = np.where(self.bonus[plays] == EXTRA_ROLL_BONUS, EXTRA_ROLL, 0.0)
         gains = self.sheet_values(after, stones, vp, rolls_left[:, None]) - base[:, None] + extra
         return np.where(writable, gains, -np.inf)
 
