@@ -219,7 +219,7 @@ def test_td_cli_errors_name_the_problem(tmp_path, capsys):
     assert "unknown agent 'heurstic'" in capsys.readouterr().err
     assert train_td.main(["--env", "invers"]) == 2
     assert (
-        "invers has no turn-value agent; train_td.py trains ['inverted_dice', 'six_hundred']" in capsys.readouterr().err
+        "invers has no turn-value agent; train_td.py trains ['inverted_dice', 'lost_dice', 'six_hundred']" in capsys.readouterr().err
     )
     assert train_td.main(["--resume", str(tmp_path / "nothing")]) == 2
     assert "cannot resume" in capsys.readouterr().err
