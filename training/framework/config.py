@@ -47,6 +47,12 @@ __all__ = [
 ]
 
 
+#: further tables of a game: each a mapping of game options overriding ``env_kwargs``
+TABLES = list_of(
+    Check("non-empty mapping of game options", lambda v: isinstance(v, dict) and bool(v), dict), non_empty=False
+)
+
+
 @dataclass
 class EvaluationConfig:
     """The closing evaluation (see ``training/evaluate.py``)."""
@@ -66,12 +72,7 @@ class EvaluationConfig:
     #: further tables to evaluate at, each a mapping of game options overriding
     #: ``env_kwargs`` (e.g. ``{num_players: 4}``: the candidate against three copies of
     #: each opponent); the observation must keep its shape across them
-    tables: list[dict[str, Any]] = setting(
-        [],
-        list_of(
-            Check("non-empty mapping of game options", lambda v: isinstance(v, dict) and bool(v), dict), non_empty=False
-        ),
-    )
+    tables: list[dict[str, Any]] = setting([], TABLES)
 
 
 @dataclass
@@ -155,13 +156,22 @@ def _check_together(config: RunConfig) -> None:
             check_agent_spec(config.env, spec, key)
     evaluation = getattr(config, "evaluation", None)
     for options in evaluation.tables if evaluation is not None else []:
-        other = make_checked_game(config.env, {**config.env_kwargs, **options})
-        if other.observation_shape != game.observation_shape:
-            raise ConfigError(
-                f"evaluation.tables: {options} changes the observation shape {game.observation_shape} to "
-                f"{other.observation_shape}; a trained agent could not play there"
-            )
+        make_table(config, game, options, "evaluation.tables")
     config.check(game)
+
+
+def make_table(config: RunConfig, game: Game, options: dict[str, Any], key: str) -> Game:
+    """The game at the table ``options`` set up (overriding ``config.env_kwargs``), or an error
+    naming ``key`` where one agent could not play both it and ``game``: the observation's shape
+    and the number of actions must stay."""
+    other = make_checked_game(config.env, {**config.env_kwargs, **options})
+    for fact in ("observation_shape", "num_actions"):
+        if getattr(other, fact) != getattr(game, fact):
+            raise ConfigError(
+                f"{key}: {options} changes the {fact.replace('_', ' ')} {getattr(game, fact)} to "
+                f"{getattr(other, fact)}; a trained agent could not play there"
+            )
+    return other
 
 
 def make_checked_game(env: str, env_kwargs: dict[str, Any]) -> Game:

@@ -15,7 +15,7 @@ from typing import Any
 
 from envs.aec import REWARD_MODES
 from envs.core import Game
-from training.framework.config import EvaluationConfig, LearningCurveConfig, RunConfig
+from training.framework.config import TABLES, EvaluationConfig, LearningCurveConfig, RunConfig, make_table
 from training.framework.schema import (
     AGENT_SPECS,
     BOOL,
@@ -89,6 +89,11 @@ class WarmStartConfig:
     #: with temperature > 0: the search whose move values label the decisions (null: the teacher)
     label_with: str | None = setting(None, OPTIONAL_TEXT)
     workers: int = setting(1, integer(1))  #: processes labelling the decisions (temperature > 0)
+    #: the tables the teacher plays at, each a mapping of game options overriding ``env_kwargs``
+    #: (e.g. ``[{num_players: 2}, {num_players: 4}]``: a clone for every table it will meet, though
+    #: PPO trains at ``env_kwargs``' own), ``episodes`` split evenly among them; each table has the
+    #: training env's opponents (or self-play pool) in its other seats. Empty: the training table only
+    tables: list[dict[str, Any]] = setting([], TABLES)
 
 
 @dataclass
@@ -128,17 +133,45 @@ class PPOConfig(RunConfig):
         }
 
     def check(self, game: Game) -> None:
+        if self.self_play.enabled and self.vec_env == "subproc":
+            raise ConfigError("self_play shares its opponent pool in one process: use vec_env: game or dummy")
+        self._check_seats(game, "env_kwargs")
+        if self.warm_start.enabled:
+            self._check_warm_start_tables(game)
+        self._check_rollout()
+
+    def _check_seats(self, game: Game, key: str) -> None:
+        """The other seats of ``game`` (set up by ``key``) can be filled: by the self-play pool
+        where there are any, else by 1 or one per seat of ``opponents``."""
         others = game.num_players - 1
-        if self.self_play.enabled:
-            if others == 0:
-                raise ConfigError(f"self_play needs a game with several players; env_kwargs set {self.env} up for one")
-            if self.vec_env == "subproc":
-                raise ConfigError("self_play shares its opponent pool in one process: use vec_env: game or dummy")
+        if self.self_play.enabled and others == 0:
+            raise ConfigError(f"self_play needs a game with several players; {key} set {self.env} up for one")
         if others and not self.self_play.enabled and len(self.opponents) not in (1, others):
             raise ConfigError(
-                f"opponents needs 1 or {others} agent specs for {game.num_players} players, got {self.opponents}"
+                f"opponents needs 1 or {others} agent specs for {game.num_players} players ({key}), "
+                f"got {self.opponents}"
             )
-        self._check_rollout()
+
+    def _check_warm_start_tables(self, game: Game) -> None:
+        """Every table of ``warm_start.tables`` is a game the learner can play, with its seats
+        filled and at least one teacher episode; its rewards unscaled (each table's games would
+        scale them by statistics of their own, not those PPO trains with)."""
+        tables = self.warm_start.tables
+        if not tables:
+            return
+        if self.normalize_reward:
+            raise ConfigError(
+                "warm_start.tables: the demonstrations' returns would be scaled by each table's own reward "
+                "statistics, not the training table's: set normalize_reward: false"
+            )
+        if self.warm_start.episodes < len(tables):
+            raise ConfigError(
+                f"warm_start.episodes ({self.warm_start.episodes}) must give each of the {len(tables)} "
+                "warm_start.tables at least one episode"
+            )
+        for options in tables:
+            key = f"warm_start.tables {options}"
+            self._check_seats(make_table(self, game, options, "warm_start.tables"), key)
 
     def _check_rollout(self) -> None:
         """Every PPO mini-batch full: ``batch_size`` divides a rollout of ``n_steps x n_envs`` steps."""

@@ -19,6 +19,7 @@ from stable_baselines3.common.logger import Logger
 
 from agents.run_folder import MODEL_FILE, CheckpointError
 from agents.trained import PolicyAgent
+from envs.registry import make_game
 from training.framework.checkpoint import Checkpoint
 from training.framework.run import Override, Pipeline, Session
 from training.pipelines.network import policy_kwargs
@@ -26,7 +27,7 @@ from training.pipelines.ppo import checkpoint as ppo_checkpoint
 from training.pipelines.ppo.callbacks import RunCallback, SinkOutput
 from training.pipelines.ppo.config import PPOConfig
 from training.pipelines.ppo.vector import make_training_env
-from training.pipelines.ppo.warm_start import TeacherGuidedPPO, resume_guide, warm_start
+from training.pipelines.ppo.warm_start import Table, TeacherGuidedPPO, resume_guide, warm_start
 
 
 def sink_logger(session: Session) -> Logger:
@@ -59,7 +60,8 @@ class PPO(Pipeline):
         settings = config.warm_start
         if not settings.enabled or "warm_start.episodes" in overridden or config.total_timesteps >= planned:
             return None
-        episodes = max(config.n_envs, math.ceil(settings.episodes * config.total_timesteps / planned))
+        least = max(config.n_envs, len(settings.tables))  # an episode per env, and per table
+        episodes = max(least, math.ceil(settings.episodes * config.total_timesteps / planned))
         if episodes >= settings.episodes:
             return None
         note = (
@@ -105,12 +107,13 @@ class PPO(Pipeline):
             if config.warm_start.temperature > 0
             else ""
         )
+        split = f" split among the tables {config.warm_start.tables}" if config.warm_start.tables else ""
         print(
-            f"Warm start: {config.warm_start.episodes} episodes of {config.warm_start.teacher}{labels}, then "
+            f"Warm start: {config.warm_start.episodes} episodes of {config.warm_start.teacher}{labels}{split}, then "
             f"{config.warm_start.epochs} epochs of cloning",
             flush=True,
         )
-        demo_venv = self._demonstration_env()
+        tables = self._demonstration_tables()
         try:
             self.warm_start_summary = warm_start(
                 self.model,
@@ -122,23 +125,30 @@ class PPO(Pipeline):
                 self.run_dir,
                 say=session.say,
                 stop_requested=lambda: session.stop_requested,
-                demo_venv=demo_venv,
+                tables=tables,
             )
         finally:
-            if demo_venv is not None:
-                demo_venv.close()
+            for table in tables or []:
+                table.venv.close()
         self.warm_started = True
         print(f"Warm start: {self.warm_start_summary}")
 
-    def _demonstration_env(self):
-        """With ``warm_start.envs``: the training env's twin of that many games, seeded after
-        the training env's own games (``seed + n_envs`` on), where the teacher plays."""
+    def _demonstration_tables(self) -> list[Table] | None:
+        """Where the teacher plays, when not in the training env itself: one env per
+        ``warm_start.tables``, or the training env's twin; each of ``warm_start.envs`` games
+        (0: ``n_envs``), seeded after the training env's own games (``seed + n_envs`` on)."""
         config = self.config
-        if not config.warm_start.envs:
+        settings = config.warm_start
+        if not settings.tables and not settings.envs:
             return None
-        venv, _ = make_training_env(dataclasses.replace(config, n_envs=config.warm_start.envs), seed=False)
-        venv.seed(config.seed + config.n_envs)
-        return venv
+        size = settings.envs or config.n_envs
+        tables = []
+        for index, options in enumerate(settings.tables or [{}]):
+            at_table = dataclasses.replace(config, n_envs=size, env_kwargs={**config.env_kwargs, **options})
+            venv, _ = make_training_env(at_table, seed=False)
+            venv.seed(config.seed + config.n_envs + index * size)
+            tables.append(Table(options, venv, make_game(config.env, **at_table.env_kwargs)))
+        return tables
 
     def train(self, session: Session) -> None:
         """SB3's ``learn`` runs the loop; its callback hands every update to ``session.after_step``

@@ -7,7 +7,9 @@ for any game and any bot of that game (``warm_start.teacher``, an agent spec):
 1. **Demonstrations.** The teacher plays ``episodes`` episodes in the learner's seat of
    the very training env PPO will use (same opponents, same reward scaling), and every
    decision is recorded: observation, legal mask, the teacher's action, and the
-   episode's return-to-go in PPO's (scaled) reward units.
+   episode's return-to-go in PPO's (scaled) reward units. With ``tables`` it plays them,
+   split evenly, at each of those tables (e.g. two, three and four players) instead, so
+   that the clone has seen every table it will be played at, not only the training one.
 2. **Behaviour cloning and a fitted critic.** The policy is trained by cross-entropy on
    the teacher's actions (over legal actions only) and the value head on those
    returns-to-go, together. The critic matters: PPO starting from a cloned actor and a
@@ -36,9 +38,11 @@ the learner near its teacher while it learns what the clone got wrong.
 from __future__ import annotations
 
 import copy
+import math
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import numpy as np
 import torch
@@ -74,11 +78,41 @@ class Demonstrations:
     def __len__(self) -> int:
         return len(self.actions)
 
+    @classmethod
+    def joined(cls, parts: list[Demonstrations]) -> Demonstrations:
+        """One set of the decisions of all ``parts`` (soft targets only where every part has them)."""
+        if len(parts) == 1:
+            return parts[0]
+        episodes = sum(part.episodes for part in parts)
+        soft = all(part.policies is not None for part in parts)
+        return cls(
+            observations=torch.cat([part.observations for part in parts]),
+            masks=torch.cat([part.masks for part in parts]),
+            actions=torch.cat([part.actions for part in parts]),
+            returns=torch.cat([part.returns for part in parts]),
+            episodes=episodes,
+            mean_episode_return=sum(part.mean_episode_return * part.episodes for part in parts) / episodes,
+            policies=torch.cat([part.policies for part in parts]) if soft else None,
+        )
+
     def batches(self, batch_size: int, rng: np.random.Generator):
         """Index tensors of shuffled minibatches covering the set once."""
         order = torch.as_tensor(rng.permutation(len(self)))
         for start in range(0, len(self), batch_size):
             yield order[start : start + batch_size]
+
+
+class Table(NamedTuple):
+    """Where the teacher plays: a vectorized env of the game at the table ``options`` set up."""
+
+    options: dict[str, Any]  #: game options overriding the config's ``env_kwargs`` (``{}``: the training table)
+    venv: VecEnv
+    game: Game
+
+
+def split_evenly(total: int, parts: int) -> list[int]:
+    """``total`` in ``parts`` shares that differ by at most one, the larger first."""
+    return [total // parts + (index < total % parts) for index in range(parts)]
 
 
 def collect_demonstrations(
@@ -95,6 +129,7 @@ def collect_demonstrations(
     env_kwargs: dict | None = None,
     say=None,
     stop_requested=None,
+    where: str = "",
 ) -> Demonstrations:
     """Let ``teacher`` play ``episodes`` episodes in every env of ``venv`` together.
 
@@ -103,7 +138,8 @@ def collect_demonstrations(
     With a :class:`VecNormalize` ``venv`` its reward statistics are updated as in
     training (they then scale PPO's first rollouts sensibly) and the returns-to-go are
     computed from the raw rewards scaled and clipped by the final statistics, as PPO
-    will see them. ``say`` gets progress lines; ``stop_requested()`` true stops it with
+    will see them. ``say`` gets progress lines (their names end with ``where``);
+    ``stop_requested()`` true stops it with
     :class:`~training.framework.progress.StoppedDuringPreparation`.
     """
     teachers = [make_agent(env_name, teacher, game, seed=seed * 1000 + i) for i in range(venv.num_envs)]
@@ -120,7 +156,7 @@ def collect_demonstrations(
     running = np.zeros(venv.num_envs)
     obs = venv.reset()
     try:
-        played = Progress("warm start: teacher episodes", episodes, say, stop_requested)
+        played = Progress(f"warm start: teacher episodes{where}", episodes, say, stop_requested)
         while finished < episodes:
             mask = get_action_masks(venv)
             if values_in_batch:  # the moves and their values from one plan
@@ -160,7 +196,8 @@ def collect_demonstrations(
         try:
             positions = list(np.array(observations)[complete])
             values = labels.label(
-                positions, Progress(f"warm start: {label_with or teacher} labels", len(positions), say, stop_requested)
+                positions,
+                Progress(f"warm start: {label_with or teacher} labels{where}", len(positions), say, stop_requested),
             )
         finally:
             labels.close()
@@ -258,8 +295,9 @@ def behaviour_clone(
 
 
 def teacher_agreement(policy, demos: Demonstrations, limit: int = 20_000) -> float:
-    """Share of (up to ``limit``) demonstrated decisions where the policy's top action is the teacher's."""
-    index = slice(0, min(limit, len(demos)))
+    """Share of (up to ``limit``, evenly spread: every table's) demonstrated decisions where the
+    policy's top action is the teacher's."""
+    index = slice(0, len(demos), max(1, math.ceil(len(demos) / limit)))
     distribution = policy.get_distribution(demos.observations[index], action_masks=demos.masks[index].numpy())
     chosen = distribution.distribution.probs.argmax(dim=1)
     return float((chosen == demos.actions[index]).float().mean())
@@ -327,33 +365,41 @@ def warm_start(
     run_dir: Path,
     say=None,
     stop_requested=None,
-    demo_venv: VecEnv | None = None,
-) -> dict[str, float]:
+    tables: list[Table] | None = None,
+) -> dict[str, Any]:
     """Steps 1-3 of the module docstring on a fresh ``model``; returns what it measured.
 
-    The teacher plays in ``demo_venv`` when given (the training env's twin with more games:
-    ``warm_start.envs``), whose reward scaling statistics then become ``venv``'s, as if
-    the games had been played there. The demonstrations are kept in the run folder, so
-    that a resumed run keeps its guide. Progress lines go to ``say``; a stop request ends
-    it (see :func:`collect_demonstrations`).
+    The teacher plays at ``tables`` when given, ``episodes`` split evenly among them: one per
+    ``warm_start.tables``, or the training env's twin with more games (``warm_start.envs``),
+    whose reward scaling statistics then become ``venv``'s, as if the games had been played
+    there; else in ``venv`` itself. The demonstrations are kept in the run folder, so that a
+    resumed run keeps its guide. Progress lines go to ``say``; a stop request ends it (see
+    :func:`collect_demonstrations`).
     """
     started = time.perf_counter()
-    demos = collect_demonstrations(
-        venv if demo_venv is None else demo_venv,
-        env_name,
-        game,
-        settings.teacher,
-        settings.episodes,
-        model.gamma,
-        seed,
-        settings.temperature,
-        settings.label_with,
-        settings.workers,
-        say=say,
-        stop_requested=stop_requested,
-    )
-    if isinstance(demo_venv, VecNormalize) and isinstance(venv, VecNormalize):
-        venv.ret_rms = copy.deepcopy(demo_venv.ret_rms)
+    tables = tables or [Table({}, venv, game)]
+    parts = [
+        collect_demonstrations(
+            table.venv,
+            env_name,
+            table.game,
+            settings.teacher,
+            episodes,
+            model.gamma,
+            seed,
+            settings.temperature,
+            settings.label_with,
+            settings.workers,
+            say=say,
+            stop_requested=stop_requested,
+            where=f" at {table.options}" if table.options else "",
+        )
+        for table, episodes in zip(tables, split_evenly(settings.episodes, len(tables)))
+    ]
+    demos = Demonstrations.joined(parts)
+    twin = tables[0].venv  # the only table where rewards are scaled (the config refuses scaling with tables)
+    if twin is not venv and isinstance(twin, VecNormalize) and isinstance(venv, VecNormalize):
+        venv.ret_rms = copy.deepcopy(twin.ret_rms)
     write_atomic(run_dir / DEMONSTRATIONS_FILE, lambda name: torch.save(asdict(demos), name))
     collected = time.perf_counter()
     symmetries = symmetry_maps(game)
@@ -371,6 +417,18 @@ def warm_start(
     )
     if settings.guide_coef > 0:
         model.attach_teacher(demos, settings.guide_coef, settings.guide_decay_steps, symmetries)
+    with torch.no_grad():
+        at_tables = [  # what the clone learned at each table of warm_start.tables
+            {
+                "table": table.options,
+                "episodes": part.episodes,
+                "decisions": len(part),
+                "teacher_mean_return": round(part.mean_episode_return, 3),
+                "teacher_agreement": round(teacher_agreement(model.policy, part), 4),
+            }
+            for table, part in zip(tables, parts)
+            if table.options
+        ]
     return {
         "teacher": settings.teacher,
         **(
@@ -382,6 +440,7 @@ def warm_start(
         "decisions": len(demos),
         "teacher_mean_return": round(demos.mean_episode_return, 3),
         "teacher_agreement": round(summary["accuracy"], 4),
+        **({"tables": at_tables} if at_tables else {}),
         "collect_s": round(collected - started, 1),
         "clone_s": round(time.perf_counter() - collected, 1),
     }
