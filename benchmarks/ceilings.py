@@ -5,7 +5,8 @@ Invers' network also inside its own search).
     python benchmarks/ceilings.py --only invers      # one game's ceilings, the others' kept from the last run
     python benchmarks/ceilings.py --games-scale 0.1  # a tenth of the games: a quick look, wider intervals
 
-A ceiling is a bar the project sets for its best network, above the level of its bots:
+A ceiling is a bar the project sets for its best network: above the level of its bots, or
+level with the best of them where no player could get far above it:
 
 * **Inverted Dice**: the network's mean score at least 99% of the exact solver's on the same
   dice (``ppo`` against ``optimal``, the ratio of the two means);
@@ -15,12 +16,15 @@ A ceiling is a bar the project sets for its best network, above the level of its
   wins + ½ draws, seats swapped, two random opening plies), above ``search:depth=4``, and
   the next moonshots: the network alone and inside its own search (``ppo+search``, depth 3)
   above ``search:depth=5``, a reference the compiled search makes affordable;
-* **Roll Five** (tournament mode, as everywhere else): the network above ``search`` at two
-  players (its share against it), and at four players above ``search``'s own share at that
-  table: the paired difference of the network's score and a copy of ``search``'s in the same
-  seat against the same three ``search`` opponents on the same games.
+* **Roll Five** (tournament mode, as everywhere else): the network level with ``search`` at
+  two players (its share against it within [0.49, 0.51]), and at four players level with
+  ``search``'s own score at that table: the paired difference of the network's score and a
+  copy of ``search``'s in the same seat against the same three ``search`` opponents on the
+  same games, within ±0.01. (``python benchmarks/roll_five_headroom.py`` measures how little
+  room there is above ``search``.)
 
-A bar is met when the 95% interval of the figure lies entirely above it. The ratios'
+A bar "above" is met when the 95% interval of the figure lies entirely above it; a bar
+"level" when it lies entirely within the bar ± its tolerance (``within``). The ratios'
 intervals are the delta method's for a ratio of paired means, ``R = mean(a) / mean(b)``:
 half-width ``1.96 · sd(a_i − R · b_i) / (√n · mean(b))``. Shares have Wilson's interval,
 paired differences the normal one (:mod:`training.evaluation.harness`). Every game is
@@ -78,10 +82,18 @@ class Ceiling:
     low: float
     high: float
     games: int
+    #: a level bar: the interval within ``bar ± within``; None: the interval above ``bar``
+    within: float | None = None
 
     @property
     def met(self) -> bool:
-        return self.low > self.bar
+        if self.within is None:
+            return self.low > self.bar
+        return self.bar - self.within <= self.low and self.high <= self.bar + self.within
+
+
+#: a row's fixed fields, in the order :func:`ceilings` lists them (``within`` only for a level bar)
+FIXED = ("game", "players", "agent", "against", "measure", "bar", "within")
 
 
 def ratio_interval(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
@@ -167,11 +179,11 @@ def ceilings(scale: float) -> dict[str, list[tuple[tuple, Callable]]]:
         ],
         "roll_five": [
             (
-                ("roll_five", 2, "ppo", "search", "share (wins + ½ draws), seats swapped", 0.5),
+                ("roll_five", 2, "ppo", "search", "share (wins + ½ draws), seats swapped", 0.5, 0.01),
                 lambda: pairing_share("roll_five", {**ROLL_FIVE, "num_players": 2}, "ppo", "search", n(20_000), 0),
             ),
             (
-                ("roll_five", 4, "ppo", "3 × search", "score − search's own score in the seat, paired", 0.0),
+                ("roll_five", 4, "ppo", "3 × search", "score − search's own score in the seat, paired", 0.0, 0.01),
                 lambda: above_own_share("roll_five", {**ROLL_FIVE, "num_players": 4}, "ppo", "search", n(20_000)),
             ),
         ],
@@ -189,12 +201,19 @@ def fmt(ceiling: Ceiling) -> tuple[str, str]:
         def show(x: float) -> str:
             return f"{x:+.2%}" if percent else f"{x:.2%}"
 
-        return f"**{show(ceiling.value)}** [{show(ceiling.low)}, {show(ceiling.high)}]", f"above {show(ceiling.bar)}"
-    sign = "" if ceiling.measure.startswith("share") else "+"
-    return (
-        f"**{ceiling.value:{sign}.4f}** [{ceiling.low:{sign}.4f}, {ceiling.high:{sign}.4f}]",
-        f"above {ceiling.bar:g}",
-    )
+        figure = f"**{show(ceiling.value)}** [{show(ceiling.low)}, {show(ceiling.high)}]"
+    else:
+        sign = "" if ceiling.measure.startswith("share") else "+"
+
+        def show(x: float) -> str:
+            return f"{x:g}"
+
+        figure = f"**{ceiling.value:{sign}.4f}** [{ceiling.low:{sign}.4f}, {ceiling.high:{sign}.4f}]"
+    if ceiling.within is None:
+        return figure, f"above {show(ceiling.bar)}"
+    if ceiling.bar == 0:
+        return figure, f"level: within ±{show(ceiling.within)}"
+    return figure, f"level: within [{show(ceiling.bar - ceiling.within)}, {show(ceiling.bar + ceiling.within)}]"
 
 
 def report(rows: list[Ceiling], scale: float) -> str:
@@ -205,7 +224,7 @@ def report(rows: list[Ceiling], scale: float) -> str:
         "search, `ppo+search`), against the bar the project sets "
         "for its game (`python benchmarks/ceilings.py`, run by `make results`; the method is in its "
         f"docstring). Games seeded from {SEED:,} on, seeds that no training run, learning curve or "
-        "results page uses; a bar is met when the whole 95% interval lies above it.",
+        "results page uses; a bar is met when the whole 95% interval lies above it (a level bar: within it).",
         "",
         "| game | players | agent | against | measure | result, 95% CI | bar | met | games |",
         "|---|---|---|---|---|---|---|---|---|",
@@ -231,8 +250,8 @@ def report(rows: list[Ceiling], scale: float) -> str:
 def saved_rows(record: Path) -> tuple[float, list[Ceiling]]:
     """The games scale and the rows of a run's ``ceilings.json``."""
     saved = json.loads(record.read_text())
-    fields = list(Ceiling.__dataclass_fields__)
-    return saved["games_scale"], [Ceiling(**{k: row[k] for k in fields}) for row in saved["rows"]]
+    fields = list(Ceiling.__dataclass_fields__)  # a record from before level bars has no ``within``
+    return saved["games_scale"], [Ceiling(**{k: row[k] for k in fields if k in row}) for row in saved["rows"]]
 
 
 def kept_rows(record: Path, measured: list[str], games_scale: float) -> list[Ceiling]:
@@ -278,8 +297,8 @@ def main(argv: list[str] | None = None) -> int:
             started = time.perf_counter()
             value, low, high, games = measure()
             seconds = time.perf_counter() - started
-            rows.append(Ceiling(*fields, value, low, high, games))
-            timings[f"{fields[0]} {fields[1]}p {fields[2]} vs {fields[3]}"] = round(seconds, 1)
+            rows.append(Ceiling(**dict(zip(FIXED, fields)), value=value, low=low, high=high, games=games))
+            timings[f"{rows[-1].game} {rows[-1].players}p {rows[-1].agent} vs {rows[-1].against}"] = round(seconds, 1)
             print(f"{rows[-1].game} {rows[-1].agent} vs {rows[-1].against}: {fmt(rows[-1])[0]} ({seconds:.0f} s)")
     if args.only:
         rows = kept_rows(out / "ceilings.json", args.only, args.games_scale) + rows

@@ -150,6 +150,18 @@ def test_the_ratio_interval_is_the_delta_methods_and_covers_a_known_ratio(monkey
     assert 180 <= covered <= 199  # about 95% of the intervals hold the true ratio
 
 
+def test_a_level_bar_is_met_by_an_interval_within_it_and_an_above_bar_by_one_above_it(monkeypatch):
+    ceilings = load_script("ceilings", monkeypatch)
+
+    def row(low, high, within):
+        return ceilings.Ceiling("roll_five", 4, "ppo", "search", "score − paired", 0.0, 0.0, low, high, 100, within)
+
+    assert row(-0.009, 0.01, 0.01).met and not row(-0.011, 0.0, 0.01).met and not row(0.002, 0.012, 0.01).met
+    assert row(0.002, 0.012, None).met and not row(-0.009, 0.01, None).met
+    assert ceilings.fmt(row(-0.009, 0.01, 0.01))[1] == "level: within ±0.01"
+    assert ceilings.fmt(row(-0.009, 0.01, None))[1] == "above 0"
+
+
 def test_the_ceilings_report_measures_each_bar_and_says_whether_it_is_met(tmp_path, monkeypatch):
     ceilings = load_script("ceilings", monkeypatch)
     out = tmp_path / "ceilings"
@@ -157,11 +169,13 @@ def test_the_ceilings_report_measures_each_bar_and_says_whether_it_is_met(tmp_pa
     report = (out / "report.md").read_text()
     rows = [line for line in report.splitlines() if line.startswith("| roll_five")]
     assert len(rows) == 2 and all(row.endswith("| 40 |") for row in rows)
+    assert "| level: within [0.49, 0.51] |" in rows[0] and "| level: within ±0.01 |" in rows[1]
     assert "Games scaled by 0.002" in report
     records = json.loads((out / "ceilings.json").read_text())["rows"]
     for record in records:
         assert record["low"] <= record["value"] <= record["high"]
-        assert record["met"] == (record["low"] > record["bar"])
+        band = (record["bar"] - record["within"], record["bar"] + record["within"])  # Roll Five's bars are level
+        assert record["met"] == (band[0] <= record["low"] and record["high"] <= band[1])
     assert (out / "timing.md").is_file()
     (out / "report.md").unlink()
     assert ceilings.main(["--report-only", "--out", str(out)]) == 0
@@ -169,7 +183,8 @@ def test_the_ceilings_report_measures_each_bar_and_says_whether_it_is_met(tmp_pa
     assert ceilings.main(["--report-only", "--out", str(tmp_path / "none")]) == 2
     # --only measures its game again and keeps the other games' rows, in the games' order
     record = json.loads((out / "ceilings.json").read_text())
-    record["rows"].append(record["rows"][0] | {"game": "six_hundred", "agent": "td"})
+    saved = record["rows"][0] | {"game": "six_hundred", "agent": "td"}
+    record["rows"].append({key: value for key, value in saved.items() if key != "within"})  # a record from before
     (out / "ceilings.json").write_text(json.dumps(record))
     assert ceilings.main(["--only", "roll_five", "--games-scale", "0.002", "--out", str(out)]) == 0
     games = [row["game"] for row in json.loads((out / "ceilings.json").read_text())["rows"]]

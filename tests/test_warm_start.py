@@ -26,6 +26,7 @@ from training.pipelines.ppo.warm_start import (
     behaviour_clone,
     collect_demonstrations,
     imitation_loss,
+    split_evenly,
     teacher_agreement,
 )
 from training.teacher.symmetry import symmetry_maps
@@ -316,11 +317,13 @@ def test_the_teacher_plays_in_a_wider_twin_whose_reward_scale_the_training_env_t
     )
     learner = PPO(config, tmp_path, None)
     learner.model.set_logger(Logger(None, []))
-    twin = learner._demonstration_env()
-    assert twin.num_envs == 32 and learner.venv.num_envs == 2
+    [table] = learner._demonstration_tables()
+    twin = table.venv
+    assert twin.num_envs == 32 and learner.venv.num_envs == 2 and table.options == {}
     summary = warm_start_module.warm_start(
-        learner.model, learner.venv, config.warm_start, "keldice", learner.game, 0, tmp_path, demo_venv=twin
+        learner.model, learner.venv, config.warm_start, "keldice", learner.game, 0, tmp_path, tables=[table]
     )
+    assert "tables" not in summary  # one table: the training one
     assert summary["episodes"] >= 40
     assert learner.venv.ret_rms.count == twin.ret_rms.count > 40 * 20  # every decision of the twin's games
     assert learner.venv.ret_rms.var == pytest.approx(twin.ret_rms.var)
@@ -332,3 +335,72 @@ def test_the_teacher_plays_in_a_wider_twin_whose_reward_scale_the_training_env_t
 def test_the_twin_of_the_warm_start_is_refused_a_negative_size():
     with pytest.raises(ConfigError, match="warm_start.envs"):
         config_from_dict(tiny_config(warm_start={"enabled": True, "envs": -1}))
+
+
+def roll_five_tables(**warm_start) -> dict:
+    """A tiny two-player Roll Five config whose teacher plays at the two- and four-player tables."""
+    return tiny_config(
+        env="roll_five",
+        env_kwargs={"num_players": 2},
+        opponents=["heuristic"],
+        normalize_reward=False,
+        warm_start={
+            "enabled": True,
+            "teacher": "heuristic",
+            "episodes": 9,
+            "epochs": 1,
+            "tables": [{"num_players": 2}, {"num_players": 4}],
+            **warm_start,
+        },
+    )
+
+
+def test_the_teachers_episodes_are_split_evenly_among_the_tables(tmp_path):
+    assert split_evenly(9, 2) == [5, 4] and split_evenly(4, 4) == [1, 1, 1, 1]
+    config = config_from_dict(roll_five_tables(envs=3))
+    learner = PPO(config, tmp_path, None)
+    learner.model.set_logger(Logger(None, []))
+    tables = learner._demonstration_tables()
+    assert [(t.options, t.game.num_players, t.venv.num_envs) for t in tables] == [
+        ({"num_players": 2}, 2, 3),
+        ({"num_players": 4}, 4, 3),
+    ]
+    summary = warm_start_module.warm_start(
+        learner.model, learner.venv, config.warm_start, "roll_five", learner.game, 0, tmp_path, tables=tables
+    )
+    assert [t["table"] for t in summary["tables"]] == config.warm_start.tables
+    assert [t["episodes"] >= n for t, n in zip(summary["tables"], [5, 4])] == [True, True]
+    assert summary["decisions"] == sum(t["decisions"] for t in summary["tables"])
+    assert summary["episodes"] == sum(t["episodes"] for t in summary["tables"])
+    saved = torch.load(tmp_path / DEMONSTRATIONS_FILE, weights_only=True)
+    assert len(saved["actions"]) == summary["decisions"]  # the guide keeps every table's decisions
+    for table in tables:
+        table.venv.close()
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        (roll_five_tables(tables=[{"num_players": 5}]), "warm_start.tables: {'num_players': 5}: env_kwargs"),
+        (roll_five_tables(tables=[{"colour": 1}]), "warm_start.tables: {'colour': 1}: env_kwargs: roll_five has no"),
+        (roll_five_tables(tables=[{}]), "warm_start.tables must be a list of non-empty mapping"),
+        (roll_five_tables(episodes=1), "warm_start.episodes (1) must give each of the 2 warm_start.tables"),
+        ({**roll_five_tables(), "normalize_reward": True}, "set normalize_reward: false"),
+        (
+            {
+                **roll_five_tables(tables=[{"num_players": 3}, {"num_players": 4}]),
+                "env_kwargs": {"num_players": 3},
+                "opponents": ["heuristic", "random"],
+            },
+            "opponents needs 1 or 3 agent specs for 4 players (warm_start.tables {'num_players': 4})",
+        ),
+        (
+            tiny_config(warm_start={"enabled": True, "tables": [{"num_players": 2}]}, normalize_reward=False),
+            "warm_start.tables: {'num_players': 2} changes the observation shape (112,) to (133,)",
+        ),
+    ],
+)
+def test_a_warm_start_table_the_learner_could_not_play_is_refused(config, message):
+    with pytest.raises(ConfigError) as error:
+        config_from_dict(config)
+    assert message in str(error.value)

@@ -164,7 +164,10 @@ def make_table(config: RunConfig, game: Game, options: dict[str, Any], key: str)
     """The game at the table ``options`` set up (overriding ``config.env_kwargs``), or an error
     naming ``key`` where one agent could not play both it and ``game``: the observation's shape
     and the number of actions must stay."""
-    other = make_checked_game(config.env, {**config.env_kwargs, **options})
+    try:
+        other = make_checked_game(config.env, {**config.env_kwargs, **options})
+    except ConfigError as error:
+        raise ConfigError(f"{key}: {options}: {error}") from None
     for fact in ("observation_shape", "num_actions"):
         if getattr(other, fact) != getattr(game, fact):
             raise ConfigError(
