@@ -18,7 +18,13 @@ This module holds what every game's turn-value agent shares:
   the sheet's features and the planner's *backed-up value* of the turn (the expectation
   over the dice of this turn's points plus ``V`` of the sheet it leaves). A game's agent
   says how to read a sheet off an observation (:meth:`~TurnValueAgent.sheet_key`,
-  :meth:`~TurnValueAgent.sheet_features`) and plans with :meth:`~TurnValueAgent.values`.
+  :meth:`~TurnValueAgent.sheet_features`) and plans with :meth:`~TurnValueAgent.values`;
+* the **lookahead** (``td:lookahead=k``), a decision-time search one turn deeper: where the
+  planner writes the dice, the ``k`` best writes of the roll by ``points + V(sheet after)``
+  are ranked again by ``points + W(sheet after)``, ``W`` being the planner's own backed-up
+  value of the next turn from that sheet (an exact expectimax over the next turn's rolls and
+  locks with ``V`` at its leaves). A game offers it by implementing
+  :meth:`~TurnValueAgent.write_options` and :meth:`~TurnValueAgent.turn_values`.
 """
 
 from __future__ import annotations
@@ -137,6 +143,9 @@ class TurnValueAgent(Agent):
         path: a run directory of :mod:`training.train_td` or its ``value.pt``; default
             the network shipped for the env (``checkpoints/<env>/shipped_td``).
         net: a :class:`TurnValueNet` to play with instead (training passes its own).
+        lookahead: 0 (default) plays the planner's writes as they are; ``k`` of 2 or more
+            ranks the ``k`` best writes of each written roll again one turn deeper (see the
+            module docstring); it costs ``k`` plans of the next turn a write.
     """
 
     name = "td"
@@ -147,7 +156,21 @@ class TurnValueAgent(Agent):
     #: ``(feature index, scale)`` of a prior estimate the network corrects (see TurnValueNet), or None.
     baseline: ClassVar[tuple[int, float] | None] = None
 
-    def __init__(self, game, seed: int | None = None, path: str | None = None, net: TurnValueNet | None = None):
+    def __init__(
+        self,
+        game,
+        seed: int | None = None,
+        path: str | None = None,
+        net: TurnValueNet | None = None,
+        lookahead: int = 0,
+    ):
+        if isinstance(lookahead, bool) or not isinstance(lookahead, (int, np.integer)) or lookahead < 0:
+            raise ValueError(f"td: lookahead must be 0 (off) or a number of writes, 2 or more, got {lookahead!r}")
+        if lookahead == 1:
+            raise ValueError("td: lookahead=1 ranks a single write, the planner's own; give 0 (off) or 2 or more")
+        if lookahead and not self.looks_ahead:
+            raise ValueError(f"td: the {self.env} turn-value agent has no lookahead")
+        self.lookahead = int(lookahead)
         if game.num_players != 1:
             raise ValueError(
                 f"the {self.env} turn-value agent plays solitaire (its value is the points still to come); "
@@ -178,6 +201,31 @@ class TurnValueAgent(Agent):
     def values(self, features: np.ndarray) -> np.ndarray:
         """``V`` of a batch of sheets (their feature rows), in points."""
         return self.net.values(features)
+
+    #: Whether :meth:`write_options` and :meth:`turn_values` are implemented (``lookahead``).
+    looks_ahead: ClassVar[bool] = False
+
+    def write_options(self, observation: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Every write of the observation's dice: ``(actions, points now, observations of the
+        sheets after, values by V)``, the last being ``points now + V(sheet after)`` as the
+        planner ranks them; an observation after is one that :meth:`turn_values` reads."""
+        raise NotImplementedError(f"the {self.env} turn-value agent has no lookahead")
+
+    def turn_values(self, observations: np.ndarray) -> np.ndarray:
+        """The planner's backed-up value of a turn from each observation's sheet: E[the turn's
+        points + V(the sheet it leaves)] over its dice, its rolls and locks played exactly."""
+        raise NotImplementedError(f"the {self.env} turn-value agent has no lookahead")
+
+    def look_ahead(self, observation: np.ndarray, action: int) -> int:
+        """The write to make instead of the planner's ``action`` (a write): of the ``lookahead``
+        best writes by ``values by V``, the one with the most ``points + W(sheet after)``; the
+        planner's own where no sheet after has a turn to come (the last write is exact)."""
+        actions, now, after, by_value = self.write_options(observation)
+        if len(actions) < 2:
+            return action
+        top = np.argsort(-by_value, kind="stable")[: self.lookahead]
+        deeper = now[top] + self.turn_values(after[top])
+        return int(actions[top[int(np.argmax(deeper))]])
 
     #: Whether :meth:`explore_write` is implemented (``warm_start.explore_top`` of a TD config).
     explores_writes: ClassVar[bool] = False

@@ -12,7 +12,9 @@ import numpy as np
 import pytest
 import yaml
 
+from agents.six_hundred.heuristic import _category_tables
 from envs.games.roll_five import RollFive
+from envs.games.six_hundred import GAME_BONUS, SEXTET, SixHundred
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -216,3 +218,37 @@ def test_the_headroom_oracle_scores_a_finish_as_the_game_does(monkeypatch):
     assert table.utility[3, 5] == 1  # a win shared with two of the three still counts whole
     all_tied = headroom.KnownResults(RollFive(num_players=3, mode="tournament"), np.array([[3, 5], [3, 5]]))
     assert all_tied.utility[3, 5] == 0  # everyone shares the win: a draw
+
+
+def test_the_six_hundred_headroom_optimum_is_exact_where_it_is_known(monkeypatch):
+    headroom = load_script("six_hundred_headroom", monkeypatch)
+    par, hit = _category_tables()
+    sextet = headroom.optimum_values((SEXTET,))
+    assert sextet[1][0, 0] == pytest.approx(par[SEXTET] + GAME_BONUS)  # a 0 there costs no game bonus
+    ones = headroom.optimum_values((0,))[1]
+    assert max(par[0], GAME_BONUS * hit[0]) <= ones[0, 0] <= par[0] + GAME_BONUS * hit[0] + 1e-9
+    assert ones[0, 1] == pytest.approx(par[0])  # a zero already written: no bonus left to chase
+
+
+def test_the_six_hundred_headroom_script_compares_on_the_same_games(tmp_path, monkeypatch, capsys):
+    headroom = load_script("six_hundred_headroom", monkeypatch)
+    out = tmp_path / "headroom"
+    arguments = ["--games", "2", "--block", "1", "--agents", "heuristic", "td", "--reduced", "--out", str(out)]
+    assert headroom.main(arguments) == 0
+    scores = json.loads((out / "scores.json").read_text())
+    assert [len(scores[spec]["scores"]) for spec in ("heuristic", "td")] == [2, 2]
+    assert "| `td` |" in (out / "report.md").read_text()
+    assert headroom.main([*arguments[:-2], "--reduced", "yahtzee"]) == 2
+    assert "unknown reduced game 'yahtzee'" in capsys.readouterr().err
+
+
+def test_the_reduced_games_optimal_agent_scores_what_its_values_expect(monkeypatch):
+    """Ones to Fives written too (a Numbers total of 45): Sixes and the Sextet to play, solved and played."""
+    headroom = load_script("six_hundred_headroom", monkeypatch)
+    monkeypatch.setattr(headroom, "PREFILLED", {**headroom.PREFILLED, **dict(zip(range(5), (3, 6, 9, 12, 15)))})
+    categories = (5, SEXTET)
+    values = headroom.optimum_values(categories)
+    game = SixHundred()
+    points = headroom.play_reduced(headroom.ReducedOptimum(game, categories, values), game, categories, range(400))
+    expected = values[3][45, 0]  # from a Numbers total of 45, no zero written
+    assert abs(points.mean() - expected) < 4 * points.std() / np.sqrt(len(points))

@@ -219,7 +219,8 @@ def test_td_cli_errors_name_the_problem(tmp_path, capsys):
     assert "unknown agent 'heurstic'" in capsys.readouterr().err
     assert train_td.main(["--env", "invers"]) == 2
     assert (
-        "invers has no turn-value agent; train_td.py trains ['inverted_dice', 'lost_dice', 'six_hundred']" in capsys.readouterr().err
+        "invers has no turn-value agent; train_td.py trains ['inverted_dice', 'lost_dice', 'six_hundred']"
+        in capsys.readouterr().err
     )
     assert train_td.main(["--resume", str(tmp_path / "nothing")]) == 2
     assert "cannot resume" in capsys.readouterr().err
@@ -231,3 +232,53 @@ def test_td_cli_errors_name_the_problem(tmp_path, capsys):
     (run / TRAINING_STATE_FILE).write_bytes(b"damaged")
     assert train_td.main(["--resume", str(run), "--games", "30", "--no-progress"]) == 2
     assert f"{TRAINING_STATE_FILE} is damaged" in capsys.readouterr().err
+
+
+def test_the_six_hundred_lookahead_plays_legal_moves_the_same_alone_and_in_batch():
+    """``td:lookahead=k``: every move legal, the same game from the same seed, act_batch as act."""
+    game = sh_rules.SixHundred()
+    agent = make_agent("six_hundred", "td:lookahead=3", game, seed=0)
+    games, observations, masks = [], [], []
+    for _ in range(2):
+        state = game.new_initial_state(np.random.default_rng(7))
+        moves = []
+        while not state.is_terminal():
+            observation, mask = state.observe(0), state.legal_mask(0)
+            action = agent.act(observation, mask)
+            assert mask[action]
+            if len(observations) < 40:
+                observations.append(observation)
+                masks.append(mask)
+            moves.append(action)
+            state.apply(0, action)
+        games.append((moves, state.scores()[0]))
+    assert games[0] == games[1]
+    batch = make_agent("six_hundred", "td:lookahead=3", game, seed=0)
+    assert batch.act_batch(np.array(observations), np.array(masks)).tolist() == games[0][0][: len(observations)]
+
+
+def test_the_lookahead_values_a_sheet_as_the_planner_backs_up_its_turn():
+    """W of a sheet is the planner's own value of the turn from it (plan_turn's last_turn_value)."""
+    game = sh_rules.SixHundred()
+    agent = make_agent("six_hundred", "td", game)
+    observation = game.new_initial_state(np.random.default_rng(3)).observe(0)
+    agent.plan_turn(observation)
+    assert agent.turn_values(observation[None])[0] == pytest.approx(agent.last_turn_value)
+    actions, now, after, by_value = agent.write_options(observation)
+    assert len(actions) == sh_rules.NUM_CATEGORIES and (after[:, sh_rules.OBS_OPEN].sum(axis=1) == 17).all()
+    assert (by_value >= now).all()  # V of a sheet with turns to come is positive
+
+
+@pytest.mark.parametrize(
+    "env, spec, error",
+    [
+        ("six_hundred", "td:lookahead=1", "lookahead=1 ranks a single write"),
+        ("six_hundred", "td:lookahead=-2", "lookahead must be 0"),
+        ("six_hundred", "td:lookahead=2.5", "lookahead must be 0"),
+        ("inverted_dice", "td:lookahead=4", "inverted_dice turn-value agent has no lookahead"),
+    ],
+)
+def test_bad_lookaheads_are_refused(env, spec, error):
+    game = dice_rules.InvertedDice() if env == "inverted_dice" else sh_rules.SixHundred()
+    with pytest.raises(ValueError, match=error):
+        make_agent(env, spec, game)

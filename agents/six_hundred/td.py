@@ -41,6 +41,7 @@ from agents.six_hundred.heuristic import (
     _TABLES,
     SixHundredHeuristic,
     TurnPlan,
+    lock_values,
     read_sheet,
     sheet_key,
     sheet_value,
@@ -103,6 +104,12 @@ def _windows(rungs: tuple[int | None, ...]) -> tuple[tuple | None, np.ndarray | 
     return windows, np.array([w / rules.MAX_CATEGORY_POINTS for window in windows for w in window], np.float32)
 
 
+def _bonus_now(category: int, points: int, numbers_total: int, numbers_bonus: bool) -> int:
+    """The Numbers bonus that writing ``points`` into ``category`` pays now (0 or 35)."""
+    crosses = numbers_total + points >= rules.NUMBERS_BONUS_THRESHOLD
+    return rules.NUMBERS_BONUS if category in rules.NUMBERS and not numbers_bonus and crosses else 0
+
+
 class SixHundredTD(TurnValueAgent, SixHundredHeuristic):
     """Solitaire Six Hundred: each turn planned exactly against the learned sheet value.
 
@@ -135,6 +142,41 @@ class SixHundredTD(TurnValueAgent, SixHundredHeuristic):
         best = [c for c in np.argsort(-values, kind="stable")[:top] if np.isfinite(values[c])]
         return rules.score_action(int(best[rng.integers(len(best))]))
 
+    looks_ahead = True
+
+    def _decide(self, plan: TurnPlan, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """The planner's action, its write ranked again one turn deeper with ``lookahead``."""
+        action = super()._decide(plan, observation, action_mask)
+        if self.lookahead and action >= rules.SCORE:
+            action = self.look_ahead(observation, action)
+            if not action_mask[action]:
+                raise RuntimeError(f"td lookahead chose illegal action {action}")
+        return action
+
+    def write_options(self, observation: np.ndarray):
+        """Every open category for the observation's dice; the observations after hold the sheet
+        after the write and the Numbers bonus (what :meth:`turn_values` reads), nothing else updated."""
+        sheet = read_sheet(observation)
+        numbers_bonus = bool(observation[rules.OBS_NUMBERS_BONUS] > 0.5)
+        numbers_total = sum(v or 0 for v in sheet[: len(rules.NUMBERS)])
+        faces = observation[rules.OBS_DICE].reshape(rules.NUM_DICE, rules.FACES).argmax(axis=1) + 1
+        roll = _TABLES.roll_index[tuple(sorted(faces.tolist()))]
+        categories = np.array([c for c, v in enumerate(sheet) if v is None])
+        points = _POINTS[roll, categories]
+        now = np.array([p + _bonus_now(c, p, numbers_total, numbers_bonus) for c, p in zip(categories, points)], float)
+        after = np.repeat(np.asarray(observation, np.float32)[None], len(categories), axis=0)
+        index = np.arange(len(categories))
+        after[index, rules.OBS_OPEN.start + categories] = 0.0
+        after[index, rules.OBS_SHEET.start + categories] = points / rules.MAX_CATEGORY_POINTS
+        after[now > points, rules.OBS_NUMBERS_BONUS] = 1.0
+        by_value = self.write_values(sheet, numbers_bonus)[roll, categories]
+        return rules.SCORE + categories, now, after, by_value
+
+    def turn_values(self, observations: np.ndarray) -> np.ndarray:
+        write_values = self.write_values_of(observations)
+        _, two_left = lock_values(write_values.max(axis=2).T)
+        return _TABLES.first_roll @ _TABLES.best_over_keeps(two_left, include_full_keep=True)
+
     def write_values_of(self, observations: np.ndarray) -> np.ndarray:
         """:meth:`write_values` of the sheet of each observation, stacked."""
         return np.stack(
@@ -146,18 +188,7 @@ class SixHundredTD(TurnValueAgent, SixHundredHeuristic):
         open_categories = [c for c, v in enumerate(sheet) if v is None]
         numbers_total = sum(v or 0 for v in sheet[: len(rules.NUMBERS)])
         writes = [(c, int(p)) for c in open_categories for p in _CATEGORY_POINTS[c]]
-        now = np.array(
-            [
-                p
-                + (
-                    rules.NUMBERS_BONUS
-                    if c in rules.NUMBERS and not numbers_bonus and numbers_total + p >= rules.NUMBERS_BONUS_THRESHOLD
-                    else 0
-                )
-                for c, p in writes
-            ],
-            float,
-        )
+        now = np.array([p + _bonus_now(c, p, numbers_total, numbers_bonus) for c, p in writes], float)
         if len(open_categories) == 1:  # the last write: the game's settlement, exactly
             after = np.array([settlement([p if i == c else v for i, v in enumerate(sheet)]) for c, p in writes])
         else:
