@@ -65,6 +65,8 @@ DONE, OUT_OF_TIME, TABLE_FULL, GAME_OVER = 0, 1, 2, 3
 _LINES = np.array(LINES, np.int64)
 _FAR_END = np.array(FAR_END, np.int64)
 _NUM_BORDER = len(set(FAR_END))
+#: per cell, the pushes whose far end it is (0 inside, 1 on an edge, 2 in a corner)
+_FAR_END_COUNT = np.bincount(_FAR_END, minlength=CELLS).astype(np.int64)
 _MAX_LOAD = 0.75  #: the table is full at this share of its slots
 
 
@@ -145,27 +147,56 @@ def _terminal_value(ply, status, t, me):
 
 
 @numba.njit(cache=True)
-def _leaf_value(board, to_move, flipped, t, me):
-    """The evaluation points of slot ``t`` for ``me`` (see the evaluator's weights)."""
-    mover = to_move[t]
-    other = 1 - mover
-    edge_tiles = 0
-    blocks = 0
-    can_flip = 0
+def _far_end_tally(board, s, tally):
+    """``tally[code]``: how many pushes of slot ``s`` have a tile of that code on their far end
+    (what the evaluation counts: see :func:`_leaf_push_value`)."""
+    for code in range(4):
+        tally[code] = 0
     for a in range(NUM_ACTIONS):
-        tile = board[t, _FAR_END[a]]
-        if tile == mover:
-            edge_tiles += 1
-            can_flip = 1
-        elif tile == other:
-            edge_tiles -= 1
-        elif tile == (FLIPPED | mover):
-            blocks += 1
+        tally[board[s, _FAR_END[a]]] += 1
+
+
+@numba.njit(cache=True)
+def _leaf_push_value(board, hand, to_move, ply, unflipped, flipped, s, action, max_plies, tally, after):
+    """The value for the mover of slot ``s`` of its push ``action`` where the search ends
+    after it, without writing the child: a finished game ``WIN`` less its ply (a draw 0),
+    as :func:`_push` and :func:`_terminal_value` settle it; else minus the evaluation points
+    of the child for its mover: ``TILE`` per flipped tile of one's colour, minus the
+    opponent's; ``EDGE_TILE`` per push that would flip one's own tile, minus the opponent's;
+    ``BLOCK`` per push blocked by one's flipped tile on its far end, minus the reverse;
+    ``FLIP_NOW`` if one can flip a tile at once. The child's far ends are counted as slot
+    ``s``'s (``tally``, :func:`_far_end_tally`) corrected on the six cells the push moves
+    (``after``: scratch)."""
+    me = to_move[s]
+    other = 1 - me
+    for code in range(4):
+        after[code] = tally[code]
+    for i in range(6):
+        cell = _LINES[action, i]
+        weight = _FAR_END_COUNT[cell]
+        if weight:
+            after[board[s, cell]] -= weight
+            after[hand[s, me] if i == 0 else board[s, _LINES[action, i - 1]]] += weight
+    child_ply = ply[s] + 1
+    mine, theirs = flipped[s, me], flipped[s, other]
+    fallen = board[s, _LINES[action, 5]]
+    if (fallen & FLIPPED) == 0:
+        c = fallen & 1
+        if unflipped[s, c] == 1:  # its colour's last tile: c wins
+            return WIN - child_ply if c == me else -(WIN - child_ply)
+        if c == me:
+            mine += 1
         else:
-            blocks -= 1
-    value = TILE * (flipped[t, mover] - flipped[t, other]) + EDGE_TILE * edge_tiles + BLOCK * blocks
-    value += FLIP_NOW * can_flip
-    return value if mover == me else -value
+            theirs += 1
+    if mine >= _NUM_BORDER and after[FLIPPED | me] == NUM_ACTIONS:  # the opponent is blocked
+        if theirs == mine:
+            return 0
+        return WIN - child_ply if mine > theirs else -(WIN - child_ply)
+    if child_ply >= max_plies:
+        return 0
+    value = TILE * (theirs - mine) + EDGE_TILE * (after[other] - after[me])
+    value += BLOCK * (after[FLIPPED | other] - after[FLIPPED | me]) + FLIP_NOW * (after[other] > 0)
+    return -value
 
 
 @numba.njit(cache=True)
@@ -286,29 +317,36 @@ def _negamax(
     )
     if settled:
         return value
+    tally = np.empty(4, np.int64)  # of the one node at depth 1 being searched, whose children are leaves
+    after = np.empty(4, np.int64)
     s = top
     while True:
         if nodes[s, 7] < nodes[s, 8]:  # the next move of the node in slot s
             action = moves[s, nodes[s, 7]]
+            if nodes[s, 1] == 1 and nodes[s, 7] == 0:
+                _far_end_tally(board, s, tally)
             nodes[s, 7] += 1
             mover = nodes[s, 0]
-            _push(board, hand, to_move, ply, unflipped, flipped, status, s, action, max_plies)
             t = s + 1
-            if status[t] != RUNNING:
-                value = _terminal_value(ply, status, t, mover)
-            elif nodes[s, 1] == 1:
-                value = _leaf_value(board, to_move, flipped, t, mover)
+            if nodes[s, 1] == 1:
+                value = _leaf_push_value(
+                    board, hand, to_move, ply, unflipped, flipped, s, action, max_plies, tally, after
+                )
             else:
-                settled, value = _enter(
-                    board, hand, to_move, ply, moves, nodes, table, counters,
-                    t, 1 - mover, nodes[s, 1] - 1, -nodes[s, 3], -nodes[s, 2], deadline,
-                )  # fmt: skip
-                if counters[3] != DONE:
-                    return 0
-                if not settled:
-                    s = t  # search the child
-                    continue
-                value = -value
+                _push(board, hand, to_move, ply, unflipped, flipped, status, s, action, max_plies)
+                if status[t] != RUNNING:
+                    value = _terminal_value(ply, status, t, mover)
+                else:
+                    settled, value = _enter(
+                        board, hand, to_move, ply, moves, nodes, table, counters,
+                        t, 1 - mover, nodes[s, 1] - 1, -nodes[s, 3], -nodes[s, 2], deadline,
+                    )  # fmt: skip
+                    if counters[3] != DONE:
+                        return 0
+                    if not settled:
+                        s = t  # search the child
+                        continue
+                    value = -value
         else:  # the node in slot s is done: store it and hand its value to its parent
             high, low = _key(board, hand, to_move, ply, s)
             _store(nodes, table, counters, high, low, s)
@@ -346,12 +384,12 @@ def _search_slots(
             moves[0, legal] = a
             legal += 1
     one_ply = np.empty(legal, np.int64)
+    tally, after = np.empty(4, np.int64), np.empty(4, np.int64)
+    _far_end_tally(board, 0, tally)
     for i in range(legal):
-        _push(board, hand, to_move, ply, unflipped, flipped, status, 0, moves[0, i], max_plies)
-        if status[1] != RUNNING:
-            one_ply[i] = _terminal_value(ply, status, 1, me)
-        else:
-            one_ply[i] = _leaf_value(board, to_move, flipped, 1, me)
+        one_ply[i] = _leaf_push_value(
+            board, hand, to_move, ply, unflipped, flipped, 0, moves[0, i], max_plies, tally, after
+        )
     best_move, best_value = -1, LOWEST
     for k in range(legal):
         i = root_order[k]
