@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 
 import numpy as np
@@ -10,12 +11,14 @@ import yaml
 
 from agents.inverted_dice.optimal import sheet_state
 from agents.inverted_dice.td import InvertedDiceTD, state_features
+from agents.lost_dice.td import LostDiceTD
 from agents.registry import make_agent
 from agents.run_folder import TRAINING_STATE_FILE
 from agents.six_hundred.heuristic import sheet_value
 from agents.six_hundred.td import _CATEGORY_POINTS, SixHundredTD, settlement
 from agents.turn_value import TurnValueNet, load_turn_value, save_turn_value
 from envs.games import inverted_dice as dice_rules
+from envs.games import lost_dice as ld_rules
 from envs.games import six_hundred as sh_rules
 from training import evaluate, train, train_td
 from training.framework import command
@@ -168,7 +171,38 @@ def _tiny_config(tmp_path, env="inverted_dice", **changes):
     return path
 
 
-@pytest.mark.parametrize("env", ["inverted_dice", "six_hundred"])
+def test_the_solo_lost_dice_td_agent_plays_legal_moves_the_same_alone_and_in_batch():
+    """Solo Lost Dice's ``td``: every move legal, always a roll at a turn's start, the same game
+    from the same seed, act_batch as act; and a discard when every play would lower V + points."""
+    game = ld_rules.LostDice(num_players=1)
+    agent = LostDiceTD(game, net=TurnValueNet(LostDiceTD.num_features, (16,)))
+    observations, masks, moves = [], [], []
+    for _ in range(2):
+        state = game.new_initial_state(np.random.default_rng(11))
+        played = []
+        while not state.is_terminal():
+            observation, mask = state.observe(0), state.legal_mask(0)
+            action = agent.act(observation, mask)
+            assert mask[action] and (action == ld_rules.ROLL or state.phase == ld_rules.PLAY_THROW)
+            observations.append(observation)
+            masks.append(mask)
+            played.append(action)
+            state.apply(0, action)
+        moves.append((played, state.scores()[0]))
+    assert moves[0] == moves[1] and ld_rules.DISCARD in moves[0][0]
+    half = len(observations) // 2
+    assert agent.act_batch(np.array(observations[:half]), np.array(masks[:half])).tolist() == moves[0][0]
+
+
+def test_the_solo_lost_dice_td_agent_refuses_a_table_with_offers():
+    net = TurnValueNet(LostDiceTD.num_features, (8,))
+    with pytest.raises(ValueError, match="plays solitaire"):
+        LostDiceTD(ld_rules.LostDice(num_players=2), net=net)
+    with pytest.raises(ValueError, match="plays lost_dice, not six_hundred"):
+        LostDiceTD(sh_rules.SixHundred(), net=net)
+
+
+@pytest.mark.parametrize("env", ["inverted_dice", "six_hundred", "lost_dice"])
 def test_train_resume_evaluate_and_load_a_tiny_td_run(tmp_path, env):
     run = tmp_path / "run"
     assert train_td.main(["--config", str(_tiny_config(tmp_path, env)), "--run-dir", str(run), "--no-progress"]) == 0
@@ -178,10 +212,12 @@ def test_train_resume_evaluate_and_load_a_tiny_td_run(tmp_path, env):
     assert (run / "learning_curve.png").is_file() and "| td:path=" in (run / "evaluation" / "report.md").read_text()
     assert train_td.main(["--resume", str(run), "--games", "30", "--no-eval", "--no-progress"]) == 0
     assert json.loads((run / "metadata.json").read_text())["games"] == 30
-    game = make_agent(
-        env, f"td:path={run}", (dice_rules.InvertedDice if env == "inverted_dice" else sh_rules.SixHundred)()
-    )
-    assert game.net is not None
+    games = {
+        "inverted_dice": dice_rules.InvertedDice,
+        "six_hundred": sh_rules.SixHundred,
+        "lost_dice": functools.partial(ld_rules.LostDice, num_players=1),
+    }
+    assert make_agent(env, f"td:path={run}", games[env]()).net is not None
     assert (
         evaluate.main(["--checkpoint", str(run), "--agents", "random", "--games", "2"]) == 0
     )  # the run folder: the td agent
