@@ -98,6 +98,7 @@ results: $(VENV)/.installed
 	done; \
 	$(PYTHON) training/evaluate.py --env inverted_dice --agents td ppo heuristic optimal random --out results/inverted_dice_td --overwrite || exit 1; \
 	$(PYTHON) training/evaluate.py --env six_hundred --agents td ppo heuristic random --out results/six_hundred_td --overwrite || exit 1; \
+	$(PYTHON) training/evaluate.py --env lost_dice --env-kwargs "{num_players: 1}" --agents td heuristic random --games 5000 --seed 60000 --out results/lost_dice_solo --overwrite || exit 1; \
 	$(PYTHON) training/evaluate.py --checkpoint checkpoints/lost_dice/shipped_3p --agents heuristic random --games 3000 --out results/lost_dice_3_players --overwrite || exit 1; \
 	$(PYTHON) training/evaluate.py --checkpoint checkpoints/lost_dice/shipped_4p --agents heuristic random --games 3000 --out results/lost_dice_4_players --overwrite || exit 1; \
 	$(PYTHON) training/evaluate.py --checkpoint checkpoints/keldice/shipped --agents search heuristic random --games 2000 --out results/keldice --overwrite || exit 1; \
@@ -107,7 +108,7 @@ results: $(VENV)/.installed
 	$(PYTHON) training/ladder.py --env invers --agents search:depth=2 ppo --games 400 --workers 2 --out results/invers/ppo_vs_search2 --overwrite > /dev/null || exit 1; \
 	$(PYTHON) benchmarks/ceilings.py > /dev/null || exit 1; \
 	$(PYTHON) training/results_pages.py || exit 1; \
-	echo "make results: every table regenerated in $$(( $$(date +%s) - start )) s (results/<game>/report.md, results/inverted_dice_td/report.md, results/six_hundred_td/report.md, results/lost_dice_*_players/report.md, results/roll_five/*/report.md, results/invers/*/ladder.md, results/ceilings/report.md; docs/reports/, README.md)"
+	echo "make results: every table regenerated in $$(( $$(date +%s) - start )) s (results/<game>/report.md, results/inverted_dice_td/report.md, results/six_hundred_td/report.md, results/lost_dice_solo/report.md, results/lost_dice_*_players/report.md, results/roll_five/*/report.md, results/invers/*/ladder.md, results/ceilings/report.md; docs/reports/, README.md)"
 
 default-runs: $(VENV)/.installed
 	$(PYTHON) benchmarks/default_runs.py $(ARGS)

@@ -92,6 +92,7 @@ def test_the_catalogue_offers_bots_shipped_networks_and_run_folders(client):
     assert "ppo" in games["invers"]["agents"] and "run:my_run" in games["invers"]["agents"]
     assert "ppo" in games["keldice"]["agents"] and "td" not in games["keldice"]["agents"]
     assert "td" in games["six_hundred"]["agents"]  # a turn-value network is shipped for Six Hundred
+    assert "td" in games["lost_dice"]["agents"]  # and for solo Lost Dice
     # not dice_file (a file on the server), nor variant (Keldice is a game of its own)
     assert [o["name"] for o in games["lost_dice"]["options"]] == ["rolls_per_player"]
     rolls = games["lost_dice"]["options"][0]
@@ -135,6 +136,10 @@ def test_a_table_is_offered_only_the_agents_that_can_sit_at_it(client):
     assert list(invers["refused"]) == ["run:my_run"] and "unreadable" in invers["refused"]["run:my_run"]["detail"]
     assert invers["refused"]["run:my_run"]["reason"] == "its trained network cannot be loaded for this table"
     assert "ppo" in seating("keldice", {"num_players": 2})["agents"]
+    assert "td" in seating("lost_dice", {"num_players": 1})["agents"]  # the solo game's trained agent
+    assert seating("lost_dice", {"num_players": 2})["refused"]["td"]["reason"] == (
+        "plays solitaire only; this table has 2 players"
+    )
     assert "ppo" in seating("keldice", {"num_players": 3})["refused"]
     for seats in (["human", "td"], ["human", "ppo"]):  # what is not offered does not start either
         new_game(client, "inverted_dice", {"num_players": 2}, seats, status=400)
@@ -149,6 +154,15 @@ def test_a_watched_game_is_the_game_play_game_plays_from_the_same_seed(client):
     state, history = play_game(game, [make_agent("roll_five", s, game) for s in seats], 12)
     assert [(m["player"], m["action"]) for m in view["moves"]] == list(history)
     assert view["scores"] == state.scores().tolist() and view["kind"] == "watch"
+
+
+def test_the_solo_lost_dice_game_is_watched_as_td_plays_it(client):
+    """The web page's solo Lost Dice game with the shipped turn-value agent in the seat."""
+    view = play_out(client, new_game(client, "lost_dice", {"num_players": 1}, ["td"], seed=5))
+    game = make_game("lost_dice", num_players=1)
+    state, history = play_game(game, [make_agent("lost_dice", "td", game)], 5)
+    assert [(m["player"], m["action"]) for m in view["moves"]] == list(history)
+    assert view["scores"] == state.scores().tolist()
 
 
 @pytest.mark.parametrize(

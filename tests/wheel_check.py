@@ -196,6 +196,7 @@ def check_wheel_contents(checker: Checker, wheel: Path) -> None:
         ("keldice", "shipped", "model.zip"),
         ("inverted_dice", "shipped_td", "value.pt"),
         ("six_hundred", "shipped_td", "value.pt"),
+        ("lost_dice", "shipped_td", "value.pt"),
     ]:
         name = f"agents/checkpoints/{env}/{kind}/{file}"
         checker.expect("shipped network", name in names, name)
