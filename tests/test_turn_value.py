@@ -171,27 +171,32 @@ def _tiny_config(tmp_path, env="inverted_dice", **changes):
     return path
 
 
+def _play_solitaire(game, agent, seed):
+    """One game of ``agent`` from ``seed``: its moves (each checked legal), its score, and the
+    observations and masks it acted on."""
+    state = game.new_initial_state(np.random.default_rng(seed))
+    moves, observations, masks = [], [], []
+    while not state.is_terminal():
+        observation, mask = state.observe(0), state.legal_mask(0)
+        action = agent.act(observation, mask)
+        assert mask[action]
+        moves.append(action)
+        observations.append(observation)
+        masks.append(mask)
+        state.apply(0, action)
+    return moves, state.scores()[0], np.array(observations), np.array(masks)
+
+
 def test_the_solo_lost_dice_td_agent_plays_legal_moves_the_same_alone_and_in_batch():
     """Solo Lost Dice's ``td``: every move legal, always a roll at a turn's start, the same game
     from the same seed, act_batch as act; and a discard when every play would lower V + points."""
     game = ld_rules.LostDice(num_players=1)
     agent = LostDiceTD(game, net=TurnValueNet(LostDiceTD.num_features, (16,)))
-    observations, masks, moves = [], [], []
-    for _ in range(2):
-        state = game.new_initial_state(np.random.default_rng(11))
-        played = []
-        while not state.is_terminal():
-            observation, mask = state.observe(0), state.legal_mask(0)
-            action = agent.act(observation, mask)
-            assert mask[action] and (action == ld_rules.ROLL or state.phase == ld_rules.PLAY_THROW)
-            observations.append(observation)
-            masks.append(mask)
-            played.append(action)
-            state.apply(0, action)
-        moves.append((played, state.scores()[0]))
-    assert moves[0] == moves[1] and ld_rules.DISCARD in moves[0][0]
-    half = len(observations) // 2
-    assert agent.act_batch(np.array(observations[:half]), np.array(masks[:half])).tolist() == moves[0][0]
+    moves, score, observations, masks = _play_solitaire(game, agent, 11)
+    assert _play_solitaire(game, agent, 11)[:2] == (moves, score)
+    turn_starts = observations[:, ld_rules.OBS_PHASE.start + ld_rules.TURN_START] > 0.5
+    assert (np.array(moves)[turn_starts] == ld_rules.ROLL).all() and ld_rules.DISCARD in moves
+    assert agent.act_batch(observations, masks).tolist() == moves
 
 
 def test_the_solo_lost_dice_td_agent_refuses_a_table_with_offers():
@@ -274,23 +279,10 @@ def test_the_six_hundred_lookahead_plays_legal_moves_the_same_alone_and_in_batch
     """``td:lookahead=k``: every move legal, the same game from the same seed, act_batch as act."""
     game = sh_rules.SixHundred()
     agent = make_agent("six_hundred", "td:lookahead=3", game, seed=0)
-    games, observations, masks = [], [], []
-    for _ in range(2):
-        state = game.new_initial_state(np.random.default_rng(7))
-        moves = []
-        while not state.is_terminal():
-            observation, mask = state.observe(0), state.legal_mask(0)
-            action = agent.act(observation, mask)
-            assert mask[action]
-            if len(observations) < 40:
-                observations.append(observation)
-                masks.append(mask)
-            moves.append(action)
-            state.apply(0, action)
-        games.append((moves, state.scores()[0]))
-    assert games[0] == games[1]
+    moves, score, observations, masks = _play_solitaire(game, agent, 7)
+    assert _play_solitaire(game, agent, 7)[:2] == (moves, score)
     batch = make_agent("six_hundred", "td:lookahead=3", game, seed=0)
-    assert batch.act_batch(np.array(observations), np.array(masks)).tolist() == games[0][0][: len(observations)]
+    assert batch.act_batch(observations[:40], masks[:40]).tolist() == moves[:40]
 
 
 def test_the_lookahead_values_a_sheet_as_the_planner_backs_up_its_turn():
