@@ -218,6 +218,9 @@ def test_the_seats_offer_only_agents_that_can_play_the_table(page, tmp_path):
     assert "td: plays solitaire only; this table has 2 players" in page.text_content("#not-offered")
     screenshot(page, tmp_path, "seats-not-offered")
     assert "ppo+search" in offered("invers", 2)
+    assert "td" in offered("lost_dice", 1)  # the solo game's trained turn-value agent
+    page.select_option("#seat-0", "td")
+    screenshot(page, tmp_path, "lost-dice-solo-td")
 
 
 def test_watching_agents_step_play_and_pause(page, tmp_path):
