@@ -142,11 +142,14 @@ def network_rows(game, network: str, states: list, repeats: int, python_depth_4:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--network", default=str(shipped_network("invers")), help="run directory or model .zip")
+    parser.add_argument("--network", help="run directory or model .zip (default: the shipped network)")
     parser.add_argument("--positions", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--page", type=Path, help="also write the tables as a docs page (Markdown)")
     args = parser.parse_args(argv)
+    network = args.network or str(shipped_network("invers"))
+    # the page names the network as a reader finds it: the shipped one by its place in the repository
+    named = "the shipped network (`checkpoints/invers/shipped`)" if args.network is None else f"the network `{network}`"
     torch.set_num_threads(1)
     game = make_game("invers")
     try:  # the network is loaded (or refused in one line) before any position is timed
@@ -154,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
             raise ConfigError("--positions and --repeats must be positive")
         if args.page is not None and not args.page.parent.is_dir():
             raise ConfigError(f"--page {args.page}: no folder {args.page.parent}")
-        make_agent("invers", f"ppo:path={args.network}", game)
+        make_agent("invers", f"ppo:path={network}", game)
     except (*USER_ERRORS, ValueError) as error:  # make_agent reports a spec it cannot build as a ValueError
         return fail(error)
     record = MachineRecord()
@@ -165,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = bot_rows(game, states, args.repeats)
     python_depth_4 = float(rows[BOT_DEPTHS.index(4)][3])
     network_header = ["search", "ms / move", "Python `search:depth=4` / this"]
-    networks = network_rows(game, args.network, states, args.repeats, python_depth_4)
+    networks = network_rows(game, network, states, args.repeats, python_depth_4)
     tables = [(header, rows), (network_header, networks)]
     text = []
     for table_header, table_rows in tables:
@@ -180,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
                 "",
                 "## The network search",
                 "",
-                f"`ppo+search` with the network `{Path(args.network).as_posix()}`, on the same positions, against"
+                f"`ppo+search` with {named}, on the same positions, against"
                 " the Python `search:depth=4` of the table above.",
                 "",
                 *text[len(rows) + 3 :],

@@ -526,9 +526,12 @@ class CompiledSearch:
         max_plies: the game's ply limit (a game reaching it is drawn).
         seconds: time per position, or None for a fixed-depth, reproducible search.
         capacity: the table's first size in entries (a power of two; doubled when a search fills it).
+            Small by default: a depth-4 search stores a few hundred positions, and a table that
+            fits the cache makes a move faster (depth 4: 0.23 ms a move against 0.25 to 0.28 with
+            65,536 entries); deeper searches grow it once and keep it.
     """
 
-    def __init__(self, depth: int, max_plies: int, seconds: float | None = None, capacity: int = 1 << 16):
+    def __init__(self, depth: int, max_plies: int, seconds: float | None = None, capacity: int = 1 << 12):
         self.depth = depth
         self.max_plies = max_plies
         self.seconds = seconds
