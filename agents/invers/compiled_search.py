@@ -527,8 +527,8 @@ class CompiledSearch:
         seconds: time per position, or None for a fixed-depth, reproducible search.
         capacity: the table's first size in entries (a power of two; doubled when a search fills it).
             Small by default: a depth-4 search stores a few hundred positions, and a table that
-            fits the cache makes a move faster (depth 4: 0.23 ms a move against 0.25 to 0.28 with
-            65,536 entries); deeper searches grow it once and keep it.
+            fits the cache makes each move faster (``benchmarks/search_speed.py`` times it);
+            deeper searches grow it once and keep it.
     """
 
     def __init__(self, depth: int, max_plies: int, seconds: float | None = None, capacity: int = 1 << 12):
