@@ -53,16 +53,17 @@ class PolicyValueNetwork:
     def __init__(self, policy):
         self.policy = policy
         extractor = policy.mlp_extractor
-        self._policy_layers = _layers([*extractor.policy_net, policy.action_net])
-        self._value_layers = _layers([*extractor.value_net, policy.value_net])
+        #: each head's layers in order: ``(weight, bias)`` of a Linear layer, or an activation
+        self.policy_layers = _layers([*extractor.policy_net, policy.action_net])
+        self.value_layers = _layers([*extractor.value_net, policy.value_net])
 
     def values(self, observations: np.ndarray) -> np.ndarray:
         """The observer's value of each observation (a batch), in [-1, 1]."""
-        return np.clip(_run(self._value_layers, observations)[:, 0], -1.0, 1.0)
+        return np.clip(_run(self.value_layers, observations)[:, 0], -1.0, 1.0)
 
     def logits(self, observations: np.ndarray, row_independent: bool = False) -> np.ndarray:
         """Unmasked policy logits of each observation (a batch). ``row_independent``: each row's
         logits the same bit for bit in any batch (:func:`agents.inference.row_blocks`), as an
         agent's moves need to be the same played alone or as rows of a batch; search, which only
         ranks the children of one node, leaves it off and pays for no padding."""
-        return _run(self._policy_layers, observations, row_independent)
+        return _run(self.policy_layers, observations, row_independent)

@@ -60,11 +60,12 @@ is the same player (an extra turn) keeps the sign, otherwise it flips.
 
 **In batch.** The agents that play through this search (:class:`SearchAgent` here) have
 an ``act_batch`` that runs the very search of ``act`` on each row in turn
-(:func:`agents.batched.act_row_by_row`), the root moves shuffled by the bot's generator
-or, with ``rngs``, by the row's own. A vectorised search over the rows is not attempted:
-every position is a tree of its own, with its own cut-offs. What ``act_batch`` gives is
-a seat at a table played in batch (:func:`agents.match.play_games_in_batch`, the batched
-env's opponents), where the env and the other seats act in batch. Nothing of one search
+(``search_observations``; the compiled search does all the rows in one call), the root
+moves shuffled by the bot's generator or, with ``rngs``, by the row's own. A vectorised
+search over the rows is not attempted: every position is a tree of its own, with its own
+cut-offs. What ``act_batch`` gives is a seat at a table played in batch
+(:func:`agents.match.play_games_in_batch`, the batched env's opponents), where the env and
+the other seats act in batch. Nothing of one search
 carries over to the next: the transposition table, the root children's move orders, the
 clock and the counters are all started afresh by every :meth:`AlphaBeta.search`, so the
 rows, whichever games they come from, cannot leak into each other, and each row's move
@@ -75,6 +76,7 @@ reproducible.
 
 from __future__ import annotations
 
+import importlib
 import time
 from dataclasses import dataclass, field
 from typing import Any, Hashable
@@ -82,13 +84,15 @@ from typing import Any, Hashable
 import numpy as np
 
 from agents.base import Agent
-from agents.batched import act_row_by_row
+from agents.batched import batch_arguments, check_generators
 from agents.network import PolicyValueNetwork
 from envs.core import Children, Game, GameState
 
 WIN = 2.0  #: a decided game's value for the network evaluator: above any network value
 PLY_COST = 1e-3  #: a win is worth this much less per ply it takes (so sooner wins are chosen)
 MAX_DEPTH = 64  #: the deepest iteration of a search limited by time only
+#: the error of a search asked to move for a player who is not to move
+NOT_TO_MOVE = "ppo+search: asked to move in a position where it is not this player's turn"
 _INFINITY = float("inf")
 
 
@@ -424,14 +428,57 @@ class NetworkSearch(AlphaBeta):
     def __init__(
         self, network: PolicyValueNetwork, depth: int | None = None, ms: float | None = None, exact_root: bool = False
     ):
-        if depth is not None and (isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1):
-            raise ValueError(f"search: depth must be a positive integer, got {depth!r}")
-        if ms is not None and (isinstance(ms, bool) or not isinstance(ms, (int, float)) or not ms > 0):
-            raise ValueError(f"search: ms must be a positive number of milliseconds, got {ms!r}")
         self.network = network
         self.ms = ms
-        depth = int(depth) if depth is not None else (3 if ms is None else MAX_DEPTH)
+        depth = search_depth(depth, ms)
         super().__init__(NetworkEvaluator(network), depth, None if ms is None else ms / 1000.0, exact_root)
+
+    def search_observations(
+        self, game: Game, observations: np.ndarray, masks: np.ndarray | None, rngs: list | None, exact: bool = False
+    ) -> list[SearchResult]:
+        """The search of the position behind each observation, one after the other: ``search``
+        with ``rngs[k]`` (``exact``: ``exact_values``). With ``masks``, each observer must be the
+        player to move, with those legal moves (ValueError otherwise)."""
+        results = []
+        for k, observation in enumerate(observations):
+            state = game.state_from_observation(observation)
+            if state.is_terminal() or (
+                masks is not None and not np.array_equal(state.legal_mask(mover(state)) > 0, masks[k] > 0)
+            ):
+                raise ValueError(NOT_TO_MOVE)
+            results.append(self.exact_values(state) if exact else self.search(state, None if rngs is None else rngs[k]))
+        return results
+
+
+def search_depth(depth: int | None, ms: float | None) -> int:
+    """The deepest iteration of a network search given ``depth`` and ``ms`` as the agent spec
+    gives them (default 3 without ``ms``, else no limit); ValueError naming a bad one."""
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1):
+        raise ValueError(f"search: depth must be a positive integer, got {depth!r}")
+    if ms is not None and (isinstance(ms, bool) or not isinstance(ms, (int, float)) or not ms > 0):
+        raise ValueError(f"search: ms must be a positive number of milliseconds, got {ms!r}")
+    return int(depth) if depth is not None else (3 if ms is None else MAX_DEPTH)
+
+
+#: games whose network search also runs in compiled code: the module holding it and its class
+COMPILED_NETWORK_SEARCHES = {"invers": ("agents.invers.compiled_network_search", "CompiledNetworkSearch")}
+
+
+def network_search(
+    game: Game, network: PolicyValueNetwork, depth: int | None = None, ms: float | None = None, exact_root: bool = False
+):
+    """The network's search on ``game``: :class:`NetworkSearch`, or where the game has one
+    (:data:`COMPILED_NETWORK_SEARCHES`) and the network is Linear layers with ReLU between
+    them, that search in compiled code, which gives the same moves many times faster (see
+    :mod:`agents.invers.compiled_network_search`). Both have ``search``, ``exact_values``,
+    ``depth`` and ``ms``."""
+    from agents import compiled_network  # noqa: PLC0415 (Numba: loaded when a search is made)
+
+    if game.name in COMPILED_NETWORK_SEARCHES and compiled_network.supports(network):
+        module, name = COMPILED_NETWORK_SEARCHES[game.name]
+        compiled = getattr(importlib.import_module(module), name)
+        return compiled(network, game.max_plies, depth=depth, ms=ms, exact_root=exact_root)
+    return NetworkSearch(network, depth=depth, ms=ms, exact_root=exact_root)
 
 
 def can_search(game: Game) -> bool:
@@ -441,7 +488,8 @@ def can_search(game: Game) -> bool:
 
 
 class SearchAgent(Agent):
-    """A network playing through :class:`NetworkSearch` (agent spec ``ppo+search``)."""
+    """A network playing through its search (agent spec ``ppo+search``): :func:`network_search`,
+    in compiled code where the game has it."""
 
     name = "ppo+search"
 
@@ -460,24 +508,22 @@ class SearchAgent(Agent):
                 "search: needs a game whose observation determines the state (perfect information); "
                 f"{game.name}'s does not"
             )
-        self.search = NetworkSearch(network, depth=depth, ms=ms)
+        self.search = network_search(game, network, depth=depth, ms=ms)
         super().__init__(game, seed)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        return self._act(observation, action_mask, self.rng)
+        return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray, rngs=None) -> np.ndarray:
         """``act`` of every row, one search after the other (see "In batch" in the module
-        docstring): the same moves, and the generator left where ``act`` on the rows in order
-        would leave it; with ``rngs``, row ``k``'s root moves are shuffled by ``rngs[k]``."""
-        return act_row_by_row(self._act, self.game, self.rng, observations, action_masks, rngs, self.name)
-
-    def _act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
-        """:meth:`act`, the root moves shuffled by ``rng``."""
-        state = self.game.state_from_observation(observation)
-        if state.is_terminal() or not np.array_equal(state.legal_mask(mover(state)), np.asarray(action_mask, np.int8)):
-            raise ValueError(f"{self.name}: asked to move in a position where it is not this player's turn")
-        return self.search.search(state, rng).action
+        docstring; the compiled search runs them all in one call): the same moves, and the
+        generator left where ``act`` on the rows in order would leave it; with ``rngs``, row
+        ``k``'s root moves are shuffled by ``rngs[k]``."""
+        observations, legal = batch_arguments(self.game, observations, action_masks, self.name)
+        check_generators(rngs, len(legal), self.name)
+        generators = [self.rng if rngs is None else rngs[k] for k in range(len(legal))]
+        results = self.search.search_observations(self.game, observations, legal, generators)
+        return np.array([result.action for result in results], np.int64)
 
     def move_values(self, state: GameState) -> dict[int, float]:
         """Every legal move's value for the player to move, each searched to ``depth`` with a
@@ -492,5 +538,17 @@ class SearchAgent(Agent):
             raise ValueError(f"{self.name}: move values need a fixed depth, not a time limit (ms={self.search.ms})")
         if state.is_terminal():
             raise ValueError(f"{self.name}: the game is over, there is no move to value")
-        values = self.search.exact_values(state).move_values
-        return {action: float(np.sign(v)) if abs(v) > 1.0 else float(v) for action, v in values.items()}
+        return _outcome_values(self.search.exact_values(state).move_values)
+
+    def move_values_of_observations(self, observations: np.ndarray) -> list[dict[int, float]]:
+        """:meth:`move_values` of the positions behind many observations (in one call of the
+        compiled search, where the game has one): a teacher's labels in batch."""
+        if self.search.ms is not None:
+            raise ValueError(f"{self.name}: move values need a fixed depth, not a time limit (ms={self.search.ms})")
+        results = self.search.search_observations(self.game, np.asarray(observations), None, None, exact=True)
+        return [_outcome_values(result.move_values) for result in results]
+
+
+def _outcome_values(values: dict[int, float]) -> dict[int, float]:
+    """Search values as expected outcomes in [-1, 1]: ±1 for a game decided within the horizon."""
+    return {action: float(np.sign(v)) if abs(v) > 1.0 else float(v) for action, v in values.items()}

@@ -15,8 +15,11 @@ in one pass (it takes seconds a move there). The rows compare, side by side in o
   (:mod:`agents.invers.reference_search`), with the moves that differ between the two
   (each position searched with the same root shuffle by both);
 * ``move_values`` at depth 4, the teacher's labels (every root move with a full window);
-* ``ppo+search:depth=d``, the network inside the generic search (:mod:`agents.search`),
-  against the Python ``search:depth=4``.
+* ``ppo+search:depth=d``, the network inside its search as it plays, in compiled code
+  (:mod:`agents.invers.compiled_network_search`), one search a move and in one batch,
+  against the generic search with torch's forward pass (:mod:`agents.search`, what it
+  played before) and the Python ``search:depth=4``, with the moves that differ between
+  the compiled and the generic one; and its move values at depth 2 (the teacher's labels).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import torch
 
 from agents.invers.reference_search import oracle_move, oracle_points
 from agents.registry import make_agent
+from agents.search import NetworkSearch
 from agents.shipped import shipped_network
 from envs.registry import make_game
 from training.evaluation.machine import MachineRecord, measurement_page
@@ -132,11 +136,51 @@ def bot_rows(game, states: list, repeats: int) -> list[list[str]]:
 
 
 def network_rows(game, network: str, states: list, repeats: int, python_depth_4: float) -> list[list[str]]:
+    """``ppo+search`` as it plays (compiled), one act a move and in one batch, against the
+    generic search with torch's forward pass (what it played before), with the moves the two
+    choose differently on the same root shuffles; and the teacher's move values at depth 2."""
     rows = []
+    observations = np.array([s.observe(s.to_move) for s in states])
+    masks = np.array([s.legal_mask(s.to_move) for s in states])
     for depth in NETWORK_DEPTHS:
         agent = make_agent("invers", f"ppo+search:depth={depth},path={network}", game, seed=0)
-        ms = best_ms(agent.search.search, states, repeats)
-        rows.append([f"`ppo+search:depth={depth}`", f"{ms:.2f}", f"{python_depth_4 / ms:.2f}×"])
+        agent.act_batch(observations[:1], masks[:1])  # compiled or loaded
+        generic = NetworkSearch(agent.search.network, depth=depth)
+        compiled = best_ms(agent.search.search, states, repeats)
+        in_batch = batch_ms(agent, states, repeats)
+        torch_ms = best_ms(generic.search, states, repeats)
+        differ = sum(
+            agent.search.search(state, np.random.default_rng(k)).action
+            != generic.search(state, np.random.default_rng(k)).action
+            for k, state in enumerate(states)
+        )
+        rows.append(
+            [
+                f"`ppo+search:depth={depth}`",
+                f"{compiled:.3f}",
+                f"{in_batch:.3f}",
+                f"{torch_ms:.2f}",
+                f"{python_depth_4 / compiled:.1f}×",
+                f"{torch_ms / compiled:.1f}×",
+                str(differ),
+            ]
+        )
+        print(" | ".join(rows[-1]), flush=True)
+    teacher = make_agent("invers", f"ppo+search:depth=2,path={network}", game, seed=0)
+    generic = NetworkSearch(teacher.search.network, depth=2)
+    compiled = best_ms(teacher.search.exact_values, states, repeats)
+    torch_ms = best_ms(generic.exact_values, states, repeats)
+    rows.append(
+        [
+            "`ppo+search:depth=2` move values",
+            f"{compiled:.3f}",
+            "—",
+            f"{torch_ms:.2f}",
+            f"{python_depth_4 / compiled:.1f}×",
+            f"{torch_ms / compiled:.1f}×",
+            "—",
+        ]
+    )
     return rows
 
 
@@ -167,7 +211,15 @@ def main(argv: list[str] | None = None) -> int:
     header.append("moves that differ")
     rows = bot_rows(game, states, args.repeats)
     python_depth_4 = float(rows[BOT_DEPTHS.index(4)][3])
-    network_header = ["search", "ms / move", "Python `search:depth=4` / this"]
+    network_header = [
+        "search",
+        "compiled (ms)",
+        "compiled, in one batch (ms)",
+        "generic, torch (ms)",
+        "Python `search:depth=4` / compiled",
+        "generic / compiled",
+        "moves that differ",
+    ]
     networks = network_rows(game, network, states, args.repeats, python_depth_4)
     tables = [(header, rows), (network_header, networks)]
     text = []
@@ -183,8 +235,16 @@ def main(argv: list[str] | None = None) -> int:
                 "",
                 "## The network search",
                 "",
-                f"`ppo+search` with {named}, on the same positions, against"
-                " the Python `search:depth=4` of the table above.",
+                f"`ppo+search` with {named}, on the same positions: as every command plays it, in"
+                " compiled code (`agents/invers/compiled_network_search.py`), one search a move and"
+                " every position in one `act_batch` call; against the generic search with torch's"
+                " forward pass (`agents/search.py`, what it played before) and the Python"
+                ' `search:depth=4` of the table above. "moves that differ" searches every position'
+                " with the same root shuffle in both: the two add up the network's products in"
+                " other orders, so values differ in their last bits, and a move differs only where"
+                " two moves tie to within that rounding (`tests/test_invers_compiled_network_search.py`"
+                " checks the compiled search against the generic one given the same values,"
+                " position for position).",
                 "",
                 *text[len(rows) + 3 :],
             ]

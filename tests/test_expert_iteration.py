@@ -24,7 +24,7 @@ from training.teacher.labels import teacher_targets
 
 def learner(**changes):
     config = ExpertIterationConfig(env="invers", search_depth=1, explore_plies=4, **changes)
-    return Learner(LinearNetwork(151, 24), config, 24)
+    return Learner(LinearNetwork(151, 24), config, Invers())
 
 
 @pytest.mark.parametrize("seat", [0, 1])

@@ -3,7 +3,7 @@ two-player perfect-information game (command: ``training/expert_iteration.py``).
 
 Each generation (Anthony et al. 2017, "Thinking Fast and Slow"; AlphaZero's targets):
 
-1. **Play.** The learner, the network inside :class:`~agents.search.NetworkSearch`
+1. **Play.** The learner, the network inside its search (:func:`~agents.search.network_search`)
    (every root move searched exactly), plays ``games_per_generation`` games against an
    opponent drawn per game from the pool: itself (self-play), a frozen snapshot of an
    earlier generation inside the same search, or a fixed bot (``pool``: agent specs).
@@ -106,7 +106,7 @@ class ExpertIteration(Pipeline):
         self.optimizer = torch.optim.Adam(
             self.policy.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
         )
-        self.learner = Learner(self.network, config, self.game.num_actions)
+        self.learner = Learner(self.network, config, self.game)
         self.snapshots: list[tuple[str, Learner]] = []
         self.buffer: deque = deque(maxlen=config.buffer_size)
         self.symmetries = symmetry_maps(self.game) if config.symmetries else [None]
@@ -287,7 +287,7 @@ class ExpertIteration(Pipeline):
     def _frozen_learner(self, frozen_policy) -> Learner:
         """A snapshot opponent: a frozen copy of the policy in the same search, never exploring."""
         config = dataclasses.replace(self.config, explore_plies=0)
-        return Learner(PolicyValueNetwork(frozen_policy), config, self.game.num_actions)
+        return Learner(PolicyValueNetwork(frozen_policy), config, self.game)
 
     def step(self) -> dict[str, float]:
         """One generation: its games, the buffer, the updates, a snapshot; its log entry."""

@@ -9,7 +9,7 @@ import numpy as np
 
 from agents.base import Agent
 from agents.network import PolicyValueNetwork
-from agents.search import NetworkSearch, mover
+from agents.search import mover, network_search
 from envs.core import Game, GameState
 from training.pipelines.expert_iteration.config import ExpertIterationConfig
 from training.teacher.labels import softmax
@@ -29,10 +29,10 @@ class Record:
 class Learner:
     """The network inside the search, choosing moves and recording targets."""
 
-    def __init__(self, network: PolicyValueNetwork, config: ExpertIterationConfig, num_actions: int):
-        self.search = NetworkSearch(network, depth=config.search_depth, exact_root=True)
+    def __init__(self, network: PolicyValueNetwork, config: ExpertIterationConfig, game: Game):
+        self.search = network_search(game, network, depth=config.search_depth, exact_root=True)
         self.config = config
-        self.num_actions = num_actions
+        self.num_actions = game.num_actions
 
     def move(self, state: GameState, ply: int, rng: np.random.Generator) -> tuple[int, Record]:
         """The move to play at the game's ``ply`` (sampled early on), and its record."""
