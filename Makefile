@@ -13,7 +13,8 @@
 #   make results          every results report (results/), from the agents shipped in checkpoints/
 #                         (the PPO networks against every bot, Lost Dice's at three and four players, Keldice's over 2,000 games, the Inverted Dice turn-value agent, Roll Five's
 #                         network at two and four players over 10,000 games, the Invers network alone and
-#                         in its search against the search bot, and the ceilings of benchmarks/ceilings.py); the tables come out the same, digit for digit,
+#                         in its search against the search bot, and the ceilings of benchmarks/ceilings.py); the reports are made two
+#                         at a time on 2 cores, then the ceilings in two processes; the tables come out the same, digit for digit,
 #                         on every run (the wall times and the ladders' time per move go to timing.md files, not committed); it ends by
 #                         turning results/ into the docs' results pages and the README's results table
 #   make default-runs     every env's default training run as a new user starts it (python training/train.py --env E, and
@@ -92,23 +93,43 @@ docs: $(VENV)/.installed
 docs-serve: $(VENV)/.installed
 	$(PYTHON) -m mkdocs serve --dev-addr 127.0.0.1:8001
 
+#: make results' reports before the ceilings, one command each, made two at a time (each is seeded, so the
+#: tables are the same in any order)
+RESULT_REPORTS := $(addprefix results/,$(SHIPPED)) results/inverted_dice_td results/six_hundred_td \
+  results/lost_dice_solo results/lost_dice_3_players results/lost_dice_4_players results/keldice \
+  results/roll_five/two_players results/roll_five/four_players results/invers/ppo_search_vs_search4 \
+  results/invers/ppo_vs_search2
+.PHONY: $(RESULT_REPORTS)
+
 results: $(VENV)/.installed
-	@start=$$(date +%s); for env in $(SHIPPED); do \
-	  $(PYTHON) training/evaluate.py --env $$env --checkpoint checkpoints/$$env/shipped --out results/$$env --overwrite || exit 1; \
-	done; \
-	$(PYTHON) training/evaluate.py --env inverted_dice --agents td ppo heuristic optimal random --out results/inverted_dice_td --overwrite || exit 1; \
-	$(PYTHON) training/evaluate.py --env six_hundred --agents td ppo heuristic random --out results/six_hundred_td --overwrite || exit 1; \
-	$(PYTHON) training/evaluate.py --env lost_dice --env-kwargs "{num_players: 1}" --agents td heuristic random --games 5000 --seed 60000 --out results/lost_dice_solo --overwrite || exit 1; \
-	$(PYTHON) training/evaluate.py --checkpoint checkpoints/lost_dice/shipped_3p --agents heuristic random --games 3000 --out results/lost_dice_3_players --overwrite || exit 1; \
-	$(PYTHON) training/evaluate.py --checkpoint checkpoints/lost_dice/shipped_4p --agents heuristic random --games 3000 --out results/lost_dice_4_players --overwrite || exit 1; \
-	$(PYTHON) training/evaluate.py --checkpoint checkpoints/keldice/shipped --agents search heuristic random --games 2000 --out results/keldice --overwrite || exit 1; \
-	$(PYTHON) training/evaluate.py --checkpoint checkpoints/roll_five/shipped --agents search heuristic --games 10000 --out results/roll_five/two_players --overwrite || exit 1; \
-	$(PYTHON) training/evaluate.py --checkpoint checkpoints/roll_five/shipped --agents search heuristic --games 10000 --env-kwargs "{num_players: 4}" --out results/roll_five/four_players --overwrite || exit 1; \
-	$(PYTHON) training/ladder.py --env invers --agents search:depth=4 ppo+search:depth=3 --games 400 --workers 2 --out results/invers/ppo_search_vs_search4 --overwrite > /dev/null || exit 1; \
-	$(PYTHON) training/ladder.py --env invers --agents search:depth=2 ppo --games 400 --workers 2 --out results/invers/ppo_vs_search2 --overwrite > /dev/null || exit 1; \
-	$(PYTHON) benchmarks/ceilings.py > /dev/null || exit 1; \
+	@start=$$(date +%s); \
+	$(MAKE) --no-print-directory -j2 --output-sync=target $(RESULT_REPORTS) || exit 1; \
+	$(PYTHON) benchmarks/ceilings.py --workers 2 > /dev/null || exit 1; \
 	$(PYTHON) training/results_pages.py || exit 1; \
 	echo "make results: every table regenerated in $$(( $$(date +%s) - start )) s (results/<game>/report.md, results/inverted_dice_td/report.md, results/six_hundred_td/report.md, results/lost_dice_solo/report.md, results/lost_dice_*_players/report.md, results/roll_five/*/report.md, results/invers/*/ladder.md, results/ceilings/report.md; docs/reports/, README.md)"
+
+$(addprefix results/,$(SHIPPED)): $(VENV)/.installed
+	$(PYTHON) training/evaluate.py --env $(notdir $@) --checkpoint checkpoints/$(notdir $@)/shipped --out $@ --overwrite
+results/inverted_dice_td: $(VENV)/.installed
+	$(PYTHON) training/evaluate.py --env inverted_dice --agents td ppo heuristic optimal random --out $@ --overwrite
+results/six_hundred_td: $(VENV)/.installed
+	$(PYTHON) training/evaluate.py --env six_hundred --agents td ppo heuristic random --out $@ --overwrite
+results/lost_dice_solo: $(VENV)/.installed
+	$(PYTHON) training/evaluate.py --env lost_dice --env-kwargs "{num_players: 1}" --agents td heuristic random --games 5000 --seed 60000 --out $@ --overwrite
+results/lost_dice_3_players: $(VENV)/.installed
+	$(PYTHON) training/evaluate.py --checkpoint checkpoints/lost_dice/shipped_3p --agents heuristic random --games 3000 --out $@ --overwrite
+results/lost_dice_4_players: $(VENV)/.installed
+	$(PYTHON) training/evaluate.py --checkpoint checkpoints/lost_dice/shipped_4p --agents heuristic random --games 3000 --out $@ --overwrite
+results/keldice: $(VENV)/.installed
+	$(PYTHON) training/evaluate.py --checkpoint checkpoints/keldice/shipped --agents search heuristic random --games 2000 --out $@ --overwrite
+results/roll_five/two_players: $(VENV)/.installed
+	$(PYTHON) training/evaluate.py --checkpoint checkpoints/roll_five/shipped --agents search heuristic --games 10000 --out $@ --overwrite
+results/roll_five/four_players: $(VENV)/.installed
+	$(PYTHON) training/evaluate.py --checkpoint checkpoints/roll_five/shipped --agents search heuristic --games 10000 --env-kwargs "{num_players: 4}" --out $@ --overwrite
+results/invers/ppo_search_vs_search4: $(VENV)/.installed
+	$(PYTHON) training/ladder.py --env invers --agents search:depth=4 ppo+search:depth=3 --games 400 --out $@ --overwrite > /dev/null
+results/invers/ppo_vs_search2: $(VENV)/.installed
+	$(PYTHON) training/ladder.py --env invers --agents search:depth=2 ppo --games 400 --out $@ --overwrite > /dev/null
 
 default-runs: $(VENV)/.installed
 	$(PYTHON) benchmarks/default_runs.py $(ARGS)

@@ -4,6 +4,7 @@ Invers' network also inside its own search, Six Hundred's ``td`` also with its l
     python benchmarks/ceilings.py                    # every ceiling: results/ceilings/report.md (make results)
     python benchmarks/ceilings.py --only invers      # one game's ceilings, the others' kept from the last run
     python benchmarks/ceilings.py --games-scale 0.1  # a tenth of the games: a quick look, wider intervals
+    python benchmarks/ceilings.py --workers 2        # the bars measured in two processes (make results)
 
 A ceiling is a bar the project sets for its best network: above the level of its bots, or
 level with the best of them where no player could get far above it:
@@ -31,10 +32,12 @@ half-width ``1.96 · sd(a_i − R · b_i) / (√n · mean(b))``. Shares have Wil
 paired differences the normal one (:mod:`training.evaluation.harness`). Every game is
 seeded from ``SEED`` on, seeds that no training run, learning curve or results page uses,
 so the figures are held out; the tables come out the same, digit for digit, on every run.
-``--report-only`` rewrites ``report.md`` from the ``ceilings.json`` a run left, without
-playing a game; ``--only`` measures the games it names again and keeps the other games' rows
-of that record (made at the same ``--games-scale``), so that one re-shipped agent does not
-replay every ceiling.
+With ``--workers`` the bars are measured in that many processes, those that took longest
+on the last run (``ceilings.json`` keeps each bar's seconds) first; every bar is seeded on
+its own, so the report is the same. ``--report-only`` rewrites ``report.md`` from the
+``ceilings.json`` a run left, without playing a game; ``--only`` measures the games it names
+again and keeps the other games' rows of that record (made at the same ``--games-scale``),
+so that one re-shipped agent does not replay every ceiling.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import multiprocessing
 import sys
 import time
 from collections.abc import Callable
@@ -266,10 +270,40 @@ def kept_rows(record: Path, measured: list[str], games_scale: float) -> list[Cei
     return [row for row in rows if row.game not in measured] if saved_scale == games_scale else []
 
 
+def task_key(task: tuple[str, int, float]) -> str:
+    """A bar's name in the record's ``seconds``: its game and its place among the game's bars."""
+    return f"{task[0]}/{task[1]}"
+
+
+def measure_bar(task: tuple[str, int, float]) -> tuple[float, float, float, int, float]:
+    """One bar's measurement (``(game, index of its bar, games scale)``), and its seconds."""
+    game, index, scale = task
+    started = time.perf_counter()
+    value, low, high, games = ceilings(scale)[game][index][1]()
+    return value, low, high, games, time.perf_counter() - started
+
+
+def measured(tasks: list[tuple[str, int, float]], workers: int, last_seconds: dict[str, float]):
+    """:func:`measure_bar` of each task, in order: in this process, or in ``workers`` processes
+    taking the tasks that took longest last time (``last_seconds``, by :func:`task_key`) first.
+    Each bar is seeded on its own, so the figures are the same either way."""
+    if workers == 1:
+        yield from map(measure_bar, tasks)
+        return
+    order = sorted(range(len(tasks)), key=lambda k: -last_seconds.get(task_key(tasks[k]), 0.0))
+    context = multiprocessing.get_context("spawn")  # forked torch and Numba threads can deadlock
+    with context.Pool(workers) as pool:
+        found = dict(zip(order, pool.imap(measure_bar, [tasks[k] for k in order])))
+    yield from (found[k] for k in range(len(tasks)))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", nargs="+", metavar="GAME", help=f"these games' ceilings only: {', '.join(GAMES)}")
     parser.add_argument("--games-scale", type=float, default=1.0, help="scale every game count (a quick look)")
+    parser.add_argument(
+        "--workers", type=int, default=1, help="processes measuring the bars (default 1); the figures are the same"
+    )
     parser.add_argument("--out", default="results/ceilings", help="folder of report.md and ceilings.json")
     parser.add_argument(
         "--report-only", action="store_true", help="rewrite report.md from OUT/ceilings.json, playing nothing"
@@ -292,24 +326,37 @@ def main(argv: list[str] | None = None) -> int:
     if not args.games_scale > 0:
         print(f"error: --games-scale must be positive, got {args.games_scale}", file=sys.stderr)
         return 2
-    rows, timings = [], {}
-    for game, bars in ceilings(args.games_scale).items():
-        if args.only and game not in args.only:
-            continue
-        for fields, measure in bars:
-            started = time.perf_counter()
-            value, low, high, games = measure()
-            seconds = time.perf_counter() - started
-            rows.append(Ceiling(**dict(zip(FIXED, fields)), value=value, low=low, high=high, games=games))
-            timings[f"{rows[-1].game} {rows[-1].players}p {rows[-1].agent} vs {rows[-1].against}"] = round(seconds, 1)
-            print(f"{rows[-1].game} {rows[-1].agent} vs {rows[-1].against}: {fmt(rows[-1])[0]} ({seconds:.0f} s)")
+    if args.workers <= 0:
+        print(f"error: --workers must be positive, got {args.workers}", file=sys.stderr)
+        return 2
+    bars = ceilings(args.games_scale)
+    tasks = [
+        (game, index, args.games_scale)
+        for game in bars
+        if not args.only or game in args.only
+        for index in range(len(bars[game]))
+    ]
+    record = out / "ceilings.json"
+    last_seconds = json.loads(record.read_text()).get("seconds", {}) if record.is_file() else {}
+    rows, timings, seconds_by_task = [], {}, {}
+    for task, (value, low, high, games, seconds) in zip(tasks, measured(tasks, args.workers, last_seconds)):
+        game, index, _ = task
+        seconds_by_task[task_key(task)] = round(seconds, 1)
+        fields = bars[game][index][0]
+        rows.append(Ceiling(**dict(zip(FIXED, fields)), value=value, low=low, high=high, games=games))
+        timings[f"{rows[-1].game} {rows[-1].players}p {rows[-1].agent} vs {rows[-1].against}"] = round(seconds, 1)
+        print(f"{rows[-1].game} {rows[-1].agent} vs {rows[-1].against}: {fmt(rows[-1])[0]} ({seconds:.0f} s)")
     if args.only:
-        rows = kept_rows(out / "ceilings.json", args.only, args.games_scale) + rows
+        rows = kept_rows(record, args.only, args.games_scale) + rows
     rows.sort(key=lambda row: list(GAMES).index(row.game))  # stable: each game's bars in their order
     out.mkdir(parents=True, exist_ok=True)
     (out / "report.md").write_text(report(rows, args.games_scale))
-    record = {"games_scale": args.games_scale, "rows": [asdict(r) | {"met": r.met} for r in rows]}
-    (out / "ceilings.json").write_text(json.dumps(record, indent=1) + "\n")
+    saved = {
+        "games_scale": args.games_scale,
+        "rows": [asdict(r) | {"met": r.met} for r in rows],
+        "seconds": last_seconds | seconds_by_task,
+    }
+    record.write_text(json.dumps(saved, indent=1) + "\n")
     (out / "timing.md").write_text(
         f"# Ceilings: time per measurement\n\nMachine: {cpu_model()}; load as it was.\n\n"
         + "\n".join(f"* {name}: {s} s" for name, s in timings.items())

@@ -50,6 +50,7 @@ ROOT = Path(__file__).resolve().parent.parent
         (["benchmarks/default_runs.py", "--runs", "yahtzee"], "error: unknown run 'yahtzee'; the default runs: "),
         (["benchmarks/ceilings.py", "--only", "yahtzee"], "error: unknown game 'yahtzee'; the ceilings' games: "),
         (["benchmarks/ceilings.py", "--games-scale", "0"], "error: --games-scale must be positive, got 0.0"),
+        (["benchmarks/ceilings.py", "--workers", "0"], "error: --workers must be positive, got 0"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_code_2(command, message):
@@ -193,6 +194,28 @@ def test_the_ceilings_report_measures_each_bar_and_says_whether_it_is_met(tmp_pa
     assert games == ["six_hundred", "roll_five", "roll_five"]
     assert ceilings.main(["--only", "roll_five", "--games-scale", "0.004", "--out", str(out)]) == 0
     assert [row["game"] for row in json.loads((out / "ceilings.json").read_text())["rows"]] == ["roll_five"] * 2
+
+
+def test_the_ceilings_measured_in_two_processes_are_the_same_report(tmp_path):
+    reports = []
+    for workers in ("1", "2"):
+        out = tmp_path / f"workers-{workers}"
+        command = ["benchmarks/ceilings.py", "--only", "roll_five", "invers", "--games-scale", "0.01"]
+        result = subprocess.run(
+            [sys.executable, *command, "--workers", workers, "--out", str(out)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert result.returncode == 0, result.stderr
+        reports.append((out / "report.md").read_text())
+        assert set(json.loads((out / "ceilings.json").read_text())["seconds"]) == {
+            *(f"invers/{k}" for k in range(4)),
+            "roll_five/0",
+            "roll_five/1",
+        }
+    assert reports[0] == reports[1] and reports[0].count("| invers |") == 4
 
 
 def test_the_roll_five_headroom_study_measures_variants_of_search_on_the_same_games(tmp_path, monkeypatch):

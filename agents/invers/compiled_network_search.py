@@ -47,7 +47,6 @@ from agents.compiled_network import CompiledHeads, forward
 from agents.invers.compiled_search import DONE, GAME_OVER, OUT_OF_TIME, RUNNING, _load_root, _now, _push, legal_counts
 from agents.search import NOT_TO_MOVE, PLY_COST, WIN, SearchResult, search_depth
 from envs.games.invers import (
-    _PLANE_OF_SEEN,
     FAR_END,
     NUM_ACTIONS,
     OBS_OPPONENT_HAND,
@@ -56,12 +55,13 @@ from envs.games.invers import (
     OBS_SEAT,
     OBS_SIZE,
     OBS_TO_MOVE,
+    PLANE_OF_SEEN,
     positions_from_observations,
 )
 from envs.games.invers_tiles import CELLS, FLIPPED
 
 _FAR_END = np.array(FAR_END, np.int64)
-_PLANES = np.asarray(_PLANE_OF_SEEN, np.int64)
+_PLANES = np.asarray(PLANE_OF_SEEN, np.int64)
 _INFINITY = np.inf
 
 

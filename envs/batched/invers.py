@@ -28,7 +28,6 @@ import numpy as np
 
 from envs.batched.rules import BatchedGame
 from envs.games.invers import (
-    _PLANE_OF_SEEN,
     BORDER,
     FAR_END,
     LINES,
@@ -37,6 +36,7 @@ from envs.games.invers import (
     OBS_PLIES,
     OBS_SEAT,
     OBS_TO_MOVE,
+    PLANE_OF_SEEN,
     Invers,
     InversState,
 )
@@ -47,7 +47,7 @@ _LINES = np.array(LINES, np.int64)
 #: ``_FAR_END[action]``: the cell whose tile falls out (the core's ``FAR_END``).
 _FAR_END = np.array(FAR_END, np.int64)
 #: ``_PLANE_START[player, tile]``: the observation entry of ``tile`` on cell 0 as ``player`` sees it.
-_PLANE_START = np.ascontiguousarray(_PLANE_OF_SEEN, np.int64)
+_PLANE_START = np.ascontiguousarray(PLANE_OF_SEEN, np.int64)
 _NUM_BORDER = len(BORDER)
 
 

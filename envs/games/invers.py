@@ -98,7 +98,7 @@ OBS_SIZE = OBS_PLIES + 1  # 151
 # its entry in the observation.
 _PLANE_START = np.array([0, 2 * CELLS, CELLS, 3 * CELLS], np.intp)
 _SEEN_OF_PLANE = np.array([0, 2, 1, 3], np.intp)  # the inverse: plane -> tile as seen
-_PLANE_OF_SEEN = np.array([_PLANE_START[t ^ p] for p in (0, 1) for t in range(4)], np.intp).reshape(2, 4)
+PLANE_OF_SEEN = np.array([_PLANE_START[t ^ p] for p in (0, 1) for t in range(4)], np.intp).reshape(2, 4)
 _CELL_INDEX = np.arange(CELLS, dtype=np.intp)
 _FAR_END = np.array(FAR_END, np.intp)
 _NO_MOVES = np.zeros(NUM_ACTIONS, np.int8)
@@ -377,7 +377,7 @@ class InversState(GameState):
         going_on = np.isnan(outcomes)
         rows = np.arange(len(actions))[:, None]
         observations = np.zeros((len(actions), OBS_SIZE), np.float32)
-        observations[rows, _PLANE_OF_SEEN[opponent][boards] + _CELL_INDEX] = 1.0
+        observations[rows, PLANE_OF_SEEN[opponent][boards] + _CELL_INDEX] = 1.0
         observations[:, OBS_OWN_HAND + (colour(self._hands[opponent]) ^ opponent)] = 1.0
         observations[rows[:, 0], OBS_OPPONENT_HAND + (fallen_colour ^ opponent)] = 1.0
         observations[:, OBS_TO_MOVE] = 1.0
@@ -426,7 +426,7 @@ class InversState(GameState):
     def observe(self, player: int) -> np.ndarray:
         obs = np.zeros(OBS_SIZE, np.float32)
         board = np.frombuffer(self._board, np.uint8)
-        obs[_PLANE_OF_SEEN[player][board] + _CELL_INDEX] = 1.0
+        obs[PLANE_OF_SEEN[player][board] + _CELL_INDEX] = 1.0
         obs[OBS_OWN_HAND + (colour(self._hands[player]) ^ player)] = 1.0
         obs[OBS_OPPONENT_HAND + (colour(self._hands[1 - player]) ^ player)] = 1.0
         obs[OBS_TO_MOVE] = not self._terminal and player == self._player
