@@ -270,12 +270,45 @@ def test_the_teacher_hands_over_to_the_networks_own_frozen_search(tmp_path):
     assert frozen.is_file() and all(entry["positions"] > 0 for entry in log)
 
 
+def test_the_teacher_is_frozen_again_every_so_many_generations(tmp_path):
+    """``self_teacher_every: 2`` after ``self_teacher_from: 1``: hand-overs at generations 1 and 3,
+    each freezing the network of that moment (the teacher file is rewritten, the buffer emptied)."""
+    path = two_stage_config(tmp_path, generations=4, self_teacher_every=2, self_teacher_pool=["random"])
+    run = tmp_path / "run"
+    frozen = []
+    original = ExpertIteration.hand_over_to_self_teacher
+
+    def record(self):
+        original(self)
+        frozen.append((self.done, self.frozen_teacher().read_bytes(), len(self.buffer)))
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ExpertIteration, "hand_over_to_self_teacher", record)
+        assert expert_iteration.main(["--config", str(path), "--run-dir", str(run), "--no-eval", "--no-progress"]) == 0
+    assert [generation for generation, _, _ in frozen] == [1, 3]
+    assert frozen[0][1] != frozen[1][1] and all(size == 0 for _, _, size in frozen)
+    log = json.loads((run / "metadata.json").read_text())["generation_log"]
+    assert [entry["teacher"].split(",")[0] for entry in log] == ["search:depth=1"] + ["ppo+search:depth=1"] * 3
+
+
+def test_freezing_the_teacher_again_needs_a_first_hand_over(tmp_path):
+    path = tiny_config(tmp_path, teacher="search:depth=1", self_teacher_every=2)
+    assert expert_iteration.main(["--config", str(path), "--run-dir", str(tmp_path / "run"), "--no-progress"]) == 2
+
+
+@pytest.mark.parametrize("every", [None, 1])
 @pytest.mark.parametrize("first_session", [1, 2])
-def test_a_run_resumed_on_either_side_of_the_hand_over_learns_what_one_straight_through_does(tmp_path, first_session):
+def test_a_run_resumed_on_either_side_of_the_hand_over_learns_what_one_straight_through_does(
+    tmp_path, first_session, every
+):
     from tests.test_resume_exact import _policy_weights, _same  # noqa: PLC0415
 
     path = two_stage_config(
-        tmp_path, generations=3, max_snapshots=1, self_teacher_pool=["ppo:path={teacher}", "random"]
+        tmp_path,
+        generations=3,
+        max_snapshots=1,
+        self_teacher_pool=["ppo:path={teacher}", "random"],
+        self_teacher_every=every,
     )
     quiet = ["--no-eval", "--no-progress"]
     straight, resumed = tmp_path / "straight", tmp_path / "resumed"

@@ -73,6 +73,9 @@ class ExpertIterationConfig(RunConfig):
     #: its search outplays the first teacher (null: one teacher throughout)
     self_teacher_from: int | None = setting(None, optional(integer(1)))
     self_teacher_depth: int = setting(2, integer(1))  #: the frozen network's search depth as the teacher
+    #: every this many generations after ``self_teacher_from``, the network of that generation is
+    #: frozen again and its search becomes the teacher (a third stage, a fourth...; null: once)
+    self_teacher_every: int | None = setting(None, optional(integer(1)))
     #: the pool from ``self_teacher_from`` on (null: ``pool``); ``{teacher}`` in a spec stands for the
     #: frozen network's file, e.g. ``"ppo+search:depth=2,path={teacher}"``, ``"ppo:path={teacher}"``
     self_teacher_pool: list[str] | None = setting(None, optional(AGENT_SPECS))
@@ -104,6 +107,8 @@ class ExpertIterationConfig(RunConfig):
             )
         if self.self_teacher_pool is not None and self.self_teacher_from is None:
             raise ConfigError("self_teacher_pool is the pool from self_teacher_from on: set self_teacher_from too")
+        if self.self_teacher_every is not None and self.self_teacher_from is None:
+            raise ConfigError("self_teacher_every freezes the teacher again after self_teacher_from: set that too")
         if self.self_play_weight + self.snapshot_weight > 1.0:
             raise ConfigError(
                 "self_play_weight + snapshot_weight must be at most 1, "

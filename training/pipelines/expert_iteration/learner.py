@@ -36,7 +36,9 @@ the run hands over by itself: at that generation the network is frozen in the ru
 (``teacher/model.zip``), its search (``ppo+search:depth=<self_teacher_depth>``) labels every
 position from then on, the games are drawn from ``self_teacher_pool`` (``{teacher}`` naming
 the frozen network) and the replay buffer starts afresh: the shipped network's first two
-stages in one run (``configs/invers.yaml``).
+stages in one run. With ``self_teacher_every`` the network is frozen again every so many
+generations, and each time its newer search takes over the same way (the shipped network's
+third stage; ``configs/invers.yaml``).
 
 The network is sb3's MaskablePPO actor-critic, so a run's ``model.zip`` loads as the
 agent ``ppo`` (the policy alone) and ``ppo+search`` (the network in the search), and a
@@ -147,8 +149,16 @@ class ExpertIteration(Pipeline):
         start = self.config.self_teacher_from
         return start is not None and self.done > start
 
+    def hand_over_due(self) -> bool:
+        """Whether the generation about to be played starts with a hand-over: the one numbered
+        ``self_teacher_from``, and with ``self_teacher_every`` each that many generations later."""
+        start, every = self.config.self_teacher_from, self.config.self_teacher_every
+        if start is None or self.done < start:
+            return False
+        return self.done == start or (every is not None and (self.done - start) % every == 0)
+
     def frozen_teacher(self) -> Path:
-        """Where the network frozen as the second stage's teacher is kept: in the run folder."""
+        """Where the network frozen as the teacher is kept: in the run folder (the latest one)."""
         return self.run_dir / "teacher" / MODEL_FILE
 
     def self_teacher_spec(self) -> str:
@@ -291,7 +301,7 @@ class ExpertIteration(Pipeline):
 
     def step(self) -> dict[str, float]:
         """One generation: its games, the buffer, the updates, a snapshot; its log entry."""
-        if self.config.self_teacher_from == self.done:
+        if self.hand_over_due():
             self.hand_over_to_self_teacher()
         t0 = time.perf_counter()
         cpu_started = time.process_time()
