@@ -26,7 +26,7 @@
 #                         (AEC, Gymnasium, Parallel, batched: tests/fuzz.py) at FORMS_GAMES games per env and player
 #                         count, in two processes (results/fuzz/forms.txt)
 #   make leaderboard      the benchmark suite's leaderboard of every bot and shipped agent (results/leaderboard.md), then the
-#                         pages as above: apart from make results, as the Invers search agents' 2,000 games each take most of it
+#                         pages as above: apart from make results, as it plays every bot and shipped agent on every task
 
 PYTHON_SYSTEM ?= python3
 VENV := .venv

@@ -181,7 +181,7 @@ def ceilings(scale: float) -> dict[str, list[tuple[tuple, Callable]]]:
                 ("ppo", "search:depth=3", 1_000),
                 ("ppo", "search:depth=4", 1_000),
                 ("ppo", "search:depth=5", 1_000),
-                ("ppo+search", "search:depth=5", 400),  # the network's own search: 2.5 ms a move compiled
+                ("ppo+search", "search:depth=5", 400),  # the network's own search, compiled: about 2 ms a move
             )
         ],
         "roll_five": [

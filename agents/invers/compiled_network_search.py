@@ -35,7 +35,7 @@ status``, the position per slot (slot 0 the root); ``moves, values, order``, per
 legal pushes, their values and the order to try them; ``child_orders, order_counts``, per
 root move its child's pushes in the order to try them (count 0: none remembered);
 ``vw, vb, pw, pb``, the value and policy heads' weights and biases; ``obs, scratch,
-head_out``, the forward pass's buffers; ``counters``: leaves, inner nodes, the abort reason.
+head_out``, the forward pass's buffers; ``counters``: the leaves and the abort reason.
 """
 
 from __future__ import annotations
@@ -44,7 +44,17 @@ import numba
 import numpy as np
 
 from agents.compiled_network import CompiledHeads, forward
-from agents.invers.compiled_search import DONE, GAME_OVER, OUT_OF_TIME, RUNNING, _load_root, _now, _push, legal_counts
+from agents.invers.compiled_search import (
+    DONE,
+    GAME_OVER,
+    OUT_OF_TIME,
+    RUNNING,
+    _load_root,
+    _now,
+    _push,
+    legal_counts,
+    position_slots,
+)
 from agents.search import NOT_TO_MOVE, PLY_COST, WIN, SearchResult, search_depth
 from envs.games.invers import (
     FAR_END,
@@ -158,11 +168,10 @@ def _enter(
     """Start the search of the running slot ``s`` for its mover ``me``, ``depth`` plies deep in
     the window (``alpha``, ``beta``; ``root_move`` >= 0 for a child of the root): returns
     ``(True, value)`` when that is settled at once (one ply above the horizon, where the
-    children are valued in one pass, or out of time: ``counters[2]`` set), else
+    children are valued in one pass, or out of time: ``counters[1]`` set), else
     ``(False, 0)`` with the node's pushes ordered and its entries in ``nodes`` / ``windows``."""
-    counters[1] += 1
     if deadline > 0.0 and _now() > deadline:
-        counters[2] = OUT_OF_TIME
+        counters[1] = OUT_OF_TIME
         return True, 0.0
     if depth <= 1:
         count = _expand(
@@ -208,7 +217,7 @@ def _negamax(
     child of the root. The generic search's recursion, kept on an explicit stack of slots
     (Numba's cache cannot hold a recursive function): slot ``s`` holds a node being searched,
     its mover, depth, next push and number of pushes in ``nodes``, its window and best value in
-    ``windows``. Out of time: ``counters[2]`` is set and the value is meaningless."""
+    ``windows``. Out of time: ``counters[1]`` is set and the value is meaningless."""
     settled, value = _enter(
         board, hand, to_move, ply, unflipped, flipped, status, moves, values, order, child_orders, order_counts,
         nodes, windows, top, me, depth, alpha, beta, root_move, max_plies, deadline, vw, vb, pw, pb, obs, scratch,
@@ -236,7 +245,7 @@ def _negamax(
                     windows[s, 0] if same else -windows[s, 1], windows[s, 1] if same else -windows[s, 0], -1,
                     max_plies, deadline, vw, vb, pw, pb, obs, scratch, head_out, counters,
                 )  # fmt: skip
-                if counters[2] != DONE:
+                if counters[1] != DONE:
                     return 0.0
                 if not settled:
                     s = t  # search the child
@@ -326,7 +335,7 @@ def _search_row(
                     _INFINITY if mover == me else -alpha, action, max_plies, deadline, vw, vb, pw, pb, obs,
                     scratch, head_out, counters,
                 )  # fmt: skip
-                if counters[2] != DONE:
+                if counters[1] != DONE:
                     break
                 if mover != me:
                     v = -v
@@ -339,7 +348,7 @@ def _search_row(
             for k in range(searched):
                 listed[k] = ranked[k]
                 listed_values[k] = partial[k]
-        if counters[2] != DONE:
+        if counters[1] != DONE:
             break
     return best_move, best_value, reached, n_listed
 
@@ -352,13 +361,7 @@ def _search_batch(
     """Search every row in turn, each from scratch and with its own time (``seconds`` a row,
     0 for none)."""
     slots = depth + 2
-    board = np.empty((slots, CELLS), np.int8)
-    hand = np.empty((slots, 2), np.int8)
-    to_move = np.empty(slots, np.int64)
-    ply = np.empty(slots, np.int64)
-    unflipped = np.empty((slots, 2), np.int64)
-    flipped = np.empty((slots, 2), np.int64)
-    status = np.empty(slots, np.int64)
+    board, hand, to_move, ply, unflipped, flipped, status = position_slots(slots)
     moves = np.empty((slots, NUM_ACTIONS), np.int64)
     values = np.empty((slots, NUM_ACTIONS), np.float64)
     order = np.empty((slots, NUM_ACTIONS), np.int64)
@@ -369,7 +372,7 @@ def _search_batch(
     obs = np.empty((NUM_ACTIONS, OBS_SIZE), np.float32)
     scratch = np.empty((3, NUM_ACTIONS, width), np.float32)
     head_out = np.empty((NUM_ACTIONS, NUM_ACTIONS), np.float32)
-    counters = np.zeros(3, np.int64)
+    counters = np.zeros(2, np.int64)
     for row in range(boards.shape[0]):
         _load_root(
             board, hand, to_move, ply, unflipped, flipped, status,
@@ -389,7 +392,7 @@ def _search_batch(
         out_values[row] = value
         out_depths[row] = reached
         out_leaves[row] = counters[0]
-        out_reasons[row] = counters[2]
+        out_reasons[row] = counters[1]
         out_counts[row] = listed
 
 

@@ -438,6 +438,21 @@ def _search_slots(
 
 
 @numba.njit(cache=True)
+def position_slots(slots):
+    """Unfilled position arrays for ``slots`` slots (see "The position" above): board, tiles in
+    hand, player to move, ply, tiles colour side up and flipped per colour, status."""
+    return (
+        np.empty((slots, CELLS), np.int8),
+        np.empty((slots, 2), np.int8),
+        np.empty(slots, np.int64),
+        np.empty(slots, np.int64),
+        np.empty((slots, 2), np.int64),
+        np.empty((slots, 2), np.int64),
+        np.empty(slots, np.int64),
+    )
+
+
+@numba.njit(cache=True)
 def _load_root(
     board, hand, to_move, ply, unflipped, flipped, status, root_board, root_hands, root_to_move, root_ply, max_plies
 ):
@@ -473,13 +488,7 @@ def _search_batch(
     time (``deadline_seconds`` per row, 0 for none); a row that the table cannot hold is
     marked ``TABLE_FULL`` and left for the caller."""
     slots = depth + 2
-    board = np.empty((slots, CELLS), np.int8)
-    hand = np.empty((slots, 2), np.int8)
-    to_move = np.empty(slots, np.int64)
-    ply = np.empty(slots, np.int64)
-    unflipped = np.empty((slots, 2), np.int64)
-    flipped = np.empty((slots, 2), np.int64)
-    status = np.empty(slots, np.int64)
+    board, hand, to_move, ply, unflipped, flipped, status = position_slots(slots)
     moves = np.empty((slots, NUM_ACTIONS), np.int64)
     nodes = np.empty((slots, 11), np.int64)
     table = (table_high, table_low, table_stamp, table_depth, table_value, table_bound, table_move)
