@@ -525,6 +525,11 @@ class SearchAgent(Agent):
         results = self.search.search_observations(self.game, observations, legal, generators)
         return np.array([result.action for result in results], np.int64)
 
+    def _check_fixed_depth(self) -> None:
+        """Move values are exact values at ``depth``: a time-limited search has none to give."""
+        if self.search.ms is not None:
+            raise ValueError(f"{self.name}: move values need a fixed depth, not a time limit (ms={self.search.ms})")
+
     def move_values(self, state: GameState) -> dict[int, float]:
         """Every legal move's value for the player to move, each searched to ``depth`` with a
         full window (exact, not a bound): a teacher's targets for distilling the network's
@@ -534,8 +539,7 @@ class SearchAgent(Agent):
         ±1 for a game decided within the horizon. A time-limited search (``ms``) has no
         fixed depth to make exact values at, so it refuses.
         """
-        if self.search.ms is not None:
-            raise ValueError(f"{self.name}: move values need a fixed depth, not a time limit (ms={self.search.ms})")
+        self._check_fixed_depth()
         if state.is_terminal():
             raise ValueError(f"{self.name}: the game is over, there is no move to value")
         return _outcome_values(self.search.exact_values(state).move_values)
@@ -543,8 +547,7 @@ class SearchAgent(Agent):
     def move_values_of_observations(self, observations: np.ndarray) -> list[dict[int, float]]:
         """:meth:`move_values` of the positions behind many observations (in one call of the
         compiled search, where the game has one): a teacher's labels in batch."""
-        if self.search.ms is not None:
-            raise ValueError(f"{self.name}: move values need a fixed depth, not a time limit (ms={self.search.ms})")
+        self._check_fixed_depth()
         results = self.search.search_observations(self.game, np.asarray(observations), None, None, exact=True)
         return [_outcome_values(result.move_values) for result in results]
 

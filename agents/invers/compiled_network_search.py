@@ -66,6 +66,7 @@ from envs.games.invers import (
     OBS_SIZE,
     OBS_TO_MOVE,
     PLANE_OF_SEEN,
+    position_of_state,
     positions_from_observations,
 )
 from envs.games.invers_tiles import CELLS, FLIPPED
@@ -419,11 +420,11 @@ class CompiledNetworkSearch:
 
     def search(self, state, rng: np.random.Generator | None = None) -> SearchResult:
         """:meth:`agents.search.AlphaBeta.search` of one ``InversState``."""
-        return self.search_positions(_position(state), [rng])[0]
+        return self.search_positions(position_of_state(state), [rng])[0]
 
     def exact_values(self, state) -> SearchResult:
         """:meth:`agents.search.AlphaBeta.exact_values` of one ``InversState``."""
-        return self.search_positions(_position(state), None, exact_from=self.depth)[0]
+        return self.search_positions(position_of_state(state), None, exact_from=self.depth)[0]
 
     def search_observations(
         self, game, observations: np.ndarray, masks: np.ndarray | None, rngs: list | None, exact: bool = False
@@ -484,10 +485,3 @@ class CompiledNetworkSearch:
             )
             for k in range(rows)
         ]
-
-
-def _position(state) -> tuple[np.ndarray, ...]:
-    """One ``InversState`` as a batch of one position's arrays."""
-    board = np.frombuffer(state.board, np.uint8).astype(np.int8)[None]
-    hands = np.array([[state.tile_in_hand(0), state.tile_in_hand(1)]], np.int8)
-    return board, hands, np.array([state.to_move], np.int64), np.array([state.ply], np.int64)

@@ -12,7 +12,7 @@ from agents.base import Agent
 from agents.batched import batch_arguments, check_generators
 from agents.invers.compiled_search import GAME_OVER, WIN, CompiledSearch, SearchResults, legal_counts
 from envs.core import Game
-from envs.games.invers import NUM_ACTIONS, OBS_TO_MOVE, InversState, positions_from_observations
+from envs.games.invers import NUM_ACTIONS, OBS_TO_MOVE, InversState, position_of_state, positions_from_observations
 
 #: Evaluation points per unit of ``atanh`` of the expected outcome: in positions of games
 #: between searches of depth 1 to 4, the mover's mean outcome was close to
@@ -80,10 +80,7 @@ class InversSearch(Agent):
         """
         if state.is_terminal():
             raise ValueError("invers search: the game is over, there is no move to value")
-        board = np.frombuffer(state.board, np.uint8).astype(np.int8)[None]
-        hands = np.array([[state.tile_in_hand(0), state.tile_in_hand(1)]], np.int8)
-        positions = board, hands, np.array([state.to_move], np.int64), np.array([state.ply], np.int64)
-        return self.move_values_batch(positions)[0]
+        return self.move_values_batch(position_of_state(state))[0]
 
     def move_values_of_observations(self, observations: np.ndarray) -> list[dict[int, float]]:
         """:meth:`move_values` of the positions behind many observations, in one compiled call."""

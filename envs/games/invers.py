@@ -162,6 +162,13 @@ INITIAL_BOARD = _initial_board()
 INITIAL_HANDS = (flipped(YELLOW), flipped(RED))
 
 
+def position_of_state(state: InversState) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One state as a batch of one position, in the arrays of :func:`positions_from_observations`."""
+    board = np.frombuffer(state.board, np.uint8).astype(np.int8)[None]
+    hands = np.array([[state.tile_in_hand(0), state.tile_in_hand(1)]], np.int8)
+    return board, hands, np.array([state.to_move], np.int64), np.array([state.ply], np.int64)
+
+
 def positions_from_observations(
     game: Invers, observations: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
