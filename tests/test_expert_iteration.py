@@ -125,8 +125,8 @@ def test_teacher_games_keep_both_bots_positions_with_their_outcomes(tmp_path):
         bot_game_weight=1.0,
     )
     trainer = ExpertIteration(config, tmp_path)
-    data, results, games = trainer.play_generation()
-    assert data and results == {} and games == 2  # no learner game was played
+    data, results, units = trainer.play_generation()
+    assert data and results == {} and sum(unit.games for unit in units) == 2  # no learner game was played
     assert {value for *_, value in data} <= {-1.0, 0.0, 1.0}  # bot positions: their seat's outcome alone
     assert all(policy.max() == 1.0 for _, _, policy, _ in data)
 
@@ -150,7 +150,7 @@ def test_a_teacher_labels_every_position_with_its_move_values(tmp_path, workers)
     try:
         data, _, _ = trainer.play_generation()
     finally:
-        trainer.teacher.close()
+        trainer.close()
     game = Invers(max_plies=40)
     teacher = make_agent("invers", "search:depth=2", game, seed=0)
     assert len(data) > 20
@@ -164,12 +164,13 @@ def test_a_teacher_labels_every_position_with_its_move_values(tmp_path, workers)
 
 def test_max_minutes_ends_a_generation_of_teacher_games_and_its_progress_is_told_as_it_goes(tmp_path, capsys):
     """A distillation's generation (48 teacher games, labelled by search:depth=4) ran three
-    minutes in silence past a two-minute limit: now it tells its games and labels as they
-    go, and past the limit plays and labels no further game than the first."""
+    minutes in silence past a two-minute limit: now it tells its games as they are played and
+    labelled, and past the limit starts no further unit than the first."""
     path = tiny_config(
         tmp_path,
         generations=3,
         games_per_generation=6,
+        games_per_unit=2,
         pool=["search:depth=1"],
         bot_game_weight=1.0,
         teacher="search:depth=1",
@@ -179,13 +180,11 @@ def test_max_minutes_ends_a_generation_of_teacher_games_and_its_progress_is_told
     run = tmp_path / "run"
     assert expert_iteration.main(["--config", str(path), "--run-dir", str(run), "--no-eval"]) == 0
     out = capsys.readouterr().out
-    assert "generation 1: games 1/6, " in out and "generation 1: teacher labels " in out
-    assert (
-        out.index("generation 1: games 1/6") < out.index("generation 1: teacher labels") < out.index("generations 1/3")
-    )
+    assert "generation 1: games played and labelled 2/6, " in out
+    assert out.index("generation 1: games played and labelled 2/6") < out.index("generations 1/3")
     metadata = json.loads((run / "metadata.json").read_text())
     (entry,) = metadata["generation_log"]
-    assert entry["games"] == 1 and entry["positions"] > 0 and metadata["games"] == 1
+    assert entry["games"] == 2 and entry["units"] == 1 and entry["positions"] > 0 and metadata["games"] == 2
     assert metadata["sessions"][0]["ended"] == "stopped: time limit (1e-06 minutes)"
 
 

@@ -30,7 +30,7 @@ pytest.importorskip("ray.rllib", reason='Ray RLlib is not installed (pip install
 import ray  # noqa: E402
 
 from training import train_rllib  # noqa: E402
-from training.pipelines.rllib.cluster import CONNECT_TIMEOUT_S  # noqa: E402
+from training.framework.ray_cluster import CONNECT_TIMEOUT_S  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 RLLIB = [sys.executable, "-m", "training.train_rllib"]  # this checkout's code, run from its root

@@ -5,7 +5,8 @@ legal move for the player to move, an expected outcome in [-1, 1] (Invers' searc
 has it). Labelling positions with a search is the costly part of learning from one,
 so :class:`TeacherLabels` spreads it over processes; positions travel as observations,
 and the game rebuilds its states from them (:meth:`~envs.core.Game.state_from_observation`).
-Used by expert iteration (``teacher``) and the warm start (``warm_start.label_with``).
+The warm start (``warm_start.label_with``) labels in :class:`TeacherLabels`' processes; expert
+iteration's units label their own games with :func:`move_values_of`.
 """
 
 from __future__ import annotations
@@ -54,15 +55,20 @@ def _start_teacher(env: str, env_kwargs: dict, spec: str, seed: int) -> None:
     _worker_teacher = game, make_agent(env, spec, game, seed=seed)
 
 
-def _teacher_values(observations: np.ndarray) -> list[dict[int, float]]:
-    """The worker's teacher's move values of a chunk of positions: in one call where the
-    teacher values many positions at once (``move_values_of_observations``, the compiled
-    Invers search), else position by position."""
-    game, teacher = _worker_teacher
+def move_values_of(teacher: Agent, game: Game, observations: np.ndarray) -> list[dict[int, float]]:
+    """``teacher``'s move values of the positions ``observations`` of ``game``: in one call where
+    the teacher values many positions at once (``move_values_of_observations``, the compiled
+    Invers searches), else position by position."""
     in_batch = getattr(teacher, "move_values_of_observations", None)
     if in_batch is not None:
         return in_batch(observations)
     return [teacher.move_values(game.state_from_observation(observation)) for observation in observations]
+
+
+def _teacher_values(observations: np.ndarray) -> list[dict[int, float]]:
+    """The worker's teacher's move values of a chunk of positions."""
+    game, teacher = _worker_teacher
+    return move_values_of(teacher, game, observations)
 
 
 class TeacherLabels:

@@ -66,7 +66,19 @@ class ExpertIterationConfig(RunConfig):
     #: agent spec of a bot with ``move_values(state)`` that labels every recorded position
     #: (null: the learner's own search labels its positions, the bots' are imitated)
     teacher: str | None = setting(None, OPTIONAL_TEXT)
-    workers: int = setting(1, integer(1))  #: processes labelling positions with the teacher
+    #: games a unit of work plays and labels (:mod:`~training.pipelines.expert_iteration.units`); a
+    #: generation's games are cut into such units whatever runs them, so its positions do not depend
+    #: on the workers or the cluster
+    games_per_unit: int = setting(4, integer(1))
+    #: local processes playing and labelling the units (1: the driver's own process); without
+    #: ``oversubscribe``, at most the CPUs this process may use
+    workers: int = setting(1, integer(1))
+    #: local workers may outnumber the CPUs (they then share the cores); false: such a run is refused
+    oversubscribe: bool = setting(False, BOOL)
+    #: a Ray cluster whose CPUs play the units as tasks ("HOST:PORT", or "auto": the cluster started
+    #: last on this machine); null: the RAY_ADDRESS environment variable's, or without it the local
+    #: ``workers``. The learner stays in the driver.
+    address: str | None = setting(None, OPTIONAL_TEXT)
     #: after this many generations the teacher becomes the network's own search, frozen then
     #: (``ppo+search:depth=<self_teacher_depth>`` on the network of that generation, saved in the
     #: run folder as ``teacher/model.zip``): a distillation's second stage, once the network inside

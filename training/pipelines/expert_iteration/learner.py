@@ -59,7 +59,6 @@ labelled (at least one); its log entry counts them.
 from __future__ import annotations
 
 import copy
-import dataclasses
 import time
 from collections import deque
 from pathlib import Path
@@ -67,18 +66,17 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from agents.base import Agent
-from agents.network import PolicyValueNetwork
 from agents.registry import make_agent
 from agents.run_folder import MODEL_FILE
 from agents.trained import PolicyAgent, load_model
 from training.framework.checkpoint import Checkpoint
 from training.framework.progress import Progress
 from training.framework.run import Override, Pipeline, Session
+from training.framework.schema import ConfigError
 from training.pipelines.expert_iteration.config import ExpertIterationConfig
-from training.pipelines.expert_iteration.play import Learner, learner_targets, play_training_game
+from training.pipelines.expert_iteration.runners import run_units, runner_for
+from training.pipelines.expert_iteration.units import UnitResult, plan_generation
 from training.pipelines.network import build_policy, save_policy
-from training.teacher.labels import TeacherLabels, teacher_targets
 from training.teacher.loss import soft_target_cross_entropy
 from training.teacher.symmetry import symmetry_maps, turned
 
@@ -94,6 +92,12 @@ class ExpertIteration(Pipeline):
         Override("generations", "generations", int, "generations in all"),
         Override("max-minutes", "max_minutes", float, "wall-time limit in minutes"),
         Override("init", "init", str, "run directory or model .zip to start from", positive=False),
+        Override("workers", "workers", int, "local processes playing and labelling the games"),
+        Override("games-per-unit", "games_per_unit", int, "games in a unit of work (played and labelled together)"),
+        Override("oversubscribe", "oversubscribe", bool, "allow more local workers than CPUs (they share the cores)"),
+        Override(
+            "address", "address", str, "Ray cluster whose CPUs play and label the games, e.g. HOST:PORT", positive=False
+        ),
     )
 
     def __init__(self, config: ExpertIterationConfig, run_dir: Path, checkpoint: Checkpoint | None = None):
@@ -104,24 +108,22 @@ class ExpertIteration(Pipeline):
             self.policy = load_model(start, self.game).policy
         else:
             self.policy = build_policy(self.game, config.policy_kwargs, config.seed)
-        self.network = PolicyValueNetwork(self.policy)
         self.optimizer = torch.optim.Adam(
             self.policy.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
         )
-        self.learner = Learner(self.network, config, self.game)
-        self.snapshots: list[tuple[str, Learner]] = []
+        self.snapshots: list[tuple[str, torch.nn.Module]] = []
         self.buffer: deque = deque(maxlen=config.buffer_size)
         self.symmetries = symmetry_maps(self.game) if config.symmetries else [None]
         self.session: Session | None = None  #: the session training runs in: its progress lines and clock
         earlier = checkpoint.metadata if checkpoint is not None else {}
         self.log: list[dict] = list(earlier.get("generation_log", []))
-        self.teacher: TeacherLabels | None = None
         if self.past_hand_over():  # a resumed second stage: the frozen network in the run folder
             self.use_teacher(self.self_teacher_spec(), config.self_teacher_pool or config.pool)
         else:
             self.use_teacher(config.teacher, config.pool)
         self.positions = int(earlier.get("positions", 0))
         self.cpu_s = float(earlier.get("cpu_time_s", 0.0))
+        self.runner = runner_for(config)  #: where the units run: this process, local workers or a Ray cluster
 
     @property
     def done(self) -> int:
@@ -129,18 +131,16 @@ class ExpertIteration(Pipeline):
 
     def use_teacher(self, spec: str | None, pool: list[str]) -> None:
         """Label with ``spec`` (None: the learner's own search) and draw the fixed bots from
-        ``pool`` (``{teacher}`` standing for the frozen network's file), from now on."""
-        if self.teacher is not None:
-            self.teacher.close()
-        config = self.config
+        ``pool`` (``{teacher}`` standing for the frozen network's file), from now on. The teacher
+        is built here once, so that one that cannot value moves is refused before any game."""
+        teacher = None if spec is None else make_agent(self.config.env, spec, self.game)
+        if teacher is not None and not callable(getattr(teacher, "move_values", None)):
+            raise ConfigError(
+                f"teacher {spec!r} cannot label positions: it has no move_values(state) "
+                "(a search bot such as 'search:depth=4' has)"
+            )
         self.teacher_spec = spec
-        self.teacher = (
-            None if spec is None else TeacherLabels(config.env, config.env_kwargs, spec, config.seed, config.workers)
-        )
         self.pool = [member.replace("{teacher}", str(self.frozen_teacher())) for member in pool]
-        self.fixed = [
-            make_agent(config.env, member, self.game, seed=config.seed + i) for i, member in enumerate(self.pool)
-        ]
 
     def past_hand_over(self) -> bool:
         """Whether the network's own frozen search has taken over as the teacher: a generation
@@ -175,19 +175,6 @@ class ExpertIteration(Pipeline):
         if self.session is not None:
             self.session.say(f"generation {self.done}: the teacher is now {self.teacher_spec}")
 
-    def bot(self) -> tuple[str, Agent]:
-        index = self.rng.integers(len(self.fixed))
-        return self.pool[index], self.fixed[index]
-
-    def opponent(self) -> tuple[str, Learner | Agent]:
-        """The opponent of one game: the learner itself, a snapshot, or a fixed bot."""
-        draw = self.rng.random()
-        if draw < self.config.self_play_weight:
-            return "self", self.learner
-        if self.snapshots and draw < self.config.self_play_weight + self.config.snapshot_weight:
-            return self.snapshots[self.rng.integers(len(self.snapshots))]
-        return self.bot()
-
     def train(self, session: Session) -> str | None:
         self.session = session
         return super().train(session)
@@ -202,65 +189,18 @@ class ExpertIteration(Pipeline):
         say = None if self.session is None else self.session.say
         return Progress(f"generation {self.done + 1}: {what}", total, say)
 
-    def play_generation(self) -> tuple[list[tuple], dict[str, list[float]], int]:
-        """The generation's games (until ``max_minutes``), their targets; the results against
-        each opponent, and the games kept."""
-        games, results = [], {}
+    def play_generation(self) -> tuple[list[tuple], dict[str, list[float]], list[UnitResult]]:
+        """The generation's units (until ``max_minutes``: at least one), in chunk order: their targets,
+        the learner's results against each opponent, and the units themselves."""
         config = self.config
-        played = self.progress("games", config.games_per_generation)
-        for g in range(config.games_per_generation):
-            if games and self.out_of_time():
-                break
-            games.append(self.play_one(g, results))
-            played.advance()
-        if self.teacher is not None:
-            games = self.label(games)
-        data = [target for final, records in games for target in learner_targets(records, final, config.value_mix)]
-        return data, results, len(games)
-
-    def play_one(self, g: int, results: dict[str, list[float]]) -> tuple:
-        """Game ``g`` of a generation: (final state, records); the learner's result goes to ``results``."""
-        config = self.config
-        if self.rng.random() < config.bot_game_weight:  # a teacher game: two bots, both seats kept
-            return play_training_game(
-                self.game,
-                [self.bot()[1], self.bot()[1]],
-                self.rng,
-                config.random_opening_plies,
-                {0, 1},
-                config.random_move_rate,
-            )
-        name, opponent = self.opponent()
-        seat = g % 2
-        seats: list = [opponent, opponent]
-        seats[seat] = self.learner
-        recorded = {0, 1} if opponent is self.learner or (self.config.imitate_pool and name in self.pool) else {seat}
-        final, records = play_training_game(
-            self.game, seats, self.rng, config.random_opening_plies, recorded, config.random_move_rate
-        )
-        if opponent is not self.learner:
-            results.setdefault(name, []).append(float(final.returns()[seat]))
-        return final, records
-
-    def label(self, games: list[tuple]) -> list[tuple]:
-        """The teacher's targets on every position of ``games``, a few games at a time (enough
-        positions to keep every labelling process busy): the games labelled before the time
-        limit (at least one call's)."""
-        labels = self.progress("teacher labels", sum(len(records) for _, records in games))
-        labelled, start = [], 0
-        while start < len(games) and not (labelled and self.out_of_time()):
-            end, positions = start, 0
-            while end < len(games) and positions < self.teacher.batch_positions:
-                positions += len(games[end][1])
-                end += 1
-            records = [record for _, game_records in games[start:end] for record in game_records]
-            for record, values in zip(records, self.teacher.label([r.observation for r in records], labels)):
-                record.policy, record.search_value = teacher_targets(
-                    values, self.game.num_actions, self.config.policy_temperature
-                )
-            labelled += games[start:end]
-            start = end
-        return labelled
+        plan = plan_generation(config, self.done, self.teacher_spec, self.pool, self.policy, self.snapshots)
+        played = self.progress("games played and labelled", config.games_per_generation)
+        units = run_units(self.runner, plan, self.out_of_time, played)
+        results: dict[str, list[float]] = {}
+        for unit in units:
+            for name, scores in unit.results.items():
+                results.setdefault(name, []).extend(scores)
+        return [target for unit in units for target in unit.targets()], results, units
 
     def update(self, new_positions: int) -> dict[str, float]:
         steps = max(1, int(new_positions * self.config.sample_reuse / self.config.batch_size))
@@ -291,13 +231,8 @@ class ExpertIteration(Pipeline):
         return totals
 
     def add_snapshot(self, generation: int) -> None:
-        self.snapshots.append((f"snapshot-{generation}", self._frozen_learner(copy.deepcopy(self.policy).eval())))
+        self.snapshots.append((f"snapshot-{generation}", copy.deepcopy(self.policy).eval()))
         del self.snapshots[: -self.config.max_snapshots]
-
-    def _frozen_learner(self, frozen_policy) -> Learner:
-        """A snapshot opponent: a frozen copy of the policy in the same search, never exploring."""
-        config = dataclasses.replace(self.config, explore_plies=0)
-        return Learner(PolicyValueNetwork(frozen_policy), config, self.game)
 
     def step(self) -> dict[str, float]:
         """One generation: its games, the buffer, the updates, a snapshot; its log entry."""
@@ -305,7 +240,7 @@ class ExpertIteration(Pipeline):
             self.hand_over_to_self_teacher()
         t0 = time.perf_counter()
         cpu_started = time.process_time()
-        data, results, games = self.play_generation()
+        data, results, units = self.play_generation()
         t1 = time.perf_counter()
         self.buffer.extend(data)
         losses = self.update(len(data))
@@ -314,17 +249,21 @@ class ExpertIteration(Pipeline):
         entry = {
             "generation": self.done,
             "teacher": self.teacher_spec,
-            "games": games,
+            "games": sum(unit.games for unit in units),
             "positions": len(data),
-            "play_s": round(t1 - t0, 1),
+            "units": len(units),
+            "play_s": round(t1 - t0, 1),  # the units' games and labels, wherever they ran, as the driver waited
             "learn_s": round(t2 - t1, 1),
+            "unit_cpu_s": round(sum(unit.cpu_s for unit in units), 1),  # the CPU time the units took in all
             **{k: round(v, 4) for k, v in losses.items()},
             "score_vs": {name: round(float(np.mean(r)), 3) for name, r in sorted(results.items())},
             "games_vs": {name: len(r) for name, r in sorted(results.items())},
         }
         self.log.append(entry)
         self.positions += len(data)
-        self.cpu_s += time.process_time() - cpu_started
+        self.cpu_s += time.process_time() - cpu_started  # the driver's, the units' with it where they ran in it
+        if not self.runner.in_process:
+            self.cpu_s += sum(unit.cpu_s for unit in units)
         return {
             "positions": len(data),
             **losses,
@@ -341,18 +280,20 @@ class ExpertIteration(Pipeline):
         return PolicyAgent(self.game, self.policy, deterministic=True)
 
     def state_dict(self) -> dict:
-        """Generator, optimizer, replay buffer (one array per column), snapshots and the fixed bots'
-        generators: all a generation draws on, so a resumed run plays the same games."""
+        """Generator, optimizer, replay buffer (one array per column) and snapshots: all the driver
+        draws on (a generation's games draw on nothing but the run's seed and their numbers), so a
+        resumed run plays and learns as one that never stopped."""
         columns = [np.stack(column) for column in zip(*self.buffer)] if self.buffer else []
         return {
             "rng": self.rng.bit_generator.state,
             "optimizer": self.optimizer.state_dict(),
             "buffer": columns,
-            "snapshots": [(name, snapshot.search.network.policy.state_dict()) for name, snapshot in self.snapshots],
-            "bot_rngs": [bot.rng.bit_generator.state for bot in self.fixed],
+            "snapshots": [(name, snapshot.state_dict()) for name, snapshot in self.snapshots],
         }
 
     def load_state_dict(self, state: dict) -> None:
+        """A checkpoint's state; one written before the units (with its bots' generators, ``bot_rngs``)
+        loads too, its games then drawn as the units draw them."""
         self.rng.bit_generator.state = state["rng"]
         self.optimizer.load_state_dict(state["optimizer"])
         self.buffer.clear()
@@ -361,9 +302,7 @@ class ExpertIteration(Pipeline):
         for name, weights in state["snapshots"]:
             frozen = copy.deepcopy(self.policy).eval()
             frozen.load_state_dict(weights)
-            self.snapshots.append((name, self._frozen_learner(frozen)))
-        for bot, bot_state in zip(self.fixed, state["bot_rngs"], strict=True):
-            bot.rng.bit_generator.state = bot_state
+            self.snapshots.append((name, frozen))
 
     def metadata(self) -> dict:
         return {
@@ -371,12 +310,12 @@ class ExpertIteration(Pipeline):
             "positions": self.positions,
             # a generation cut short by max_minutes logs its games; older logs played every one
             "games": sum(entry.get("games", self.config.games_per_generation) for entry in self.log),
-            "cpu_time_s": round(self.cpu_s, 1),  # this process only, not the teacher's workers; wall / cpu: the load
+            "cpu_time_s": round(self.cpu_s, 1),  # the driver's and the units', wherever they ran
+            "units_ran_in": self.runner.where,
         }
 
     def checkpoint_files(self):
         return {MODEL_FILE: lambda name: save_policy(name, self.policy, self.config.seed)}
 
     def close(self) -> None:
-        if self.teacher is not None:
-            self.teacher.close()
+        self.runner.close()

@@ -23,9 +23,10 @@ from pathlib import Path
 from agents.rllib import SHARED_POLICY
 from agents.run_folder import RLLIB_CHECKPOINT_FILE
 from training.framework.checkpoint import Checkpoint
+from training.framework.ray_cluster import alive_nodes
 from training.framework.run import Override, Pipeline
 from training.framework.schema import ConfigError
-from training.pipelines.rllib.cluster import alive_nodes, check_resources, cluster_facts, start_ray
+from training.pipelines.rllib.cluster import check_resources, cluster_facts, start_ray
 from training.pipelines.rllib.config import ACTIVATIONS, RLlibConfig
 
 #: Seconds an iteration waits for the env runners' samples; RLlib's default (60 s) drops
