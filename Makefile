@@ -55,7 +55,7 @@ train: $(VENV)/.installed
 # get; Ray pins an older gymnasium, so its tests run in .venv-rllib, on the gymnasium Ray users get.
 TEST_VENV := .venv-test
 RLLIB_VENV := .venv-rllib
-RLLIB_TESTS := tests/test_rllib.py tests/test_rllib_config.py tests/test_rllib_cluster.py
+RLLIB_TESTS := tests/test_rllib.py tests/test_rllib_config.py tests/test_rllib_cluster.py tests/test_expert_iteration_cluster.py
 # the docs' snippets and commands that need Ray skip in .venv-test: they run again beside Ray
 RLLIB_DOCS := -k "test_python_snippet_runs_as_printed or (test_shell_command_names_what_exists and (rllib or ray))"
 

@@ -125,7 +125,8 @@ def test_teacher_games_keep_both_bots_positions_with_their_outcomes(tmp_path):
         bot_game_weight=1.0,
     )
     trainer = ExpertIteration(config, tmp_path)
-    data, results, units = trainer.play_generation()
+    units, results = trainer.play_generation()
+    data = [target for unit in units for target in unit.targets()]
     assert data and results == {} and sum(unit.games for unit in units) == 2  # no learner game was played
     assert {value for *_, value in data} <= {-1.0, 0.0, 1.0}  # bot positions: their seat's outcome alone
     assert all(policy.max() == 1.0 for _, _, policy, _ in data)
@@ -148,7 +149,8 @@ def test_a_teacher_labels_every_position_with_its_move_values(tmp_path, workers)
     )
     trainer = ExpertIteration(config, tmp_path)
     try:
-        data, _, _ = trainer.play_generation()
+        units, _ = trainer.play_generation()
+        data = [target for unit in units for target in unit.targets()]
     finally:
         trainer.close()
     game = Invers(max_plies=40)
@@ -206,9 +208,10 @@ def test_learning_with_symmetries_keeps_targets_on_legal_moves(tmp_path):
     )
     trainer = ExpertIteration(config, tmp_path)
     assert len(trainer.symmetries) == 8
-    data, _, _ = trainer.play_generation()
-    trainer.buffer.extend(data)
-    losses = trainer.update(len(data))
+    units, _ = trainer.play_generation()
+    for unit in units:
+        trainer.buffer.add(unit.observations, unit.masks, unit.policies, unit.values)
+    losses = trainer.update(sum(unit.positions for unit in units))
     assert np.isfinite(losses["policy_loss"]) and losses["policy_loss"] < 50  # an illegal target would cost 1e9
 
 

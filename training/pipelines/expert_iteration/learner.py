@@ -60,7 +60,6 @@ from __future__ import annotations
 
 import copy
 import time
-from collections import deque
 from pathlib import Path
 
 import numpy as np
@@ -74,6 +73,7 @@ from training.framework.progress import Progress
 from training.framework.run import Override, Pipeline, Session
 from training.framework.schema import ConfigError
 from training.pipelines.expert_iteration.config import ExpertIterationConfig
+from training.pipelines.expert_iteration.replay import ReplayBuffer
 from training.pipelines.expert_iteration.runners import run_units, runner_for
 from training.pipelines.expert_iteration.units import UnitResult, plan_generation
 from training.pipelines.network import build_policy, save_policy
@@ -112,7 +112,7 @@ class ExpertIteration(Pipeline):
             self.policy.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
         )
         self.snapshots: list[tuple[str, torch.nn.Module]] = []
-        self.buffer: deque = deque(maxlen=config.buffer_size)
+        self.buffer = ReplayBuffer(config.buffer_size)
         self.symmetries = symmetry_maps(self.game) if config.symmetries else [None]
         self.session: Session | None = None  #: the session training runs in: its progress lines and clock
         earlier = checkpoint.metadata if checkpoint is not None else {}
@@ -189,9 +189,9 @@ class ExpertIteration(Pipeline):
         say = None if self.session is None else self.session.say
         return Progress(f"generation {self.done + 1}: {what}", total, say)
 
-    def play_generation(self) -> tuple[list[tuple], dict[str, list[float]], list[UnitResult]]:
-        """The generation's units (until ``max_minutes``: at least one), in chunk order: their targets,
-        the learner's results against each opponent, and the units themselves."""
+    def play_generation(self) -> tuple[list[UnitResult], dict[str, list[float]]]:
+        """The generation's units (until ``max_minutes``: at least one), in chunk order, and the
+        learner's results against each opponent."""
         config = self.config
         plan = plan_generation(config, self.done, self.teacher_spec, self.pool, self.policy, self.snapshots)
         played = self.progress("games played and labelled", config.games_per_generation)
@@ -200,27 +200,22 @@ class ExpertIteration(Pipeline):
         for unit in units:
             for name, scores in unit.results.items():
                 results.setdefault(name, []).extend(scores)
-        return [target for unit in units for target in unit.targets()], results, units
+        return units, results
 
     def update(self, new_positions: int) -> dict[str, float]:
         steps = max(1, int(new_positions * self.config.sample_reuse / self.config.batch_size))
-        observations, masks, policies, values = (np.stack(column) for column in zip(*self.buffer))
-        observations = torch.as_tensor(observations, dtype=torch.float32)
-        masks = torch.as_tensor(masks, dtype=torch.bool)
-        policies = torch.as_tensor(policies, dtype=torch.float32)
-        values = torch.as_tensor(values, dtype=torch.float32)
         self.policy.train()
         totals = {"policy_loss": 0.0, "value_loss": 0.0}
         for _ in range(steps):
-            index = torch.as_tensor(self.rng.integers(len(self.buffer), size=self.config.batch_size))
-            symmetry = self.symmetries[self.rng.integers(len(self.symmetries))]
-            batch_observations, batch_masks, batch_policies, _ = turned(
-                symmetry, observations[index], masks[index], policies[index]
+            observations, masks, policies, values = self.buffer.sample(
+                self.rng.integers(len(self.buffer), size=self.config.batch_size)
             )
+            symmetry = self.symmetries[self.rng.integers(len(self.symmetries))]
+            batch_observations, batch_masks, batch_policies, _ = turned(symmetry, observations, masks, policies)
             features = self.policy.extract_features(batch_observations)
             latent_pi, latent_vf = self.policy.mlp_extractor(features)
             policy_loss = soft_target_cross_entropy(self.policy.action_net(latent_pi), batch_masks, batch_policies)
-            value_loss = ((self.policy.value_net(latent_vf)[:, 0] - values[index]) ** 2).mean()
+            value_loss = ((self.policy.value_net(latent_vf)[:, 0] - values) ** 2).mean()
             loss = policy_loss + self.config.value_loss_weight * value_loss
             self.optimizer.zero_grad()
             loss.backward()
@@ -240,17 +235,19 @@ class ExpertIteration(Pipeline):
             self.hand_over_to_self_teacher()
         t0 = time.perf_counter()
         cpu_started = time.process_time()
-        data, results, units = self.play_generation()
+        units, results = self.play_generation()
         t1 = time.perf_counter()
-        self.buffer.extend(data)
-        losses = self.update(len(data))
+        for unit in units:
+            self.buffer.add(unit.observations, unit.masks, unit.policies, unit.values)
+        positions = sum(unit.positions for unit in units)
+        losses = self.update(positions)
         t2 = time.perf_counter()
         self.add_snapshot(self.done)
         entry = {
             "generation": self.done,
             "teacher": self.teacher_spec,
             "games": sum(unit.games for unit in units),
-            "positions": len(data),
+            "positions": positions,
             "units": len(units),
             "play_s": round(t1 - t0, 1),  # the units' games and labels, wherever they ran, as the driver waited
             "learn_s": round(t2 - t1, 1),
@@ -260,12 +257,12 @@ class ExpertIteration(Pipeline):
             "games_vs": {name: len(r) for name, r in sorted(results.items())},
         }
         self.log.append(entry)
-        self.positions += len(data)
+        self.positions += positions
         self.cpu_s += time.process_time() - cpu_started  # the driver's, the units' with it where they ran in it
         if not self.runner.in_process:
             self.cpu_s += sum(unit.cpu_s for unit in units)
         return {
-            "positions": len(data),
+            "positions": positions,
             **losses,
             **{f"score_vs/{name}": float(np.mean(r)) for name, r in sorted(results.items())},
         }
@@ -283,11 +280,10 @@ class ExpertIteration(Pipeline):
         """Generator, optimizer, replay buffer (one array per column) and snapshots: all the driver
         draws on (a generation's games draw on nothing but the run's seed and their numbers), so a
         resumed run plays and learns as one that never stopped."""
-        columns = [np.stack(column) for column in zip(*self.buffer)] if self.buffer else []
         return {
             "rng": self.rng.bit_generator.state,
             "optimizer": self.optimizer.state_dict(),
-            "buffer": columns,
+            "buffer": self.buffer.ordered(),
             "snapshots": [(name, snapshot.state_dict()) for name, snapshot in self.snapshots],
         }
 
@@ -297,7 +293,8 @@ class ExpertIteration(Pipeline):
         self.rng.bit_generator.state = state["rng"]
         self.optimizer.load_state_dict(state["optimizer"])
         self.buffer.clear()
-        self.buffer.extend(zip(*state["buffer"]))
+        if state["buffer"]:
+            self.buffer.add(*state["buffer"])
         self.snapshots = []
         for name, weights in state["snapshots"]:
             frozen = copy.deepcopy(self.policy).eval()
