@@ -252,6 +252,7 @@ class ExpertIteration(Pipeline):
             "play_s": round(t1 - t0, 1),  # the units' games and labels, wherever they ran, as the driver waited
             "learn_s": round(t2 - t1, 1),
             "unit_cpu_s": round(sum(unit.cpu_s for unit in units), 1),  # the CPU time the units took in all
+            "unit_wall_s": round(sum(unit.wall_s for unit in units), 1),  # and their wall time, one after another
             **{k: round(v, 4) for k, v in losses.items()},
             "score_vs": {name: round(float(np.mean(r)), 3) for name, r in sorted(results.items())},
             "games_vs": {name: len(r) for name, r in sorted(results.items())},

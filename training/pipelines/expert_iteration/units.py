@@ -188,7 +188,7 @@ class _Worker:
             self.networks[slot] = build_policy(self.game, plan.config.policy_kwargs, plan.config.seed)
             global_rngs.restore(saved)
         policy = self.networks[slot]
-        policy.load_state_dict({name: torch.from_numpy(value) for name, value in weights.items()})
+        policy.load_state_dict({name: torch.tensor(value) for name, value in weights.items()})  # Ray's are read-only
         policy.eval()
         return Learner(PolicyValueNetwork(policy), plan.config, self.game)
 
