@@ -20,15 +20,20 @@ Each generation (Anthony et al. 2017, "Thinking Fast and Slow"; AlphaZero's targ
    and each position gets its own seat's outcome, never the other's; a bot's position
    has no search value, so its value target is its seat's outcome alone).
 3. **Learn.** Adam on cross-entropy (masked policy) plus squared value error, over a
-   replay buffer of the latest ``buffer_size`` positions, each minibatch turned by one
-   of the game's symmetries (:meth:`~envs.core.Game.symmetries`) drawn at random.
+   replay buffer of the latest ``buffer_size`` positions (:mod:`.replay`), each minibatch
+   turned by one of the game's symmetries (:meth:`~envs.core.Game.symmetries`) drawn at random.
+
+Steps 1 and 2 run in **units** of ``games_per_unit`` games (:mod:`.units`), each seeded from
+(run seed, generation, unit) alone, in this process, in ``workers`` local processes or as
+Ray tasks on a cluster (``address``; :mod:`.runners`); step 3 runs here, on the units in
+their order, so where they ran does not change the weights learned.
 
 **A teacher search** (``teacher``, the spec of a bot with ``move_values(state)``, such as
 ``search:depth=4`` of Invers) replaces the learner's own search as the source of targets:
 every recorded position, whoever moved in it, is labelled with the teacher's values of
 all the legal moves (policy target: their softmax at ``policy_temperature``; search value:
-the best of them), by ``workers`` processes at once, since labelling is most of the
-cost. With ``bot_game_weight: 1`` the games are all between bots of the pool (spiced with
+the best of them), in the unit that played the position, since labelling is most of
+the cost. With ``bot_game_weight: 1`` the games are all between bots of the pool (spiced with
 ``random_move_rate``), and a run is a distillation of the teacher into the network: the
 warm start from which the learner's own search, deeper than the teacher at the same
 time per move, takes over (a later session without ``teacher``). With ``self_teacher_from``
@@ -44,16 +49,16 @@ The network is sb3's MaskablePPO actor-critic, so a run's ``model.zip`` loads as
 agent ``ppo`` (the policy alone) and ``ppo+search`` (the network in the search), and a
 PPO run can be the starting point (``init``). A checkpoint is ``model.zip``;
 ``metadata.json`` adds positions, games, CPU time and ``generation_log`` (per
-generation: positions, play and learn times, losses and the results against the pool).
-A run may be resumed with changed settings in its ``config.yaml``. The framework's
-``training_state.pkl`` holds the generator, the optimizer, the replay buffer, the
-snapshots and the fixed bots' generators, so a resumed run plays and learns exactly as
-a run that never stopped.
+generation: games, positions, units, play and learn times, the units' CPU time, losses and
+the results against the pool). A run may be resumed with changed settings in its
+``config.yaml``. The framework's ``training_state.pkl`` holds the generator, the optimizer,
+the replay buffer and the snapshots, so a resumed run plays and learns exactly as a run that
+never stopped.
 
-A generation of a teacher's games takes minutes: it prints a line about every tenth of
-its games and of its labels, and ``max_minutes`` is honoured inside it: once the time is
-up it plays no further game and labels no further one, and learns from the games it has
-labelled (at least one); its log entry counts them.
+A generation of a teacher's games can take minutes: it prints a line about every tenth of
+its games as their units come back, and ``max_minutes`` is honoured inside it: once the
+time is up no further unit starts, the units already started finish, and the generation
+learns from those (at least one); its log entry counts them.
 """
 
 from __future__ import annotations
