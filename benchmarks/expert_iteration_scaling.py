@@ -155,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.generations <= WARM_UP:
             raise ConfigError(f"--generations must be above {WARM_UP} (the first {WARM_UP} are not counted)")
         if not (ROOT / args.config).is_file() and not args.config.is_file():
-            raise ConfigError(f"--config {args.config}: no such file")
+            raise ConfigError(f"config file {args.config} does not exist")
         if args.page is not None and not args.page.parent.is_dir():
             raise ConfigError(f"--page {args.page}: no folder {args.page.parent}")
     except USER_ERRORS as error:

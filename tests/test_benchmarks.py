@@ -51,6 +51,14 @@ ROOT = Path(__file__).resolve().parent.parent
         (["benchmarks/ceilings.py", "--only", "yahtzee"], "error: unknown game 'yahtzee'; the ceilings' games: "),
         (["benchmarks/ceilings.py", "--games-scale", "0"], "error: --games-scale must be positive, got 0.0"),
         (["benchmarks/ceilings.py", "--workers", "0"], "error: --workers must be positive, got 0"),
+        (
+            ["benchmarks/expert_iteration_scaling.py", "--generations", "2"],
+            "error: --generations must be above 2 (the first 2 are not counted)",
+        ),
+        (
+            ["benchmarks/expert_iteration_scaling.py", "--config", "no/such.yaml"],
+            "error: config file no/such.yaml does not exist",
+        ),
     ],
 )
 def test_bad_input_is_one_line_and_exit_code_2(command, message):
@@ -275,3 +283,19 @@ def test_the_reduced_games_optimal_agent_scores_what_its_values_expect(monkeypat
     points = headroom.play_reduced(headroom.ReducedOptimum(game, categories, values), game, categories, range(400))
     expected = values[3][45, 0]  # from a Numbers total of 45, no zero written
     assert abs(points.mean() - expected) < 4 * points.std() / np.sqrt(len(points))
+
+
+def test_the_scaling_projection_is_amdahls_bound_from_the_one_worker_driver_s_share():
+    from benchmarks.expert_iteration_scaling import figures, projection, table  # noqa: PLC0415 (beside its use)
+
+    def log(play: float, learn: float, unit_wall: float) -> list[dict]:
+        entry = {"positions": 100, "play_s": play, "learn_s": learn, "unit_cpu_s": unit_wall, "unit_wall_s": unit_wall}
+        return [dict(entry, play_s=99.0)] * 2 + [entry] * 4  # the warm-up's generations are left out
+
+    one, two = figures(log(9.0, 1.0, 8.0)), figures(log(4.5, 1.0, 8.0))
+    assert one["generations"] == 4 and one["play_s"] == 36.0
+    share, lines = projection(one)
+    assert share == pytest.approx(0.2)  # learning 1 s and planning 1 s of a 10-second generation
+    assert "| 8 | 3.3x | 33 |" in lines  # 1 / (0.2 + 0.8 / 8) = 3.33; 10 positions a second at one worker
+    _, rows = table({"1 local worker": one, "2 local workers": two})
+    assert rows[1][3:] == ["22", "18", "12", "1.00", "1.82x"]

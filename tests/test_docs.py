@@ -282,3 +282,23 @@ def test_no_table_row_continues_the_row_before():
         if re.match(r"\s*\|\s+\|", line)
     ]
     assert not continued, continued
+
+
+def test_the_docs_build_fails_on_a_snippet_left_unexpanded():
+    """``--8<-- "file:section"`` with text after it on its line was printed on the Invers page as it is."""
+    import importlib.util  # noqa: PLC0415 (the hook is a file of docs/, not a package)
+
+    from mkdocs.exceptions import PluginError  # noqa: PLC0415 (mkdocs: the dev extra, as the build)
+
+    spec = importlib.util.spec_from_file_location("unexpanded_snippets", ROOT / "docs/hooks/unexpanded_snippets.py")
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+
+    class Page:
+        class file:  # noqa: N801 (mkdocs' page.file)
+            src_path = "envs/invers.md"
+
+    kept = "<!-- --8&lt;-- [start:headline] --><p>The network alone</p><!-- --8&lt;-- [end:headline] -->"
+    assert hook.on_page_content(kept, page=Page) == kept
+    with pytest.raises(PluginError, match='envs/invers.md: a snippet was not expanded .*: --8<-- "docs/reports/x.md'):
+        hook.on_page_content('<p>--8&lt;-- "docs/reports/x.md:headline" The default run</p>', page=Page)

@@ -4,6 +4,12 @@ learns the same weights with one worker or two (the Ray cluster's runs: tests/te
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -15,6 +21,7 @@ from training.pipelines.expert_iteration.learner import ExpertIteration
 from training.pipelines.expert_iteration.units import plan_generation, play_unit
 
 QUIET = ["--no-eval", "--no-progress"]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_a_run_learns_the_same_weights_and_log_with_one_worker_or_two(tmp_path):
@@ -73,3 +80,27 @@ def test_a_non_positive_worker_or_unit_count_is_one_line(tmp_path, capsys, optio
     assert train.main(argv) == 2
     (line,) = capsys.readouterr().err.splitlines()
     assert line == f"error: {flag} must be positive, got 0"
+
+
+def test_ctrl_c_to_the_whole_process_group_stops_a_run_with_workers_and_saves_it(tmp_path):
+    """A terminal's Ctrl-C reaches the workers too: they leave it to the driver, which ends the
+    generation, saves and exits 130 (a worker killed mid-unit left the driver waiting forever)."""
+    run = tmp_path / "run"
+    config = mixed_config(tmp_path, generations=200)
+    command = [sys.executable, "-u", "training/train.py", "--config", str(config), "--run-dir", str(run)]
+    command += ["--workers", "2", "--oversubscribe", "--no-eval"]
+    process = subprocess.Popen(
+        command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        for line in process.stdout:  # the units of the second generation are being played
+            if line.startswith("generation 2: games played and labelled"):
+                break
+        os.killpg(process.pid, signal.SIGINT)
+        _, err = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 130, err
+    assert "Traceback" not in err
+    assert err.strip().splitlines()[-1].startswith("SIGINT: checkpoint saved at ")

@@ -159,3 +159,38 @@ def test_a_driver_with_the_token_trains_there_and_records_the_address_it_joined(
     assert result.returncode == 0, result.stderr
     facts = json.loads((tmp_path / "run" / "metadata.json").read_text())["ray"]
     assert facts["address"].endswith(f":{address.split(':')[1]}") and facts["cpus"] == 1
+
+
+def test_expert_iteration_passes_the_same_front_door_and_plays_its_units_there(token_cluster, tmp_path):
+    """train.py --env invers (expert iteration) joins through the same checks: a wrong token is one line,
+    the cluster's token runs its units there."""
+    from tests.expert_iteration_runs import mixed_config  # noqa: PLC0415 (only this test runs expert iteration)
+
+    address, token, env = token_cluster
+    config = mixed_config(tmp_path, generations=1)
+    command = [sys.executable, "-m", "training.train", "--config", str(config), "--address", address, "--no-eval"]
+    wrong = subprocess.run(
+        [*command, "--run-dir", str(tmp_path / "refused")],
+        cwd=ROOT,
+        env={**env, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": "not-the-token"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert wrong.returncode == 2 and error_line(wrong).endswith(
+        ": the cluster refuses this driver's token; give "
+        "the cluster's token (ray get-auth-token on its head) as RAY_AUTH_TOKEN, a file named by "
+        "RAY_AUTH_TOKEN_PATH, or ~/.ray/auth_token"
+    ), wrong.stderr
+    assert not (tmp_path / "refused").exists()
+    joined = subprocess.run(
+        [*command, "--run-dir", str(tmp_path / "run")],
+        cwd=ROOT,
+        env={**env, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": token},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert joined.returncode == 0, joined.stderr
+    metadata = json.loads((tmp_path / "run" / "metadata.json").read_text())
+    assert metadata["units_ran_in"].startswith("the Ray cluster at ") and metadata["generation_log"][0]["units"] == 3

@@ -48,8 +48,9 @@ def parse_args(
         epilog=closing_evaluation_cost(default, invocation(EVALUATE_SCRIPT, prog)),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--env", help=f"env name (configs/{default} is the default config)")
-    parser.add_argument("--config", help=f"config file (default: configs/{default})")
+    defaults = default_config_help(pipeline)
+    parser.add_argument("--env", help=f"env name (its default config: {defaults})")
+    parser.add_argument("--config", help=f"config file (default: {defaults})")
     parser.add_argument(
         "--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its last checkpoint up to its budget"
     )
@@ -79,6 +80,14 @@ def parse_args(
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar or lines")
     return parser.parse_args(argv)
+
+
+def default_config_help(pipeline: type[Pipeline]) -> str:
+    """Which config ``--env`` reads for ``pipeline``, in words, as :func:`default_config` chooses it."""
+    default = pipeline.default_config.format(env="<env>") + ".yaml"
+    if default == "<env>.yaml":
+        return f"configs/<env>.yaml, or configs/<env>_{pipeline.name}.yaml where that one names another pipeline"
+    return f"configs/<env>.yaml where it names the {pipeline.name} pipeline, else configs/{default}"
 
 
 def closing_evaluation_cost(default_config: str, evaluate_command: str) -> str:

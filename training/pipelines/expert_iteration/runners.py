@@ -18,6 +18,7 @@ the same positions in the same order whichever runner played them.
 from __future__ import annotations
 
 import multiprocessing
+import signal
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -56,7 +57,7 @@ class LocalProcesses:
     def __init__(self, workers: int):
         self.capacity = 2 * workers  # a unit queued behind each running one: no process waits on the driver
         self.where = f"{workers} local processes"
-        self.pool = multiprocessing.get_context("spawn").Pool(workers)
+        self.pool = multiprocessing.get_context("spawn").Pool(workers, initializer=_leave_interrupts_to_the_driver)
 
     def submit(self, plan: GenerationPlan, chunk: int):
         return self.pool.apply_async(play_unit, (plan, chunk))
@@ -67,6 +68,13 @@ class LocalProcesses:
     def close(self) -> None:
         self.pool.terminate()
         self.pool.join()
+
+
+def _leave_interrupts_to_the_driver() -> None:
+    """A worker ignores Ctrl-C, which a terminal sends to the whole process group: the driver stops
+    the run after its current generation and ends the pool; a worker killed mid-unit would leave
+    the driver waiting for a result that never comes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 class RayTasks:
