@@ -42,9 +42,22 @@ def _layer_arrays(layers: list) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarra
         or any(activation is not torch.relu for activation in activations)
     ):
         raise ValueError("compiled network: needs Linear layers with ReLU between them (as the shipped networks have)")
-    weights = tuple(np.ascontiguousarray(w.detach().numpy().T, np.float32) for w, _ in linear)
-    biases = tuple(np.ascontiguousarray(b.detach().numpy(), np.float32) for _, b in linear)
+    weights = tuple(flushed(np.ascontiguousarray(w.detach().numpy().T, np.float32)) for w, _ in linear)
+    biases = tuple(flushed(np.ascontiguousarray(b.detach().numpy(), np.float32)) for _, b in linear)
     return weights, biases
+
+
+def flushed(array: np.ndarray) -> np.ndarray:
+    """``array`` with its subnormal numbers (below float32's smallest normal, about 1.2e-38) made 0.
+
+    Weight decay leaves weights the training no longer moves drifting into that range, and on
+    some CPUs every multiply-add of a subnormal operand takes a slow path: a network trained
+    past its first stage (2,350 such weights of 110,000) searched four times slower than the one
+    before it on an Intel Xeon. A subnormal weight's product is below half a unit in the last
+    place of any sum above about 1e-31, so it changes no sum a layer adds up but ones that
+    small; flushing it leaves the values as they were and the arithmetic on its fast path."""
+    array[np.abs(array) < np.finfo(np.float32).tiny] = 0.0
+    return array
 
 
 def supports(network) -> bool:

@@ -7,6 +7,7 @@ import json
 import math
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -298,3 +299,13 @@ def test_the_exact_methods_benchmark_refuses_a_bad_option_in_one_line():
         command, cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True, timeout=120
     )
     assert (result.returncode, result.stderr) == (2, "error: --iterations must be positive, got 0\n")
+
+
+def test_a_cut_game_under_win_rewards_warns_and_names_margin():
+    """CFR on Invers cut to two plies, under the default "win", returned exploitability 0.0 without a word."""
+    with pytest.warns(UserWarning, match="max_plies=2 under reward_mode 'win'.*reward_mode 'margin'"):
+        pyspiel.load_game("python_tabletop_invers", {"max_plies": 2})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pyspiel.load_game("python_tabletop_invers", {"max_plies": 2, "reward_mode": "margin"})
+        pyspiel.load_game("python_tabletop_invers")

@@ -413,6 +413,20 @@ def test_the_page_answers_at_once_while_the_optimal_agent_is_prepared(browser, m
             released.set()
 
 
+def test_one_click_on_start_right_after_editing_the_players_starts_the_game(page, tmp_path):
+    """The click that leaves the Players box (its change asks for the seats anew) was swallowed:
+    Start was disabled as the click landed, and a second click was needed."""
+    page.select_option("#game", "invers")
+    page.wait_for_selector("#seats[data-ready=yes]")
+    page.select_option("#game", "lost_dice")  # Players carries over as 2
+    page.wait_for_selector("#seats[data-ready=yes]")
+    page.fill("#players", "1")  # typed, the box still focused
+    page.click("#start")  # once
+    assert wait_turn(page) == "human"
+    assert page.text_content("#seats-line") == "Lost Dice: P0 (you)"
+    screenshot(page, tmp_path, "lost_dice-solo-one-click")
+
+
 def set_players(page, count: int) -> None:
     """Type the number of players and leave the field, as a person does (its change event)."""
     page.fill("#players", str(count))

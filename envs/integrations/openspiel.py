@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import inspect
 import typing
+import warnings
 from typing import Any
 
 import numpy as np
@@ -112,11 +113,19 @@ class TabletopGame(pyspiel.Game):
         unknown = sorted(set(params) - set(defaults))
         if unknown:
             raise ValueError(f"{PREFIX}{self.env_name}: unknown parameters {unknown}; known: {sorted(defaults)}")
+        given = params
         params = {**defaults, **params}
         self.core = entry.game_class()(**_game_options(params, default_core))
         mode = params.get("reward_mode", "") or ("score" if self.core.num_players == 1 else "win")
         if mode not in REWARD_MODES:
             raise ValueError(f"{PREFIX}{self.env_name}: reward_mode must be one of {REWARD_MODES} or '', got {mode!r}")
+        if mode == "win" and given.get("max_plies", defaults.get("max_plies")) != defaults.get("max_plies"):
+            warnings.warn(
+                f"{PREFIX}{self.env_name}: cut to max_plies={given['max_plies']} under reward_mode 'win', the short "
+                "games mostly end level (0 for both), so exact methods such as CFR may find nothing to solve "
+                "(exploitability 0); reward_mode 'margin' pays each player's lead at the cut",
+                stacklevel=2,
+            )
         self.reward_mode = mode
         #: Whether the players of a simultaneous game commit one after another instead.
         self.turn_based = bool(params.get("turn_based", False))

@@ -96,18 +96,36 @@ function followPlayers() {
 
 // The seat menus offer what can sit at the table as set up (POST /api/agents): asked again
 // whenever the game, the players or an option changes; an answer overtaken by a later
-// change is dropped. Start stays disabled until the seats are known. An agent still being
+// change is dropped. Start stays enabled while they are asked for: a click on Start that
+// leaves an edited box (whose change asks for the seats anew) waits for them and starts
+// the game, where a disabled button would swallow the click. An agent still being
 // prepared on the server (the exact solver's first solve) is named with a note, and the
 // table asked for again until it is ready; the other agents are offered meanwhile.
 const PREPARING_POLL_MS = 1500;
 let seatingAsked = 0;
+let seatsAnswered = Promise.resolve();  // the latest request for the seats, answered or not
+function fillSeats(again) {
+  seatsAnswered = askSeats(again);
+  return seatsAnswered;
+}
+
+// The seats as the table stands once every request for them made so far is answered.
+async function seatsKnown() {
+  let waited;
+  do {
+    waited = seatsAnswered;
+    await waited;
+  } while (waited !== seatsAnswered);
+  return $("seats").dataset.ready === "yes";
+}
+
 // again: true when asked again while an agent is prepared (the seats shown stay valid meanwhile).
-async function fillSeats(again) {
+async function askSeats(again) {
   const asked = ++seatingAsked;
   const seats = $("seats");
   if (again !== true) {
-    $("start").disabled = true;
     seats.dataset.ready = "no";
+    $("start").disabled = false;  // a click now waits for this answer (the form's submit)
   }
   const {env, options} = setupRequest();
   let seating;
@@ -543,6 +561,7 @@ function wire() {
     showError("");
     $("start").disabled = true;
     try {
+      if (!(await seatsKnown())) return;  // the seats' error is shown; Start stays disabled until a change
       const view = await api("POST", "/api/sessions", setupRequest());
       await begin(view.kind, view.id, view);
     } catch (problem) {
