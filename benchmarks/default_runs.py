@@ -146,18 +146,20 @@ class LoadWatch:
 
 
 def busy_processes(exclude_tree: int | None, threshold: float = 30.0) -> set[str]:
-    """Short names of the processes using more than ``threshold`` % of a core (``ps``'s figure),
-    outside the process tree rooted at ``exclude_tree`` and this process."""
+    """Short names of the processes using more than ``threshold`` % of a core (``ps``'s figure: its
+    CPU time over its life), outside the process tree rooted at ``exclude_tree`` and this process;
+    a stopped process (``kill -STOP``) uses none, whatever its past."""
     try:
         lines = subprocess.run(
-            ["ps", "-eo", "pid=,ppid=,pcpu=,args="], capture_output=True, text=True, check=True
+            ["ps", "-eo", "pid=,ppid=,pcpu=,stat=,args="], capture_output=True, text=True, check=True
         ).stdout.splitlines()
     except (OSError, subprocess.CalledProcessError):
         return set()
     table = []
     for line in lines:
-        pid, ppid, cpu, *args = line.split(None, 3)
-        table.append((int(pid), int(ppid), float(cpu), args[0] if args else ""))
+        pid, ppid, cpu, state, *args = line.split(None, 4)
+        if not state.startswith("T"):
+            table.append((int(pid), int(ppid), float(cpu), args[0] if args else ""))
     parents = {pid: ppid for pid, ppid, _, _ in table}
     mine = {os.getpid(), exclude_tree}
 
