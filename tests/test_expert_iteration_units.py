@@ -18,6 +18,7 @@ from training import train
 from training.framework.ray_cluster import local_cpus
 from training.pipelines.expert_iteration.config import ExpertIterationConfig
 from training.pipelines.expert_iteration.learner import ExpertIteration
+from training.pipelines.expert_iteration.runners import LocalProcesses
 from training.pipelines.expert_iteration.units import plan_generation, play_unit
 
 QUIET = ["--no-eval", "--no-progress"]
@@ -104,3 +105,19 @@ def test_ctrl_c_to_the_whole_process_group_stops_a_run_with_workers_and_saves_it
     assert process.returncode == 130, err
     assert "Traceback" not in err
     assert err.strip().splitlines()[-1].startswith("SIGINT: checkpoint saved at ")
+
+
+def test_a_worker_process_that_dies_is_an_error_naming_the_unit_not_a_wait(tmp_path):
+    """A multiprocessing pool replaced a dead worker and waited for its unit forever."""
+    config = ExpertIterationConfig(**{key: value for key, value in MIXED.items() if key != "pipeline"})
+    trainer = ExpertIteration(config, tmp_path)
+    runner = LocalProcesses(2)
+    try:
+        plan = plan_generation(config, 0, trainer.teacher_spec, trainer.pool, trainer.policy, [])
+        assert runner.result(runner.submit(plan, 0)).games == 2  # the processes are up
+        os.kill(next(iter(runner.pool._processes)), signal.SIGKILL)
+        with pytest.raises(RuntimeError, match="a worker process died before unit 1 of generation 0 was played"):
+            runner.result(runner.submit(plan, 1))
+    finally:
+        runner.close()
+        trainer.close()

@@ -21,6 +21,8 @@ import multiprocessing
 import signal
 from collections import deque
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from training.framework.progress import Progress
@@ -50,24 +52,41 @@ class InProcess:
 
 
 class LocalProcesses:
-    """Units played in ``workers`` local processes."""
+    """Units played in ``workers`` local processes. A process that dies (killed, out of memory)
+    ends the run with an error naming the unit, where a ``multiprocessing.Pool`` would wait for
+    its result forever."""
 
     in_process = False
 
     def __init__(self, workers: int):
         self.capacity = 2 * workers  # a unit queued behind each running one: no process waits on the driver
         self.where = f"{workers} local processes"
-        self.pool = multiprocessing.get_context("spawn").Pool(workers, initializer=_leave_interrupts_to_the_driver)
+        self.pool = ProcessPoolExecutor(
+            workers, mp_context=multiprocessing.get_context("spawn"), initializer=_leave_interrupts_to_the_driver
+        )
 
     def submit(self, plan: GenerationPlan, chunk: int):
-        return self.pool.apply_async(play_unit, (plan, chunk))
+        try:
+            return plan.generation, chunk, self.pool.submit(play_unit, plan, chunk)
+        except BrokenProcessPool:
+            raise _died(plan.generation, chunk) from None
 
     def result(self, handle) -> UnitResult:
-        return handle.get()
+        generation, chunk, future = handle
+        try:
+            return future.result()
+        except BrokenProcessPool:
+            raise _died(generation, chunk) from None
 
     def close(self) -> None:
-        self.pool.terminate()
-        self.pool.join()
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _died(generation: int, chunk: int) -> RuntimeError:
+    return RuntimeError(
+        f"a worker process died before unit {chunk} of generation {generation} was played (killed, or out of "
+        "memory); the run's last checkpoint is intact: resume it with --resume RUN_DIR"
+    )
 
 
 def _leave_interrupts_to_the_driver() -> None:
