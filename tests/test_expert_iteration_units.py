@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -94,9 +95,10 @@ def test_ctrl_c_to_the_whole_process_group_stops_a_run_with_workers_and_saves_it
         command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
     )
     try:
-        for line in process.stdout:  # the units of the second generation are being played
-            if line.startswith("generation 2: games played and labelled"):
-                break
+        deadline = time.monotonic() + 120
+        while not (run / "metadata.json").is_file() and time.monotonic() < deadline:  # a generation is done
+            time.sleep(0.2)
+        time.sleep(0.5)  # and the next one's units are being played
         os.killpg(process.pid, signal.SIGINT)
         _, err = process.communicate(timeout=120)
     finally:

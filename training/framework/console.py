@@ -35,7 +35,8 @@ PROG = "tabletop"
 COMMANDS: dict[str, tuple[str, str]] = {
     "train": (
         "training.train:main",
-        "train MaskablePPO on an env (default config configs/<env>.yaml; the run goes to ./checkpoints/<env>/)",
+        "train an agent on an env with the pipeline its config names (configs/<env>.yaml: MaskablePPO, turn "
+        "values, or Invers' expert iteration); the run goes to ./checkpoints/<env>/",
     ),
     "train-td": (
         "training.train_td:main",

@@ -60,6 +60,9 @@ from training.framework.progress import StoppedDuringPreparation
 from training.framework.run_files import write_text_atomic
 from training.framework.stop import StopRequest, TrainingInterrupted, stop_requested_by_signals
 
+#: seconds between routine progress lines in a log (stdout not a terminal; :meth:`Session.routine`)
+LOG_EVERY_S = 60.0
+
 
 @dataclass(frozen=True)
 class Override:
@@ -104,6 +107,8 @@ class Session:
         }
         metadata["sessions"].append(self._record)
         self._last_save = pipeline.done
+        self._terminal = sys.stdout.isatty()
+        self._last_routine: float | None = None
 
     @property
     def stop_requested(self) -> bool:
@@ -151,7 +156,7 @@ class Session:
         self.metrics.write(metrics, done)
         if metrics:
             shown = ", ".join(f"{name} {value:.4g}" for name, value in metrics.items())
-            self.say(f"{pipeline.unit} {done}/{pipeline.budget}: {shown}, {self.wall_s:.0f} s")
+            self.routine(f"{pipeline.unit} {done}/{pipeline.budget}: {shown}, {self.wall_s:.0f} s")
         if self.curve is not None and self.curve.due(done):
             self.curve_point()
         if done < pipeline.budget and done - self._last_save >= pipeline.checkpoint_every:
@@ -163,8 +168,19 @@ class Session:
         self.say(f"curve at {done} {self.pipeline.unit}: {summary(row)}")
 
     def say(self, message: str) -> None:
-        """A progress line (unless progress is off)."""
+        """A line of news (unless progress is off): a hand-over, a curve point, a stop."""
         if self.progress:
+            print(message, flush=True)
+
+    def routine(self, message: str) -> None:
+        """A routine progress line (a step's metrics, a step's progress): every one on a terminal;
+        in a log (stdout not a terminal) the first, then one every :data:`LOG_EVERY_S` seconds,
+        so that a long run's log reads a line or so a minute, not thousands."""
+        if not self.progress:
+            return
+        now = time.monotonic()
+        if self._terminal or self._last_routine is None or now - self._last_routine >= LOG_EVERY_S:
+            self._last_routine = now
             print(message, flush=True)
 
     def close(self) -> None:

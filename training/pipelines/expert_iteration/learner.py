@@ -191,7 +191,7 @@ class ExpertIteration(Pipeline):
 
     def progress(self, what: str, total: int) -> Progress:
         """A line about every tenth of ``total`` steps of ``what`` in this generation (silent outside a session)."""
-        say = None if self.session is None else self.session.say
+        say = None if self.session is None else self.session.routine
         return Progress(f"generation {self.done + 1}: {what}", total, say)
 
     def play_generation(self) -> tuple[list[UnitResult], dict[str, list[float]]]:

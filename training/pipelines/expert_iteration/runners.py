@@ -61,15 +61,20 @@ class LocalProcesses:
     def __init__(self, workers: int):
         self.capacity = 2 * workers  # a unit queued behind each running one: no process waits on the driver
         self.where = f"{workers} local processes"
-        self.pool = ProcessPoolExecutor(
-            workers, mp_context=multiprocessing.get_context("spawn"), initializer=_leave_interrupts_to_the_driver
-        )
+        self.pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
 
     def submit(self, plan: GenerationPlan, chunk: int):
+        # The pool starts its processes as units are submitted. A terminal's Ctrl-C reaches the whole
+        # process group, workers included: a worker killed mid-unit (or while it starts) would break
+        # the pool. So each starts with SIGINT blocked (a process inherits the mask), and the driver
+        # alone stops the run, after its generation; a signal to the driver meanwhile waits, not lost.
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
             return plan.generation, chunk, self.pool.submit(play_unit, plan, chunk)
         except BrokenProcessPool:
             raise _died(plan.generation, chunk) from None
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
 
     def result(self, handle) -> UnitResult:
         generation, chunk, future = handle
@@ -87,13 +92,6 @@ def _died(generation: int, chunk: int) -> RuntimeError:
         f"a worker process died before unit {chunk} of generation {generation} was played (killed, or out of "
         "memory); the run's last checkpoint is intact: resume it with --resume RUN_DIR"
     )
-
-
-def _leave_interrupts_to_the_driver() -> None:
-    """A worker ignores Ctrl-C, which a terminal sends to the whole process group: the driver stops
-    the run after its current generation and ends the pool; a worker killed mid-unit would leave
-    the driver waiting for a result that never comes."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 class RayTasks:

@@ -123,7 +123,7 @@ class PPO(Pipeline):
                 self.game,
                 config.seed,
                 self.run_dir,
-                say=session.say,
+                say=session.routine,
                 stop_requested=lambda: session.stop_requested,
                 tables=tables,
             )
