@@ -28,6 +28,21 @@ SHIPPED_FILES = {"ppo": MODEL_FILE, "td": VALUE_FILE}
 SHIPPED_NAME = re.compile(r"shipped(_td|_\d+p)?")
 
 
+#: Networks the repository keeps beside a shipped one as the earlier rounds it was trained from (the
+#: configs' ``init`` and the search's regression fixture): part of the project, not a user's runs.
+KEPT_NETWORKS = {"invers": frozenset({"distill_depth4", "search_distill_1"})}
+
+
+def is_kept(folder: Path) -> bool:
+    """Whether ``folder`` is a network the project keeps (:func:`is_shipped`, or one of
+    :data:`KEPT_NETWORKS` in the repository's own ``checkpoints/``) rather than a user's run."""
+    if is_shipped(folder):
+        return True
+    return folder.name in KEPT_NETWORKS.get(folder.parent.name, ()) and folder.parent.parent.resolve() == (
+        checkpoints_root().resolve()
+    )
+
+
 def is_shipped(folder: Path) -> bool:
     """Whether ``folder`` is a shipped network's folder (by its name, wherever it lies): one that
     no command takes for a user's run or writes into (the latest run, a report's folder)."""

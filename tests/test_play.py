@@ -29,6 +29,10 @@ def test_moves_by_id_name_and_unique_beginning():
     assert parse_move(game, "column 6 ↑", legal) == (23, "")
     action, problem = parse_move(game, "row 1", legal)
     assert action is None and "could be any of" in problem
+    # the arrows as a keyboard types them ("row 1 right" was "not a legal move")
+    assert parse_move(game, "row 1 left", legal) == parse_move(game, "row 1 <", legal) == (6, "")
+    assert parse_move(game, "column 6 up", legal) == parse_move(game, "column 6 ^", legal) == (23, "")
+    assert parse_move(game, "row 1 right", legal) == parse_move(game, "row 1 >", legal) == (0, "")
     action, problem = parse_move(game, "99", legal)
     assert action is None and "0..23" in problem
 

@@ -5,6 +5,7 @@ that is the game ``agents.match.play_game`` plays from the same seed."""
 
 from __future__ import annotations
 
+import shutil
 import warnings
 from pathlib import Path
 
@@ -327,13 +328,21 @@ def test_serve_refuses_bad_input_in_one_line(capsys, tmp_path):
     assert serve.main(["--max-sessions", "0"]) == 2
 
 
-def test_shipped_networks_and_run_folders_play_from_the_page():
-    """``ppo`` and ``run:<folder>`` (here the repository's own checkpoints folder) sit at the table."""
-    checkpoints = Path(__file__).resolve().parent.parent / "checkpoints"
-    with TestClient(create_app(checkpoints)) as client:
+def test_shipped_networks_and_the_user_s_run_folders_play_from_the_page(tmp_path):
+    """``ppo`` and ``run:<folder>`` sit at the table. The seat menu listed the repository's own
+    folders as runs too (``run:shipped`` beside ``ppo``, the kept ``run:distill_depth4``): only a
+    user's runs are offered as runs."""
+    repository = Path(__file__).resolve().parent.parent / "checkpoints"
+    with TestClient(create_app(repository)) as client:
         games = {g["env"]: g for g in client.get("/api/games").json()["games"]}
-        assert "run:shipped" in games["invers"]["agents"] and "run:shipped_3p" in games["lost_dice"]["agents"]
-        view = new_game(client, "invers", {}, ["run:shipped", "ppo"])
+        assert "ppo" in games["invers"]["agents"]
+        assert not [agent for game in games.values() for agent in game["agents"] if agent.startswith("run:")]
+    shutil.copytree(repository / "invers" / "shipped", tmp_path / "invers" / "my_run")
+    shutil.copytree(repository / "lost_dice" / "shipped_3p", tmp_path / "lost_dice" / "my_3p")
+    with TestClient(create_app(tmp_path)) as client:
+        games = {g["env"]: g for g in client.get("/api/games").json()["games"]}
+        assert "run:my_run" in games["invers"]["agents"] and "run:my_3p" in games["lost_dice"]["agents"]
+        view = new_game(client, "invers", {}, ["run:my_run", "ppo"])
         assert view["kind"] == "watch"
         for _ in range(2):
             view = client.post(f"/api/sessions/{view['id']}/advance").json()
@@ -343,7 +352,7 @@ def test_shipped_networks_and_run_folders_play_from_the_page():
             json={
                 "env": "lost_dice",
                 "options": {"num_players": 4},
-                "seats": ["human", "run:shipped", "random", "random"],
+                "seats": ["human", "run:my_3p", "random", "random"],
             },
         )
         assert response.status_code == 400 and "\n" not in response.json()["error"]

@@ -19,8 +19,16 @@ class Quit(Exception):
     """The player typed ``q``."""
 
 
+#: what a keyboard types for the arrows that move names use ("row 3 →" reads as "row 3 right" or "row 3 >")
+ARROWS = {"→": "right", "←": "left", "↑": "up", "↓": "down", ">": "right", "<": "left", "^": "up"}
+
+
 def _normalise(text: str) -> str:
-    return "".join(text.lower().split())
+    """A move name as compared: lower case, arrows as their words, no spaces."""
+    text = text.lower()
+    for arrow, word in ARROWS.items():
+        text = text.replace(arrow, word)
+    return "".join(text.split())
 
 
 def legal_moves_text(game: Game, legal: np.ndarray) -> str:

@@ -37,7 +37,7 @@ from typing import Any
 
 from agents.registry import NETWORK_AGENTS, TURN_VALUE_AGENTS, bot_names, preparation_time
 from agents.run_folder import CheckpointError, holds_trained_agent, read_config
-from agents.shipped import shipped_envs, shipped_network
+from agents.shipped import is_kept, shipped_envs, shipped_network
 from agents.solution_cache import CacheError
 from envs.games.roll_five import MODES
 from envs.registry import ENVS, make_game
@@ -307,11 +307,16 @@ class Catalogue:
             raise Preparing(f"{self.preparing_note(env, choice)}: choose another agent, or start once it is offered")
 
     def runs(self, env: str) -> dict[str, Path]:
-        """The run folders of ``env`` under the checkpoints folder, by folder name."""
+        """The user's run folders of ``env`` under the checkpoints folder, by folder name: not the
+        networks the project ships (offered as ``ppo`` and ``td``) or keeps (:func:`~agents.shipped.is_kept`)."""
         root = self.checkpoints / env
         if not root.is_dir():
             return {}
-        return {folder.name: folder for folder in root.iterdir() if folder.is_dir() and holds_trained_agent(folder)}
+        return {
+            folder.name: folder
+            for folder in root.iterdir()
+            if folder.is_dir() and not is_kept(folder) and holds_trained_agent(folder)
+        }
 
     def agent_spec(self, env: str, choice: Any) -> str:
         """The agent spec behind a choice from :meth:`agents` (``human`` stays ``human``), or ConfigError."""
