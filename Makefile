@@ -1,5 +1,5 @@
 # Two entry points of the README's quick start; each creates the virtual environment when missing.
-#   make train            train MaskablePPO on $(ENV) with configs/$(ENV).yaml, then evaluate it against the bots;
+#   make train            train an agent on $(ENV) (invers unless ENV says) with configs/$(ENV).yaml, whose pipeline it names, then evaluate it against the bots;
 #                         ARGS passes options to training/train.py, e.g. make train ENV=lost_dice ARGS="--timesteps 20000"
 #                         (a short run: its warm start shrinks in proportion; see python training/train.py --help)
 #   make test             install the test extras in venvs of their own (.venv-test: dev, Tianshou, TorchRL, OpenSpiel;
@@ -31,7 +31,7 @@
 PYTHON_SYSTEM ?= python3
 VENV := .venv
 PYTHON := $(VENV)/bin/python
-ENV ?= inverted_dice
+ENV ?= invers
 ARGS ?=
 FORMS_GAMES ?= 2000
 

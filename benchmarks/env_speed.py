@@ -21,11 +21,13 @@ its AEC and Parallel forms.
 (:mod:`envs.batched.vector_env`) stepped with a uniformly random legal action per game,
 chosen from ``info["action_mask"]`` by a small compiled picker, so the figure is the env's
 (rules, random opponents, observations, masks, rewards, autoresets); a step of ``N``
-games counts ``N`` steps. Beside it, the single Gymnasium env in the same run and the
-ratio at the largest ``N``. Anchors, not measured here: pgx (JAX) runs ``connect_four``
-at about 364,000 steps/s at batch 1024 and 577,000 at 2048 on this project's 2-core
-machine. Targets (2-core machine): at N = 4096, Inverted Dice and Six Hundred ≥ 1,000,000
-steps/s, and every env ≥ 10× its own single Gymnasium env.
+games counts ``N`` steps. Beside it, the single Gymnasium env in the same run, the
+ratio at the largest ``N``, and the largest ``N`` played as the README and the batched
+guide play it, ``env.step(env.action_space.sample())``, with its share of the picker's
+speed. Anchors, not measured here: pgx (JAX) runs ``connect_four`` at about 364,000 steps/s
+at batch 1024 and 577,000 at 2048 on this project's 2-core machine. Targets (2-core
+machine): at N = 4096, Inverted Dice and Six Hundred ≥ 1,000,000 steps/s, and every env
+≥ 10× its own single Gymnasium env.
 """
 
 from __future__ import annotations
@@ -136,6 +138,23 @@ def batched_steps_per_second(gym_id: str, num_envs: int, seconds: float, random_
     return steps / (time.perf_counter() - start)
 
 
+def sampler_steps_per_second(gym_id: str, num_envs: int, seconds: float, seed: int = 0) -> float:
+    """Steps per second of the batched env played by its documented sampler,
+    ``env.step(env.action_space.sample())``, as the README and the batched guide step it."""
+    env = gymnasium.make_vec(gym_id, num_envs, copy=False)
+    env.reset(seed=seed)
+    env.action_space.seed(seed)
+    for _ in range(3):
+        env.step(env.action_space.sample())
+    steps = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for _ in range(10):
+            env.step(env.action_space.sample())
+        steps += 10 * num_envs
+    return steps / (time.perf_counter() - start)
+
+
 def best_of(measure, repeats: int) -> float:
     return max(measure() for _ in range(repeats))
 
@@ -225,7 +244,9 @@ rows of one run, not runs of two machines."""
 BATCHED_NOTES = """Random legal play through `gymnasium.make_vec(id, num_envs=N, copy=False)` (a legal
 action per game chosen by a small compiled picker; default player counts, random
 opponents); a step of `N` games counts `N` steps. "single" is the single Gymnasium env in
-the same run, and the last column the ratio of the largest batch to it. With the default
+the same run, then the ratio of the largest batch to it. The last column plays the largest
+batch as the documentation does, `env.step(env.action_space.sample())` (the action space
+draws every game's legal action in compiled code), beside the picker's speed. With the default
 `copy=True` the env hands out fresh observation and mask arrays every step, which costs a
 little more. A larger batch is not always faster: with each figure the best of several
 runs, a figure at the largest N below a smaller N's is the machine's, not a moment of load.
@@ -259,14 +280,21 @@ def batched_table(names: list[str], args, argv: list[str] | None) -> int:
             best_of(lambda n=n: batched_steps_per_second(entry.gym_id, n, args.seconds, pick), args.repeats)
             for n in args.num_envs
         ]
+        sampled = best_of(lambda: sampler_steps_per_second(entry.gym_id, args.num_envs[-1], args.seconds), args.repeats)
         print(
             f"{entry.versioned_name:<16} {single:>9,.0f}"
             + "".join(f"{r:>12,.0f}" for r in rates)
-            + f"  {rates[-1] / single:>5.0f}x",
+            + f"  {rates[-1] / single:>5.0f}x  {sampled:>12,.0f} ({sampled / rates[-1]:.2f} of the picker's)",
             flush=True,
         )
         rows.append(
-            [f"`{entry.versioned_name}`", f"{single:,.0f}", *(f"{r:,.0f}" for r in rates), f"{rates[-1] / single:.0f}×"]
+            [
+                f"`{entry.versioned_name}`",
+                f"{single:,.0f}",
+                *(f"{r:,.0f}" for r in rates),
+                f"{rates[-1] / single:.0f}×",
+                f"{sampled:,.0f} ({sampled / rates[-1]:.2f})",
+            ]
         )
     print(f"measured in {time.perf_counter() - started:.0f} s")
     if args.page is not None:
@@ -275,6 +303,7 @@ def batched_table(names: list[str], args, argv: list[str] | None) -> int:
             "single Gymnasium env",
             *(f"N = {n}" for n in args.num_envs),
             f"N = {args.num_envs[-1]} ÷ single",
+            f"N = {args.num_envs[-1]}, `action_space.sample()` (÷ the picker's)",
         ]
         notes = (
             f"Each figure the best of {args.repeats} runs ({args.seconds:g} s each batched), so that a moment "

@@ -22,6 +22,7 @@ which ``MultiDiscrete.sample`` gives for an all-zero mask.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -37,26 +38,62 @@ class LegalBatchSpace(spaces.MultiDiscrete):
     """``MultiDiscrete([n] * num_envs)`` whose ``sample()`` draws every sub-env's legal actions.
 
     With an explicit ``mask`` or ``probability`` it is Gymnasium's ``MultiDiscrete.sample``.
-    Without, it asks the vector env for each sub-env's legal mask. The link is not
-    pickled (a pickled space is a plain ``MultiDiscrete``); the env re-links on unpickling.
+    Without, it asks the vector env for every sub-env's legal mask (an ``(num_envs, n)``
+    array) and draws one uniform legal action per row in compiled code (:func:`sample_legal`),
+    where Gymnasium's ``sample(mask=...)`` draws row by row in Python (323 ms for 4,096 games).
+    The link is not pickled (a pickled space is a plain ``MultiDiscrete``); the env re-links on
+    unpickling.
     """
 
-    def __init__(self, n: int, num_envs: int, legal_masks: Callable[[], tuple[np.ndarray, ...]] | None = None):
+    def __init__(self, n: int, num_envs: int, legal_masks: Callable[[], np.ndarray] | None = None):
         super().__init__(np.full(num_envs, n, np.int64))
         self._legal_masks = legal_masks
 
-    def link(self, legal_masks: Callable[[], tuple[np.ndarray, ...]]) -> None:
+    def link(self, legal_masks: Callable[[], np.ndarray]) -> None:
         self._legal_masks = legal_masks
 
     def sample(self, mask=None, probability=None):
         if mask is None and probability is None and self._legal_masks is not None:
-            mask = self._legal_masks()
+            return sample_legal(self.np_random, self._legal_masks())
         return super().sample(mask=mask, probability=probability)
 
     def __getstate__(self):
         state = dict(self.__dict__)
         state["_legal_masks"] = None
         return state
+
+
+def sample_legal(rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:
+    """One action per row of ``masks`` (``(N, n)``, non-zero where legal), uniform over the row's
+    legal actions, drawn from ``rng`` in compiled code (one draw a row); 0 for a row with none
+    (as Gymnasium's ``MultiDiscrete.sample`` gives for an all-zero mask)."""
+    masks = np.ascontiguousarray(masks)
+    actions = np.zeros(len(masks), np.int64)
+    _compiled_sampler()(rng, masks, actions)
+    return actions
+
+
+def _sample_rows(rng, masks, out):
+    for row in range(masks.shape[0]):
+        count = 0
+        for action in range(masks.shape[1]):
+            if masks[row, action]:
+                count += 1
+        if count:
+            pick = int(rng.random() * count)  # which of the row's legal actions
+            for action in range(masks.shape[1]):
+                if masks[row, action]:
+                    if pick == 0:
+                        out[row] = action
+                        break
+                    pick -= 1
+
+
+@functools.cache
+def _compiled_sampler():
+    import numba  # noqa: PLC0415 (Numba takes a while to import: loaded by the first sample, not by import envs)
+
+    return numba.njit(cache=True)(_sample_rows)
 
 
 class GameVectorEnv(SyncVectorEnv):
@@ -83,8 +120,8 @@ class GameVectorEnv(SyncVectorEnv):
         self._no_legal_action = np.zeros(self.single_action_space.n, np.int8)
         self.action_space = LegalBatchSpace(int(self.single_action_space.n), self.num_envs, self._sampling_masks)
 
-    def _sampling_masks(self) -> tuple[np.ndarray, ...]:
-        """Each sub-env's legal mask for the next ``step``; all zeros where it takes no action."""
+    def _sampling_masks(self) -> np.ndarray:
+        """Each sub-env's legal mask for the next ``step``, one row each; all zeros where it takes no action."""
         masks = []
         resetting = (
             self._autoreset_envs if self.autoreset_mode == AutoresetMode.NEXT_STEP else np.zeros(self.num_envs, bool)
@@ -93,7 +130,7 @@ class GameVectorEnv(SyncVectorEnv):
             # NEXT_STEP autoreset: a sub-env that ended last step resets on this one, ignoring its action.
             mask = None if resetting[i] else env.unwrapped._sampling_mask()
             masks.append(self._no_legal_action if mask is None else mask)
-        return tuple(masks)
+        return np.stack(masks)
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)

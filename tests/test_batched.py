@@ -222,3 +222,23 @@ def test_seeds_per_game_and_copies_that_continue_identically():
         for a, b in zip(ours[:4], theirs[:4]):
             np.testing.assert_array_equal(a, b)
     assert twin.action_space.sample().shape == (3,)  # the copy's space samples from the copy's masks
+
+
+def test_the_batched_sampler_draws_each_row_s_legal_actions_uniformly_in_one_pass():
+    """``vec_env.action_space.sample()``, the documented sampler, drew row by row in Python (323 ms a
+    call for 4,096 games); it draws every row at once, uniform over each row's legal actions."""
+    from envs.vector import sample_legal  # noqa: PLC0415 (beside its test)
+
+    masks = np.zeros((4, 6), np.int8)
+    masks[0, [1, 4]] = 1
+    masks[1, :] = 1
+    masks[2, 5] = 1  # row 3 has none
+    rng = np.random.default_rng(0)
+    draws = np.stack([sample_legal(rng, masks) for _ in range(6000)])
+    assert set(np.unique(draws[:, 0])) == {1, 4} and set(np.unique(draws[:, 1])) == set(range(6))
+    assert set(np.unique(draws[:, 2])) == {5} and set(np.unique(draws[:, 3])) == {0}
+    counts = np.bincount(draws[:, 1], minlength=6)
+    assert np.all(np.abs(counts - 1000) < 4 * np.sqrt(1000 * 5 / 6))  # uniform, within 4 standard deviations
+    assert abs((draws[:, 0] == 1).mean() - 0.5) < 0.03
+    again = np.random.default_rng(0)
+    assert np.array_equal(np.stack([sample_legal(again, masks) for _ in range(6000)]), draws)  # seeded

@@ -444,14 +444,14 @@ class BatchedVectorEnv(VectorEnv):
             masks[self._ended] = False
         return masks
 
-    def _sampling_masks(self) -> tuple[np.ndarray, ...]:
+    def _sampling_masks(self) -> np.ndarray:
         """What ``action_space.sample()`` draws from: each game's legal mask, zeros where
         the next step takes no action (a game that resets on it) or before ``reset``."""
         if not self._started:
-            return tuple(np.zeros((self.num_envs, self.game.num_actions), np.int8))
+            return np.zeros((self.num_envs, self.game.num_actions), np.int8)
         masks = self._masks.copy()
         masks[self._ended] = 0
-        return tuple(masks)
+        return masks
 
     def render(self):
         """Game :attr:`render_index` drawn in ``render_mode`` (text, an image, or printed)."""
