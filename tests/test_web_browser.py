@@ -378,7 +378,8 @@ def test_the_page_answers_at_once_while_the_optimal_agent_is_prepared(browser, m
             page.goto(url + "/")
             while not held:
                 page.wait_for_timeout(50)
-            assert page.is_disabled("#start")  # the seats are not known yet
+            # the seats are not known yet: Start stays clickable, and a click waits for them
+            assert page.get_attribute("#seats", "data-ready") == "no" and page.is_enabled("#start")
             held[0].continue_()
             page.unroute("**/api/agents")
             page.wait_for_selector("body[data-ready=yes]")
