@@ -30,7 +30,7 @@ SHIPPED_NAME = re.compile(r"shipped(_td|_\d+p)?")
 
 #: Networks the repository keeps beside a shipped one as the earlier rounds it was trained from (the
 #: configs' ``init`` and the search's regression fixture): part of the project, not a user's runs.
-KEPT_NETWORKS = {"invers": frozenset({"distill_depth4", "search_distill_1"})}
+KEPT_NETWORKS = {"invers": frozenset({"distill_depth4", "search_distill_1", "search_distill_2"})}
 
 
 def is_kept(folder: Path) -> bool:

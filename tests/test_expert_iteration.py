@@ -234,11 +234,12 @@ def test_learning_with_symmetries_keeps_targets_on_legal_moves(tmp_path):
     [
         ("configs/invers_distill.yaml", "checkpoints/invers/distill_depth4"),
         ("configs/invers_search_distill.yaml", "checkpoints/invers/search_distill_1"),
-        ("configs/invers_search_distill_2.yaml", "checkpoints/invers/shipped"),
+        ("configs/invers_search_distill_2.yaml", "checkpoints/invers/search_distill_2"),
+        ("configs/invers_more_compute.yaml", "checkpoints/invers/shipped"),
     ],
 )
 def test_each_kept_networks_recipe_is_the_config_it_ran_and_names_a_teacher_that_values_moves(recipe, network):
-    """The shipped Invers network and the two it was distilled from: each recipe is its run's
+    """The shipped Invers network and the three it was distilled from: each recipe is its run's
     config but for the budget, which a recipe fixes at the generations the run reached (a run
     stopped by its time limit or by hand would not remake the same network otherwise)."""
     config = load_config(ExpertIterationConfig, recipe)
