@@ -85,8 +85,9 @@ RUNS = (
         "search:depth=3",
         "shipped `ppo`: expert iteration, first from `search:depth=4`'s labels (`configs/invers_distill.yaml`, "
         "55 min), then twice from the network's own two-ply search (`configs/invers_search_distill.yaml`, 38 min; "
-        "`configs/invers_search_distill_2.yaml`, 60 min); the default does the same in one run of at most "
-        "25 min: `search:depth=4`'s labels, then its own network's two-ply search, that network frozen afresh "
+        "`configs/invers_search_distill_2.yaml`, 60 min), then from its three-ply search "
+        "(`configs/invers_more_compute.yaml`, 51 generations); the default does the first three in one run of at "
+        "most 25 min: `search:depth=4`'s labels, then its own network's two-ply search, that network frozen afresh "
         "every 65 generations",
     ),
     DefaultRun(
