@@ -19,7 +19,8 @@ its AEC and Parallel forms.
 
 ``--batched`` measures the native batched envs instead: ``gymnasium.make_vec(id, N)``
 (:mod:`envs.batched.vector_env`) stepped with a uniformly random legal action per game,
-chosen from ``info["action_mask"]`` by a small compiled picker, so the figure is the env's
+chosen from ``info["action_mask"]`` by the compiled sampler of the env's action space
+(:func:`envs.vector.sample_legal`, "the picker" below), so the figure is the env's
 (rules, random opponents, observations, masks, rewards, autoresets); a step of ``N``
 games counts ``N`` steps. Beside it, the single Gymnasium env in the same run, the
 ratio at the largest ``N``, and the largest ``N`` played as the README and the batched
@@ -44,6 +45,7 @@ import numpy as np
 
 import envs  # noqa: F401  (registers the ids)
 from envs.registry import ENVS, get_entry
+from envs.vector import sample_legal
 from training.evaluation.machine import MachineRecord, measurement_page
 
 
@@ -103,37 +105,19 @@ PGX_ANCHORS = (
 )
 
 
-def _random_legal_actions(masks, out):
-    """A uniformly random legal action per row of ``masks`` (0 where none is legal); the
-    ``--batched`` table compiles it with Numba, loaded only then."""
-    for row in range(masks.shape[0]):
-        count = 0
-        for a in range(masks.shape[1]):
-            count += masks[row, a]
-        out[row] = 0
-        if count:
-            pick = np.random.randint(count)
-            for a in range(masks.shape[1]):
-                if masks[row, a]:
-                    if pick == 0:
-                        out[row] = a
-                        break
-                    pick -= 1
-
-
-def batched_steps_per_second(gym_id: str, num_envs: int, seconds: float, random_legal_actions, seed: int = 0) -> float:
+def batched_steps_per_second(gym_id: str, num_envs: int, seconds: float, seed: int = 0) -> float:
+    """Steps per second of the batched env, each game's action drawn from ``info["action_mask"]``
+    by the compiled sampler of the env's action space (:func:`envs.vector.sample_legal`)."""
     env = gymnasium.make_vec(gym_id, num_envs, copy=False)
     _, info = env.reset(seed=seed)
-    actions = np.zeros(num_envs, np.int64)
+    rng = np.random.default_rng(seed)
     for _ in range(3):  # compiled kernels loaded, buffers warm
-        random_legal_actions(info["action_mask"], actions)
-        _, _, _, _, info = env.step(actions)
+        _, _, _, _, info = env.step(sample_legal(rng, info["action_mask"]))
     steps = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
         for _ in range(10):
-            random_legal_actions(info["action_mask"], actions)
-            _, _, _, _, info = env.step(actions)
+            _, _, _, _, info = env.step(sample_legal(rng, info["action_mask"]))
         steps += 10 * num_envs
     return steps / (time.perf_counter() - start)
 
@@ -242,7 +226,8 @@ one agent-step per acting agent. The figures depend on the machine and its load:
 rows of one run, not runs of two machines."""
 
 BATCHED_NOTES = """Random legal play through `gymnasium.make_vec(id, num_envs=N, copy=False)` (a legal
-action per game chosen by a small compiled picker; default player counts, random
+action per game chosen from `info["action_mask"]` by the action space's compiled sampler, the
+"picker"; default player counts, random
 opponents); a step of `N` games counts `N` steps. "single" is the single Gymnasium env in
 the same run, then the ratio of the largest batch to it. The last column plays the largest
 batch as the documentation does, `env.step(env.action_space.sample())` (the action space
@@ -262,9 +247,6 @@ def write_page(path: Path, title: str, argv: list[str] | None, record: MachineRe
 
 def batched_table(names: list[str], args, argv: list[str] | None) -> int:
     """The ``--batched`` table: single env, then the native env at every batch size."""
-    import numba  # noqa: PLC0415 (Numba takes a while to import; only the --batched table compiles)
-
-    pick = numba.njit(_random_legal_actions)  # a random legal action per game
     record = MachineRecord()
     started = time.perf_counter()
     print(f"steps/s, random legal play; {PGX_ANCHORS}", flush=True)
@@ -277,7 +259,7 @@ def batched_table(names: list[str], args, argv: list[str] | None) -> int:
         entry = get_entry(name)
         single = best_of(lambda: gymnasium_steps_per_second(entry.gym_id, args.steps), args.repeats)
         rates = [
-            best_of(lambda n=n: batched_steps_per_second(entry.gym_id, n, args.seconds, pick), args.repeats)
+            best_of(lambda n=n: batched_steps_per_second(entry.gym_id, n, args.seconds), args.repeats)
             for n in args.num_envs
         ]
         sampled = best_of(lambda: sampler_steps_per_second(entry.gym_id, args.num_envs[-1], args.seconds), args.repeats)
