@@ -84,7 +84,7 @@ class TrainedAgent(PolicyAgent):
 register_loader(
     RunLoader(
         "PPO, expert iteration",
-        ("ppo", "expert_iteration"),  # training/train.py, training/expert_iteration.py
+        ("ppo", "expert_iteration"),  # training/train.py (the PPO and expert-iteration pipelines)
         MODEL_FILE,
         lambda env_name, path, game, seed: TrainedAgent.load(path, game, seed=seed),
         suffixes=(".zip",),

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from training import expert_iteration, tabletop, train, train_rllib, train_td
+from training import tabletop, train, train_rllib, train_td
 from training.framework import console
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,7 +24,6 @@ def test_every_command_names_a_function():
     assert set(tabletop.COMMANDS) == {
         "train",
         "train-td",
-        "expert-iteration",
         "train-rllib",
         "tune",
         "evaluate",
@@ -53,7 +52,7 @@ def test_an_unknown_command_is_one_error_line_and_exit_2(capsys):
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err.splitlines() == [
-        "tabletop: error: unknown command 'trian' (choose from train, train-td, expert-iteration, train-rllib, tune, "
+        "tabletop: error: unknown command 'trian' (choose from train, train-td, train-rllib, tune, "
         "evaluate, ladder, benchmark, play, record, serve, solve; see tabletop --help)"
     ]
 
@@ -111,7 +110,6 @@ def test_the_commands_a_training_run_tells_of_are_the_ones_the_user_runs():
 TRAINING_COMMANDS = {
     "train": train,
     "train-td": train_td,
-    "expert-iteration": expert_iteration,
     "train-rllib": train_rllib,
 }
 

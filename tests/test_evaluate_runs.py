@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def make_run(folder: Path, env: str, env_kwargs: dict, evaluation: dict, algorithm: str = "ppo") -> Path:
-    """A run folder as train.py (or expert_iteration.py) leaves it: an untrained MaskablePPO's
+    """A run folder as train.py leaves it: an untrained MaskablePPO's
     model.zip and the config."""
     folder.mkdir(parents=True)
     model = MaskablePPO(

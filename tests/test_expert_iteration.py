@@ -13,7 +13,7 @@ from agents.base import RandomAgent
 from agents.registry import make_agent
 from envs.games.invers import Invers
 from tests.test_search import LinearNetwork
-from training import expert_iteration
+from training import train
 from training.framework import run as framework_run
 from training.framework.config import load_config
 from training.framework.schema import ConfigError
@@ -92,10 +92,10 @@ def test_a_tiny_run_trains_saves_resumes_and_loads_as_agents(tmp_path):
     path = tiny_config(tmp_path)
     run = tmp_path / "run"
     assert (
-        expert_iteration.main(["--config", str(path), "--run-dir", str(run), "--eval-games", "4", "--no-progress"]) == 0
+        train.main(["--config", str(path), "--run-dir", str(run), "--eval-games", "4", "--no-progress"]) == 0
     )
     assert (run / "evaluation" / "report.md").is_file()  # the closing evaluation, as every pipeline has
-    assert expert_iteration.main(["--resume", str(run), "--generations", "2", "--no-eval", "--no-progress"]) == 0
+    assert train.main(["--resume", str(run), "--generations", "2", "--no-eval", "--no-progress"]) == 0
     metadata = json.loads((run / "metadata.json").read_text())
     assert [g["generation"] for g in metadata["generation_log"]] == [0, 1] and metadata["positions"] > 0
     assert metadata["generations"] == 2 and [s["ended"] for s in metadata["sessions"]] == ["completed", "completed"]
@@ -184,7 +184,7 @@ def test_max_minutes_ends_a_generation_of_teacher_games_and_its_progress_is_told
         max_minutes=1e-6,
     )
     run = tmp_path / "run"
-    assert expert_iteration.main(["--config", str(path), "--run-dir", str(run), "--no-eval"]) == 0
+    assert train.main(["--config", str(path), "--run-dir", str(run), "--no-eval"]) == 0
     out = capsys.readouterr().out
     assert "generation 1: games played and labelled 2/6, " in out
     assert out.index("generation 1: games played and labelled 2/6") < out.index("generations 1/3")
@@ -197,7 +197,7 @@ def test_max_minutes_ends_a_generation_of_teacher_games_and_its_progress_is_told
 def test_a_log_gets_the_first_progress_line_then_one_a_minute(tmp_path, capsys):
     """Printed to a file, a 5-generation run wrote 134 lines and the default run 6,990."""
     path = tiny_config(tmp_path, generations=5, games_per_unit=1, teacher="search:depth=1")
-    assert expert_iteration.main(["--config", str(path), "--run-dir", str(tmp_path / "run"), "--no-eval"]) == 0
+    assert train.main(["--config", str(path), "--run-dir", str(tmp_path / "run"), "--no-eval"]) == 0
     out = capsys.readouterr().out.splitlines()
     routine = [line for line in out if line.startswith(("generation 1:", "generation 2:", "generations "))]
     assert routine == [line for line in out if line.startswith("generation 1: games played and labelled 1/2")]
@@ -257,7 +257,7 @@ def test_a_run_honours_its_learning_curve_section(tmp_path):
     """The framework's curve serves every pipeline: expert iteration's network, played greedily, at 0 and each point."""
     path = tiny_config(tmp_path, generations=2, learning_curve={"every": 1, "games": 2, "reference": "random"})
     run = tmp_path / "run"
-    assert expert_iteration.main(["--config", str(path), "--run-dir", str(run), "--no-eval", "--no-progress"]) == 0
+    assert train.main(["--config", str(path), "--run-dir", str(run), "--no-eval", "--no-progress"]) == 0
     rows = (run / "learning_curve.csv").read_text().splitlines()
     assert rows[0].startswith("generations,win_rate") and [row.split(",")[0] for row in rows[1:]] == ["0", "1", "2"]
 
@@ -280,7 +280,7 @@ def test_the_teacher_hands_over_to_the_networks_own_frozen_search(tmp_path):
     freezes the network in the run folder, then its own search labels and the second pool plays."""
     path = two_stage_config(tmp_path, generations=2, self_teacher_pool=["ppo:path={teacher}", "search:depth=1"])
     run = tmp_path / "run"
-    assert expert_iteration.main(["--config", str(path), "--run-dir", str(run), "--no-eval", "--no-progress"]) == 0
+    assert train.main(["--config", str(path), "--run-dir", str(run), "--no-eval", "--no-progress"]) == 0
     frozen = run / "teacher" / "model.zip"
     log = json.loads((run / "metadata.json").read_text())["generation_log"]
     assert [entry["teacher"] for entry in log] == ["search:depth=1", f"ppo+search:depth=1,path={frozen}"]
@@ -301,7 +301,7 @@ def test_the_teacher_is_frozen_again_every_so_many_generations(tmp_path):
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(ExpertIteration, "hand_over_to_self_teacher", record)
-        assert expert_iteration.main(["--config", str(path), "--run-dir", str(run), "--no-eval", "--no-progress"]) == 0
+        assert train.main(["--config", str(path), "--run-dir", str(run), "--no-eval", "--no-progress"]) == 0
     assert [generation for generation, _, _ in frozen] == [1, 3]
     assert frozen[0][1] != frozen[1][1] and all(size == 0 for _, _, size in frozen)
     log = json.loads((run / "metadata.json").read_text())["generation_log"]
@@ -310,7 +310,7 @@ def test_the_teacher_is_frozen_again_every_so_many_generations(tmp_path):
 
 def test_freezing_the_teacher_again_needs_a_first_hand_over(tmp_path):
     path = tiny_config(tmp_path, teacher="search:depth=1", self_teacher_every=2)
-    assert expert_iteration.main(["--config", str(path), "--run-dir", str(tmp_path / "run"), "--no-progress"]) == 2
+    assert train.main(["--config", str(path), "--run-dir", str(tmp_path / "run"), "--no-progress"]) == 2
 
 
 @pytest.mark.parametrize("every", [None, 1])
@@ -329,17 +329,17 @@ def test_a_run_resumed_on_either_side_of_the_hand_over_learns_what_one_straight_
     )
     quiet = ["--no-eval", "--no-progress"]
     straight, resumed = tmp_path / "straight", tmp_path / "resumed"
-    assert expert_iteration.main(["--config", str(path), "--run-dir", str(straight), *quiet]) == 0
+    assert train.main(["--config", str(path), "--run-dir", str(straight), *quiet]) == 0
     assert (
-        expert_iteration.main(
+        train.main(
             ["--config", str(path), "--run-dir", str(resumed), "--generations", str(first_session), *quiet]
         )
         == 0
     )
-    assert expert_iteration.main(["--resume", str(resumed), "--generations", "3", *quiet]) == 0
+    assert train.main(["--resume", str(resumed), "--generations", "3", *quiet]) == 0
     assert _same(_policy_weights(straight), _policy_weights(resumed))
 
 
 def test_a_second_stage_without_a_first_teacher_is_refused(tmp_path):
     path = tiny_config(tmp_path, teacher=None, self_teacher_from=2)
-    assert expert_iteration.main(["--config", str(path), "--run-dir", str(tmp_path / "run"), "--no-progress"]) == 2
+    assert train.main(["--config", str(path), "--run-dir", str(tmp_path / "run"), "--no-progress"]) == 2

@@ -15,7 +15,7 @@ import torch
 from agents.run_folder import MODEL_FILE, VALUE_FILE
 from tests.test_expert_iteration import tiny_config as ei_tiny_config
 from tests.test_turn_value import _tiny_config
-from training import expert_iteration, train_td
+from training import train, train_td
 
 QUIET = ["--no-eval", "--no-progress"]
 
@@ -47,7 +47,7 @@ def _policy_weights(run) -> dict[str, torch.Tensor]:
 def test_a_resumed_expert_iteration_run_learns_the_same_weights_as_one_straight_through(tmp_path):
     config = str(ei_tiny_config(tmp_path, generations=3, max_snapshots=1))
     straight, resumed = tmp_path / "straight", tmp_path / "resumed"
-    assert expert_iteration.main(["--config", config, "--run-dir", str(straight), *QUIET]) == 0
-    assert expert_iteration.main(["--config", config, "--run-dir", str(resumed), "--generations", "2", *QUIET]) == 0
-    assert expert_iteration.main(["--resume", str(resumed), "--generations", "3", *QUIET]) == 0
+    assert train.main(["--config", config, "--run-dir", str(straight), *QUIET]) == 0
+    assert train.main(["--config", config, "--run-dir", str(resumed), "--generations", "2", *QUIET]) == 0
+    assert train.main(["--resume", str(resumed), "--generations", "3", *QUIET]) == 0
     assert _same(_policy_weights(straight), _policy_weights(resumed))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import pathlib
 
 import numpy as np
 import pytest
@@ -249,6 +250,21 @@ def test_train_py_runs_the_pipeline_a_config_names(tmp_path, capsys):
     capsys.readouterr()
     assert train_td.main(["--config", str(_tiny_config(tmp_path, pipeline="ppo"))]) == 2
     assert "is for the ppo pipeline, not td; run it with training/train.py" in capsys.readouterr().err
+
+
+def test_every_invers_recipe_and_kept_run_goes_through_train_py():
+    """One road to expert iteration: every Invers recipe names its pipeline, so ``train.py --config``
+    runs it; a run folder names the pipeline that ran it in its ``config.yaml``, and one written
+    before it did (``pipeline: null``) is resumed by the pipeline its ``metadata.json`` names."""
+    for recipe in sorted(pathlib.Path("configs").glob("invers*.yaml")):
+        declared = yaml.safe_load(recipe.read_text()).get("pipeline")
+        expected = {"invers_ppo.yaml": PPO, "invers_scratch.yaml": PPO, "invers_rllib.yaml": PPO}
+        assert command.pipeline_for(["--config", str(recipe)], PPO) is expected.get(recipe.name, ExpertIteration), (
+            recipe,
+            declared,
+        )
+    for run in ("search_distill_1", "search_distill_2", "shipped"):
+        assert command.pipeline_for(["--resume", f"checkpoints/invers/{run}"], PPO) is ExpertIteration, run
 
 
 def test_td_cli_errors_name_the_problem(tmp_path, capsys):

@@ -5,7 +5,7 @@
     python training/evaluate.py --env inverted_dice --agents heuristic random   # bots only
 
 A run is any run folder of the project's pipelines (or its checkpoint file): ``model.zip``
-(``train.py``'s PPO, ``expert_iteration.py``) plays as its policy, ``value.pt``
+(``train.py``'s PPO and expert iteration) plays as its policy, ``value.pt``
 (``train_td.py``) as the game's ``td`` agent on that network, ``rllib_checkpoint.zip``
 (``train_rllib.py``) as the RLlib module's greedy masked action where Ray is installed,
 ``tianshou_policy.pt`` (``python -m training.integrations.tianshou_ppo``) as the actor's

@@ -2,7 +2,7 @@
 
     python training/train.py --env invers                      # PPO (configs/invers.yaml)
     python training/train_td.py --env inverted_dice            # turn-value TD (configs/inverted_dice_td.yaml)
-    python training/expert_iteration.py --config configs/invers_distill.yaml
+    python training/train.py --config configs/invers_distill.yaml
     python training/train_rllib.py --env invers                # Ray RLlib (configs/invers_rllib.yaml)
 
 Every one of them takes ``--env``, ``--config``, ``--resume RUN_DIR``, ``--seed``,
@@ -19,6 +19,7 @@ printing the command that resumes.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -157,6 +158,7 @@ def resolve(pipeline: type[Pipeline], args: argparse.Namespace):
                 f"config {path} is for the {config.pipeline} pipeline, not {pipeline.name}; "
                 "run it with training/train.py, which runs the pipeline a config names"
             )
+        config.pipeline = pipeline.name  # the run's config.yaml names the pipeline that ran it: --resume finds it
         if pipeline.budget_key in overrides:  # a shorter (or longer) run than the config plans
             planned = load_config(
                 pipeline.schema, path, {k: v for k, v in overrides.items() if k != pipeline.budget_key}
@@ -227,6 +229,15 @@ def declared_pipeline(path: Path) -> str | None:
     return raw.get("pipeline") if isinstance(raw.get("pipeline"), str) else None
 
 
+def ran_pipeline(run_dir: Path) -> str | None:
+    """The pipeline that wrote run folder ``run_dir`` (its ``metadata.json``'s ``algorithm``), or None."""
+    try:
+        algorithm = json.loads((run_dir / METADATA_FILE).read_text()).get("algorithm")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return algorithm if isinstance(algorithm, str) else None
+
+
 def pipeline_for(argv: list[str] | None, default: type[Pipeline]) -> type[Pipeline]:
     """The pipeline a command line asks for: the one named by the ``pipeline`` key of the
     config it would read (``--resume RUN_DIR``'s, ``--config``'s, or ``--env``'s default,
@@ -238,6 +249,9 @@ def pipeline_for(argv: list[str] | None, default: type[Pipeline]) -> type[Pipeli
     known, _ = parser.parse_known_args(argv)
     if known.resume:
         path = Path(known.resume) / CONFIG_FILE
+        ran = ran_pipeline(Path(known.resume))
+        if ran in PIPELINES and declared_pipeline(path) is None:  # a run folder written before config.yaml named it
+            return pipeline_class(ran)
     elif known.config:
         path = Path(known.config)
     elif known.env in ENVS:

@@ -42,10 +42,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "training.train_td:main",
         "train a turn-value agent by TD (solitaire dice games; configs/<env>_td.yaml)",
     ),
-    "expert-iteration": (
-        "training.expert_iteration:main",
-        "expert iteration: a network improved by the search it guides (two-player games)",
-    ),
     "train-rllib": (
         "training.train_rllib:main",
         "train with Ray RLlib's PPO, one shared masked policy (needs the rllib extra)",

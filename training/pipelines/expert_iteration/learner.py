@@ -1,5 +1,5 @@
 """Expert Iteration: a policy-value network improved by the search it guides, for any
-two-player perfect-information game (command: ``training/expert_iteration.py``).
+two-player perfect-information game (command: ``training/train.py``, which runs it for every config that names ``pipeline: expert_iteration``).
 
 Each generation (Anthony et al. 2017, "Thinking Fast and Slow"; AlphaZero's targets):
 
