@@ -5,6 +5,7 @@ that is the game ``agents.match.play_game`` plays from the same seed."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import warnings
 from pathlib import Path
@@ -164,6 +165,29 @@ def test_the_solo_lost_dice_game_is_watched_as_td_plays_it(client):
     state, history = play_game(game, [make_agent("lost_dice", "td", game)], 5)
     assert [(m["player"], m["action"]) for m in view["moves"]] == list(history)
     assert view["scores"] == state.scores().tolist()
+
+
+def test_the_solo_lost_dice_log_shows_each_throw_and_what_a_pass_costs(client):
+    """A newcomer's solo game: every roll's line in the log names the three faces it threw, a pass
+    says it spent a roll, the sheet's legend says what each start of a turn costs, and a replay of
+    the game tells the same outcomes."""
+    view = new_game(client, "lost_dice", {"num_players": 1}, ["human"], seed=3)
+    assert "pass spends it without throwing" in [p for p in view["table"] if p["type"] == "sheet"][0]["legend"]
+    names = {m["name"]: m["action"] for m in view["legal"]}
+    view = client.post(f"/api/sessions/{view['id']}/move", json={"action": names["pass"]}).json()
+    assert view["moves"][-1]["outcome"] == "a roll spent without throwing, 29 left"
+    view = client.post(f"/api/sessions/{view['id']}/move", json={"action": names["roll"]}).json()
+    colours = [f["colour"] for p in view["table"] if p["type"] == "dice" for f in p["faces"]]
+    thrown = view["moves"][-1]["outcome"]
+    assert re.fullmatch(r"threw [1-6$]/[RYBGWK] [1-6$]/[RYBGWK] [1-6$]/[RYBGWK]", thrown), thrown
+    assert [face.split("/")[1] for face in thrown.split()[1:]] == colours  # the dice on the table
+    view = play_out(client, view)
+    rolls = [m for m in view["moves"] if m["name"] == "roll"]
+    assert len(rolls) == 29 and all(m["outcome"].startswith("threw ") for m in rolls)
+    assert all(m["outcome"] == "" for m in view["moves"] if m["name"] not in ("roll", "pass"))
+    replay = client.post("/api/replays", content=client.get(f"/api/sessions/{view['id']}/record").text).json()
+    step = client.get(f"/api/replays/{replay['id']}", params={"step": replay["length"]}).json()
+    assert [m["outcome"] for m in step["moves"]] == [m["outcome"] for m in view["moves"]]
 
 
 @pytest.mark.parametrize(

@@ -428,6 +428,22 @@ def test_one_click_on_start_right_after_editing_the_players_starts_the_game(page
     screenshot(page, tmp_path, "lost_dice-solo-one-click")
 
 
+def test_the_solo_lost_dice_log_names_each_throw_and_the_legend_what_a_pass_costs(page, tmp_path):
+    """A newcomer's question: what did my roll throw, and what does pass cost? The log's line of a
+    roll names the faces on the table, a pass's the roll it spent; the legend says it (screenshot)."""
+    start(page, "lost_dice", {}, ["human"], seed=4)
+    assert wait_turn(page) == "human"
+    assert "pass spends it without throwing" in page.text_content("#table")
+    page.click("#legal button:text-is('pass')")
+    page.wait_for_selector("#log li:has-text('a roll spent without throwing, 29 left')")
+    assert wait_turn(page) == "human"
+    page.click("#legal button:text-is('roll')")
+    page.wait_for_selector("#log li:has-text('threw')")
+    line = page.locator("#log li").last.text_content()
+    assert line == f"P0 (you): roll → {server_view(page)['moves'][-1]['outcome']}" and " threw " in line, line
+    screenshot(page, tmp_path, "lost_dice-solo-log")
+
+
 def set_players(page, count: int) -> None:
     """Type the number of players and leave the field, as a person does (its change event)."""
     page.fill("#players", str(count))

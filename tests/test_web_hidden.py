@@ -57,7 +57,13 @@ def check_answer(session: GameSession, answer: dict, rng: np.random.Generator) -
     assert told == [m for n, m in enumerate(session.moves) if n < session.visible or m[0] == viewer]
     if not state.is_terminal():
         again = seat_view(
-            session.env, with_other_hands_changed(session, rng), viewer, session.seats, session.moves, session.visible
+            session.env,
+            with_other_hands_changed(session, rng),
+            viewer,
+            session.seats,
+            session.moves,
+            session.visible,
+            session.outcomes,
         )
         view = {k: answer[k] for k in again}
         assert json.dumps(view, sort_keys=True) == json.dumps(again, sort_keys=True)
@@ -91,8 +97,8 @@ def test_no_other_hand_or_roll_reaches_the_browser_before_the_reveal(seed, seats
         # the counterfactual is not vacuous: a spectator's view does change with the cards
         changed = with_other_hands_changed(session, rng)
         assert (
-            seat_view("roll_five", changed, None, seats, [], 0)["table"]
-            != seat_view("roll_five", session.state, None, seats, [], 0)["table"]
+            seat_view("roll_five", changed, None, seats, [], 0, [])["table"]
+            != seat_view("roll_five", session.state, None, seats, [], 0, [])["table"]
         )
 
 

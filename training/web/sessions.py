@@ -33,7 +33,7 @@ from agents.base import Agent
 from agents.match import outcome_words, start_game
 from envs.core import Game, GameState
 from training.records.game_record import GameRecord
-from training.web.tables import move_fields, table
+from training.web.tables import move_fields, move_outcome, table
 
 HUMAN = "human"
 
@@ -51,13 +51,19 @@ class Full(RuntimeError):
 
 
 def seat_view(
-    env: str, state: GameState, viewer: int | None, seats: list[str], moves: list[tuple[int, int]], visible: int
+    env: str,
+    state: GameState,
+    viewer: int | None,
+    seats: list[str],
+    moves: list[tuple[int, int]],
+    visible: int,
+    outcomes: list[str],
 ) -> dict[str, Any]:
     """What the page draws of ``state`` for ``viewer`` (None: a spectator).
 
     ``moves`` are the actions played, of which the first ``visible`` may be told to
     everyone (the rest are this round's commits of a simultaneous game, told only to
-    their own player).
+    their own player); ``outcomes`` what each brought (:func:`~training.web.tables.move_outcome`).
     """
     game = state.game
     over = state.is_terminal()
@@ -65,8 +71,8 @@ def seat_view(
     if viewer is not None and game.simultaneous:
         acting = [viewer] if viewer in acting else []  # who else has still to commit is not told
     told = [
-        {"number": n + 1, "player": p, "action": a, "name": game.action_name(a)}
-        for n, (p, a) in enumerate(moves)
+        {"number": n + 1, "player": p, "action": a, "name": game.action_name(a), "outcome": outcome}
+        for n, ((p, a), outcome) in enumerate(zip(moves, outcomes))
         if viewer is None or n < visible or p == viewer
     ]
     legal = []
@@ -121,12 +127,14 @@ class GameSession:
         self.kind = "play" if self.human is not None else "watch"
         self.state, _ = start_game(game, [agents.get(p) for p in range(game.num_players)], seed)
         self.moves: list[tuple[int, int]] = []
+        self.outcomes: list[str] = []  # what each move brought, read off the state right after it
         self.visible = 0  # moves told to every seat: all but this round's commits (simultaneous games)
         self.lock = threading.Lock()
 
     def _apply(self, player: int, action: int) -> None:
         self.state.apply(player, action)
         self.moves.append((player, action))
+        self.outcomes.append(move_outcome(self.env, self.state, player, action))
         if not self.game.simultaneous or self.state.is_terminal() or player in self.state.acting_players():
             self.visible = len(self.moves)  # the round resolved: every commit of it is told
 
@@ -164,7 +172,7 @@ class GameSession:
         self._apply(seat, action)
 
     def view(self) -> dict[str, Any]:
-        view = seat_view(self.env, self.state, self.human, self.seats, self.moves, self.visible)
+        view = seat_view(self.env, self.state, self.human, self.seats, self.moves, self.visible, self.outcomes)
         view["kind"] = self.kind
         view["next"] = "over" if self.state.is_terminal() else ("agent" if self.next_agent() is not None else "human")
         return view
@@ -199,7 +207,8 @@ class ReplaySession:
         if not 0 <= step <= self.length:
             raise NotFound(f"step {step} is not in this replay (steps 0..{self.length})")
         moves = self.record.moves[:step]
-        view = seat_view(self.record.env, self.states[step], None, self.record.seats, moves, len(moves))
+        outcomes = [move_outcome(self.record.env, self.states[n + 1], p, a) for n, (p, a) in enumerate(moves)]
+        view = seat_view(self.record.env, self.states[step], None, self.record.seats, moves, len(moves), outcomes)
         view.update(kind="replay", step=step, length=self.length, seed=self.record.seed)
         return view
 

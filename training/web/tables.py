@@ -8,6 +8,9 @@ tiles and the tiles in hand) and ``cards`` (Roll Five's rows of cards and dice).
 declares which parts show its table, from the rules core's public accessors and nothing
 it computes again.
 
+A move in the log may carry its ``outcome``, what it brought that its name cannot say
+(:func:`move_outcome`): the throw a Lost Dice roll threw, the roll a pass spent.
+
 A legal move may carry what the page needs to make it on the table (:func:`move_fields`):
 ``reroll``, the positions (0-based, in the ``dice`` part's order) of the dice a reroll or
 lock move rolls again, so that clicking those dice picks it; ``edge``, the square off the
@@ -30,12 +33,26 @@ from envs.core import GameState
 from envs.games.invers import LINES
 from envs.games.invers_tiles import SIZE, TILE_LETTERS
 from envs.games.inverted_dice import NUM_REROLLS, reroll_positions
-from envs.games.lost_dice import BREAK_EVEN, KELDICE_COLUMN_POINTS, LONG_COLUMN, LONG_COLUMN_BONUS
+from envs.games.lost_dice import (
+    BREAK_EVEN,
+    DECLINE,
+    KELDICE_COLUMN_POINTS,
+    LONG_COLUMN,
+    LONG_COLUMN_BONUS,
+    PASS,
+    TAKE,
+)
 from envs.games.lost_dice_faces import COLOUR_NAMES, NUM_COLOURS
 from envs.games.roll_five import BID_NAMES
 from envs.games.six_hundred import NUM_LOCKS, rolled_positions
 
 Part = dict[str, Any]
+
+#: What a Lost Dice or Keldice player's turn costs, said under its sheet.
+ROLLS_USED = (
+    "Roll, pass and take each use one of your rolls (Rolls left); pass spends it without throwing. "
+    "The game ends when every player has used their rolls."
+)
 
 #: What a sheet's words and numbers mean to someone who does not know the rules: shown under it.
 SHEET_LEGENDS = {
@@ -45,12 +62,12 @@ SHEET_LEGENDS = {
         "0: the game is over and they scored 0."
     ),
     "lost_dice": (
-        f"A column: $ for each investment, then the numbers played in it; = its points: "
+        f"{ROLLS_USED} A column: $ for each investment, then the numbers played in it; = its points: "
         f"(the numbers' sum − {BREAK_EVEN}) × (1 + investments), +{LONG_COLUMN_BONUS} with {LONG_COLUMN} or more "
         f"entries. A column never started scores 0, so 6 = {(6 - BREAK_EVEN)} is a column started with a 6 alone."
     ),
     "keldice": (
-        "A column: the numbers played in it; = its points, by how many it holds: "
+        f"{ROLLS_USED} A column: the numbers played in it; = its points, by how many it holds: "
         + ", ".join(f"{count}: {points:+d}" for count, points in enumerate(KELDICE_COLUMN_POINTS[:-1]) if count)
         + f", {len(KELDICE_COLUMN_POINTS) - 1} or more: {KELDICE_COLUMN_POINTS[-1]:+d}."
     ),
@@ -216,3 +233,28 @@ def move_fields(env: str, state: GameState, action: int) -> Part:
     """What the page needs to make legal move ``action`` of ``state`` on the table (none for most games)."""
     fields = MOVES.get(env)
     return fields(state, action) if fields else {}
+
+
+def lost_dice_outcome(state: GameState, player: int, action: int) -> str:
+    """What a Lost Dice or Keldice move brought: the throw a roll (or a Keldice extra roll after a
+    play) threw, and the roll a pass spent; ``state`` is the state after the move."""
+    if action == PASS:
+        return f"a roll spent without throwing, {state.rolls_left(player)} left"
+    if state.throw is None or state.offered or action in (TAKE, DECLINE):
+        return ""  # no new throw: a take plays the offered throw, which the log already showed
+    faces = " ".join(str(face) for face in state.game.table.faces[state.throw])
+    return f"threw {faces}"
+
+
+#: What each game's moves brought, told in the log (none for most games: their names say it all,
+#: or the table shows it, as a roll of dice that stay on the table).
+OUTCOMES: dict[str, Callable[[GameState, int, int], str]] = {
+    "lost_dice": lost_dice_outcome,
+    "keldice": lost_dice_outcome,
+}
+
+
+def move_outcome(env: str, state: GameState, player: int, action: int) -> str:
+    """What ``player``'s move ``action`` brought, read off ``state``, the state right after it ("": nothing to tell)."""
+    outcome = OUTCOMES.get(env)
+    return outcome(state, player, action) if outcome else ""

@@ -447,16 +447,19 @@ function draw(view) {
   document.body.dataset.state = view.over ? "over" : current.kind === "replay" ? "replay" : view.next;
 }
 
+// A move in the log: who made it, what it was, and what it brought (a throw, a roll spent).
+const logLine = (move) => `${seatName(move.player)}: ${move.name}${move.outcome ? ` → ${move.outcome}` : ""}`;
+
 // The moves the last answer added, one at a time (another seat's move, a round's reveal).
 async function announce(view) {
   const log = $("log");
   if (current.kind === "replay") {
-    log.replaceChildren(...view.moves.map((m) => el("li", {}, `${seatName(m.player)}: ${m.name}`)));
+    log.replaceChildren(...view.moves.map((m) => el("li", {}, logLine(m))));
     return;
   }
   const fresh = view.moves.slice(shown);
   for (const [k, move] of fresh.entries()) {
-    const item = el("li", {class: "fresh"}, `${seatName(move.player)}: ${move.name}`);
+    const item = el("li", {class: "fresh"}, logLine(move));
     log.querySelectorAll(".fresh").forEach((node) => node.classList.remove("fresh"));
     log.append(item);
     item.scrollIntoView({block: "nearest"});
