@@ -43,7 +43,7 @@ setup(
         # The web page that `tabletop serve` serves (training/web/app.py).
         "training.web": ["static/*"],
         # The benchmark's measured normalization constants (training/evaluation/suite.py).
-        "training.evaluation": ["suite_references.json", "suite_v2_references.json"],
+        "training.evaluation": ["suite_references.json", "suite_v2_references.json", "suite_v3_references.json"],
         **SHIPPED,
     },
 )

@@ -180,9 +180,8 @@ def play_games_in_batch(
 def pairing_games(
     game: Game, candidate: Agent, opponent: Agent, numbers: Iterable[int], base_seed: int, random_opening_plies: int = 0
 ) -> Iterator[tuple[int, GameState, tuple]]:
-    """The games ``numbers`` of a pairing, one at a time: in game ``g`` the candidate sits in
-    seat ``g % num_players`` (so seats rotate evenly) and the opponent in every other seat,
-    and the game is seeded ``base_seed + g``. A game depends only on its number, so a
+    """The games ``numbers`` of a pairing, one at a time, in seat-paired openings
+    (:func:`pairing_seat`, :func:`pairing_seed`). A game depends only on its number, so a
     pairing split into ranges (over processes) plays the same games.
 
     Yields ``(candidate's seat, final state, history)`` per game, as :func:`play_game`.
@@ -195,15 +194,33 @@ def pairing_game(
     game: Game, candidate: Agent, opponent: Agent, number: int, base_seed: int, random_opening_plies: int = 0
 ) -> tuple[int, GameState, tuple]:
     """Game ``number`` of a pairing (:func:`pairing_games`): ``(candidate's seat, final state, history)``."""
-    state, history = play_game(
-        game, pairing_seats(game, candidate, opponent, number), base_seed + number, random_opening_plies
-    )
-    return number % game.num_players, state, history
+    seed = pairing_seed(game, base_seed, number)
+    state, history = play_game(game, pairing_seats(game, candidate, opponent, number), seed, random_opening_plies)
+    return pairing_seat(game, number), state, history
+
+
+def pairing_seat(game: Game, number: int) -> int:
+    """The candidate's seat in game ``number`` of a pairing: ``number % num_players``, so that
+    the ``num_players`` games of an opening (:func:`pairing_seed`) seat it once in every seat."""
+    return number % game.num_players
+
+
+def pairing_seed(game: Game, base_seed: int, number: int) -> int:
+    """The seed of game ``number`` of a pairing: ``base_seed + number // num_players``.
+
+    **Seat-paired openings**, as chess engines are tested (fastchess's ``-games 2``, fishtest's
+    game pairs): the games of a pairing come in rounds of ``num_players``, one *opening* each,
+    and every game of a round has the round's seed: the same dice, the same random opening
+    plies, the same draws of the agents, with the candidate in each seat in turn. What the
+    deal and the seat give one side cancels within the round, and two copies of one
+    deterministic agent score exactly ½. The rounds, not the games, are the independent
+    samples: intervals are taken over them (:func:`training.evaluation.harness.opening_scores`).
+    """
+    return base_seed + number // game.num_players
 
 
 def pairing_seats(game: Game, candidate: Agent, opponent: Agent, number: int) -> list[Agent]:
-    """The seats of game ``number`` of a pairing: the candidate in seat ``number % num_players``,
-    the opponent in every other."""
+    """The seats of game ``number`` of a pairing: the candidate in :func:`pairing_seat`, the opponent in every other."""
     players = [opponent] * game.num_players
-    players[number % game.num_players] = candidate
+    players[pairing_seat(game, number)] = candidate
     return players

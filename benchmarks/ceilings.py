@@ -62,7 +62,7 @@ from training.evaluation.harness import (
     clipped_mean_ci,
     evaluate_pairings,
     evaluate_solitaire,
-    share_interval,
+    opening_scores,
 )
 from training.evaluation.machine import cpu_model
 
@@ -128,7 +128,7 @@ def pairing_share(env: str, options: dict, agent: str, opponent: str, games: int
         opening,
         batch=DEFAULT_BATCH,
     )
-    value, low, high = share_interval(result.scores)
+    value, low, high = result.share()
     return value, low, high, games
 
 
@@ -144,7 +144,7 @@ def above_own_share(env: str, options: dict, agent: str, opponent: str, games: i
         )
 
     mine, theirs = evaluate_pairings(game, [pairing(agent), pairing(opponent)], games, SEED, 0, batch=DEFAULT_BATCH)
-    value, low, high = clipped_mean_ci(mine.scores - theirs.scores, -1.0, 1.0)
+    value, low, high = clipped_mean_ci(opening_scores(mine.scores - theirs.scores, mine.openings), -1.0, 1.0)
     return value, low, high, games
 
 

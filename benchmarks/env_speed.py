@@ -25,8 +25,11 @@ chosen from ``info["action_mask"]`` by the compiled sampler of the env's action 
 games counts ``N`` steps. Beside it, the single Gymnasium env in the same run, the
 ratio at the largest ``N``, and the largest ``N`` played as the README and the batched
 guide play it, ``env.step(env.action_space.sample())``, with its share of the picker's
-speed. Anchors, not measured here: pgx (JAX) runs ``connect_four`` at about 364,000 steps/s
-at batch 1024 and 577,000 at 2048 on this project's 2-core machine. Targets (2-core
+speed. Beside them, where pgx is installed (``pip install -e ".[pgx]"``, part of the ``test``
+extra), pgx's ``connect_four`` (JAX, ``jit`` of ``vmap``, on the CPU) in the same run and at the
+same batch sizes, played the same way: a uniformly random legal action per game from its mask,
+drawn inside the compiled step, finished games reset at once (``pgx.experimental.auto_reset``).
+JAX spreads its work over every core, the project's envs use one. Targets (2-core
 machine): at N = 4096, Inverted Dice and Six Hundred ≥ 1,000,000 steps/s, and every env
 ≥ 10× its own single Gymnasium env.
 """
@@ -98,11 +101,51 @@ def gymnasium_steps_per_second(gym_id: str, steps: int, seed: int = 0) -> float:
     return steps / (time.perf_counter() - start)
 
 
-#: Published-on-this-machine figures the issue gives (pgx is not installed here).
-PGX_ANCHORS = (
-    "pgx connect_four (JAX, published for this project's 2-core machine): "
-    "364,000 steps/s at N = 1024, 577,000 at N = 2048"
-)
+#: The pgx game measured beside the project's envs: the reference every JAX-env paper quotes.
+PGX_GAME = "connect_four"
+
+
+def pgx_steps_per_second(num_envs: int, seconds: float, seed: int = 0) -> float:
+    """Steps per second of pgx's :data:`PGX_GAME` batched by ``jax.vmap`` under ``jax.jit``: each
+    step draws a uniformly random legal action per game and resets finished games, in one
+    compiled call, as :func:`batched_steps_per_second` plays the project's envs. Needs the pgx
+    extra (ImportError otherwise)."""
+    import jax  # noqa: PLC0415 (the pgx extra: imported only when measured)
+    import jax.numpy as jnp  # noqa: PLC0415
+    import pgx  # noqa: PLC0415
+    from pgx.experimental import auto_reset  # noqa: PLC0415
+
+    game = pgx.make(PGX_GAME)
+
+    @jax.jit
+    def step(state, key):
+        pick, reset = jax.random.split(key)
+        legal = jnp.log(state.legal_action_mask.astype(jnp.float32))
+        actions = jax.random.categorical(pick, legal, axis=1)
+        return jax.vmap(auto_reset(game.step, game.init))(state, actions, jax.random.split(reset, num_envs))
+
+    key = jax.random.PRNGKey(seed)
+    state = jax.jit(jax.vmap(game.init))(jax.random.split(key, num_envs))
+    keys = iter(jax.random.split(key, 1_000_000))
+    for _ in range(3):  # compiled, buffers warm
+        state = step(state, next(keys))
+    jax.block_until_ready(state)
+    steps = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for _ in range(10):
+            state = step(state, next(keys))
+        jax.block_until_ready(state)
+        steps += 10 * num_envs
+    return steps / (time.perf_counter() - start)
+
+
+def pgx_installed() -> bool:
+    try:
+        import pgx  # noqa: F401, PLC0415
+    except ImportError:
+        return False
+    return True
 
 
 def batched_steps_per_second(gym_id: str, num_envs: int, seconds: float, seed: int = 0) -> float:
@@ -235,6 +278,9 @@ draws every game's legal action in compiled code), beside the picker's speed. Wi
 `copy=True` the env hands out fresh observation and mask arrays every step, which costs a
 little more. A larger batch is not always faster: with each figure the best of several
 runs, a figure at the largest N below a smaller N's is the machine's, not a moment of load.
+pgx's `connect_four` (JAX, `jit` of `vmap`) is measured in the same run where pgx is installed,
+played the same way (a random legal action per game and the reset of finished games inside
+its compiled step); JAX spreads a step over every core, the project's envs use one.
 The figures depend on the machine and its load: compare rows of one run, not runs of two
 machines."""
 
@@ -249,7 +295,7 @@ def batched_table(names: list[str], args, argv: list[str] | None) -> int:
     """The ``--batched`` table: single env, then the native env at every batch size."""
     record = MachineRecord()
     started = time.perf_counter()
-    print(f"steps/s, random legal play; {PGX_ANCHORS}", flush=True)
+    print("steps/s, random legal play", flush=True)
     print(
         f"{'env':<16} {'single':>9}" + "".join(f"{'N=' + str(n):>12}" for n in args.num_envs) + f"  {'ratio':>6}",
         flush=True,
@@ -278,6 +324,12 @@ def batched_table(names: list[str], args, argv: list[str] | None) -> int:
                 f"{sampled:,.0f} ({sampled / rates[-1]:.2f})",
             ]
         )
+    if pgx_installed():
+        rates = [best_of(lambda n=n: pgx_steps_per_second(n, args.seconds), args.repeats) for n in args.num_envs]
+        print(f"{'pgx ' + PGX_GAME:<16} {'—':>9}" + "".join(f"{r:>12,.0f}" for r in rates), flush=True)
+        rows.append([f"pgx `{PGX_GAME}` (JAX, every core)", "—", *(f"{r:,.0f}" for r in rates), "—", "—"])
+    else:
+        print(f"pgx {PGX_GAME}: not measured, pgx is not installed (pip install -e '.[pgx]')", flush=True)
     print(f"measured in {time.perf_counter() - started:.0f} s")
     if args.page is not None:
         header = [

@@ -60,7 +60,7 @@ def task_games(task: Task, spec: str, games: int, batch: int) -> tuple[list[tupl
     candidate = build_candidate(spec, task, game)
     opponent = make_agent(task.env, task.opponent, game, seed=task.seed) if task.opponent else None
     table = [(0, lambda g: [candidate] if opponent is None else pairing_seats(game, candidate, opponent, g))]
-    seeds = [task.seed + g for g in range(games)]
+    seeds = [task.game_seed(g) for g in range(games)]
     started = time.perf_counter()
     played = [
         (history, tuple(np.asarray(state.scores()).tolist()) + tuple(np.asarray(state.returns()).tolist()))

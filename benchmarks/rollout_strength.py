@@ -25,7 +25,7 @@ import torch
 from agents.registry import make_agent
 from agents.shipped import shipped_envs
 from envs.registry import ENVS, get_entry, make_game
-from training.evaluation.harness import evaluate_pairing, evaluate_solitaire, mean_ci, share_interval
+from training.evaluation.harness import evaluate_pairing, evaluate_solitaire, mean_ci
 from training.evaluation.ladder import TimedAgent
 from training.framework.console import USER_ERRORS, fail
 from training.framework.schema import ConfigError
@@ -50,7 +50,7 @@ def measure(env: str, base: str, rollout: TimedAgent, opponent: TimedAgent, game
             f"[{difference - difference_half:+.1f}, {difference + difference_half:+.1f}]"
         )
     result = evaluate_pairing(game, ("rollout", rollout), (base, opponent), games, BASE_SEED, OPENING_PLIES.get(env, 0))
-    share, low, high = share_interval(result.scores)
+    share, low, high = result.share()
     counts = "/".join(str(int((result.outcomes == outcome).sum())) for outcome in (1, 0, -1))
     distinct = f", {result.distinct_games} distinct" if result.distinct_games < result.games else ""
     return f"score share {share:.3f} [{low:.3f}, {high:.3f}] (win / draw / loss {counts}{distinct})"

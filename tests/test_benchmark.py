@@ -7,6 +7,7 @@ import csv
 import json
 import os
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -109,16 +110,46 @@ def test_every_task_rotates_seats_evenly_and_has_its_references(version):
     assert all(anchors[t.name].reference != 0.5 for t in tasks if t.players > 2)
 
 
+def test_suite_v3_is_v2_in_seat_paired_openings():
+    """Version 3: version 2's tasks, every opening played once from every seat (game ``g`` seeded
+    by its opening, ``g // players``), the current suite; version 2 stays runnable as it was."""
+    v2, v3 = suite("2").tasks, suite("3").tasks
+    assert TASKS == v3 and SUITE_VERSION == "3"
+    assert [replace(t, seat_paired=False) for t in v3] == list(v2) and all(t.seat_paired for t in v3)
+    four = task_by_name("roll_five_4p")
+    assert [four.game_seed(g) for g in range(8)] == [four.seed] * 4 + [four.seed + 1] * 4
+    assert [task_by_name("roll_five_4p", "2").game_seed(g) for g in range(3)] == [
+        four.seed,
+        four.seed + 1,
+        four.seed + 2,
+    ]
+    run = benchmark.run_benchmark("heuristic", quick=True, tasks=["roll_five"], show_progress=False)
+    assert [r.seed for r in run.tasks[0].records[:4]] == [task_by_name("roll_five").seed] * 2 + [
+        four.seed - 10**6 + 1
+    ] * 2
+
+
+def test_a_losing_agents_aggregate_interval_is_never_of_zero_width():
+    """Issue 57: an agent that lost every quick game of most tasks got an IQM of [-0.002, -0.002]
+    while its tasks read [0.000, 0.555]; the bootstrap's pseudo-openings keep the tasks' uncertainty."""
+    run = benchmark.run_benchmark("random", quick=True, show_progress=False)
+    assert (
+        sum(task.raw == 0 for task in map(lambda t: benchmark.task_score(t, run.anchors[t.task.name]), run.played)) >= 3
+    )
+    for name, (point, low, high) in benchmark.aggregates(run).items():
+        assert low <= point <= high and high - low > 0.05, (name, point, low, high)
+
+
 def test_suite_v2_uses_new_seeds_and_keeps_v1_runnable():
     v1, v2 = suite("1").tasks, suite("2").tasks
-    assert [t.name for t in v1] == [t.name for t in v2] and TASKS == v2 and SUITE_VERSION == "2"
+    assert [t.name for t in v1] == [t.name for t in v2]
     first_seeds = {t.seed for t in v1}
     assert not any(t.seed <= s + 10**6 - 1 and s <= t.seed + t.games - 1 for t in v2 for s in first_seeds)
     run = benchmark.run_benchmark("heuristic", quick=True, tasks=["roll_five"], show_progress=False, suite_version="1")
     assert run.suite_version == "1" and len(run.tasks[0].records) == task_by_name("roll_five", "1").quick_games
     assert "Suite version 1" in Summary(run).markdown()
-    with pytest.raises(ConfigError, match="unknown suite version '3'"):
-        benchmark.run_benchmark("heuristic", quick=True, show_progress=False, suite_version="3")
+    with pytest.raises(ConfigError, match="unknown suite version '4'"):
+        benchmark.run_benchmark("heuristic", quick=True, show_progress=False, suite_version="4")
 
 
 def test_suite_v2_intervals_are_narrow_enough_for_an_agent_at_the_references_level():
@@ -382,9 +413,9 @@ def test_a_task_of_a_spec_mapping_is_played_by_its_own_entry_or_its_envs():
 
 # -- intervals inside what the quantity can take ---------------------------------------------
 def test_share_and_outcome_intervals_stay_inside_their_range():
-    seats = np.arange(4) % 2
-    sweep = PairingResult("a", "bot", np.array([1, 1, 1, 1]), seats, 4)
-    rout = PairingResult("b", "bot", np.array([-1, -1, -1, 0]), seats, 4)
+    seats, openings = np.arange(4) % 2, np.arange(4) // 2
+    sweep = PairingResult("a", "bot", np.array([1, 1, 1, 1]), seats, 4, openings)
+    rout = PairingResult("b", "bot", np.array([-1, -1, -1, 0]), seats, 4, openings)
     _, rows = pairing_report([sweep, rout])
     for row in rows:
         assert 0.0 <= row["score_ci95_low"] <= row["score"] <= row["score_ci95_high"] <= 1.0

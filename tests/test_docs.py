@@ -122,11 +122,13 @@ def make_targets() -> set[str]:
     return set(re.findall(r"^([\w.-]+)\s*:(?!=)", (ROOT / "Makefile").read_text(), re.M))
 
 
-def run_help(argv0: str, module: str | None) -> str:
-    """``--help`` of a repository script (path) or module, run in this process."""
+def run_help(argv0: str, module: str | None, arguments: list[str] = ()) -> str:
+    """``--help`` of a repository script (path) or module, run in this process after the
+    command's own ``arguments``: ``train.py``'s options are those of the pipeline its
+    ``--config`` or ``--env`` names."""
     out = io.StringIO()
     saved_argv, saved_path = sys.argv[:], sys.path[:]
-    sys.argv = [argv0, "--help"]
+    sys.argv = [argv0, *arguments, "--help"]
     try:
         with contextlib.redirect_stdout(out), pytest.raises(SystemExit) as exit_info, warnings.catch_warnings():
             # runpy warns that the module is already imported (by other tests): harmless here.
@@ -184,7 +186,7 @@ def test_shell_command_names_what_exists(command, block, monkeypatch):
         help_text = run_help(module, module)
     else:
         assert (ROOT / words[1]).is_file(), f"{command!r}: no file {words[1]}"
-        help_text = run_help(words[1], None)
+        help_text = run_help(words[1], None, words[2:])
     missing = sorted(flag for flag in flags if flag not in help_text)
     assert not missing, f"{command!r} mentions {missing}, which its --help does not list"
 

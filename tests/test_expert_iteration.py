@@ -91,9 +91,7 @@ def tiny_config(tmp_path, **changes) -> Path:
 def test_a_tiny_run_trains_saves_resumes_and_loads_as_agents(tmp_path):
     path = tiny_config(tmp_path)
     run = tmp_path / "run"
-    assert (
-        train.main(["--config", str(path), "--run-dir", str(run), "--eval-games", "4", "--no-progress"]) == 0
-    )
+    assert train.main(["--config", str(path), "--run-dir", str(run), "--eval-games", "4", "--no-progress"]) == 0
     assert (run / "evaluation" / "report.md").is_file()  # the closing evaluation, as every pipeline has
     assert train.main(["--resume", str(run), "--generations", "2", "--no-eval", "--no-progress"]) == 0
     metadata = json.loads((run / "metadata.json").read_text())
@@ -331,10 +329,7 @@ def test_a_run_resumed_on_either_side_of_the_hand_over_learns_what_one_straight_
     straight, resumed = tmp_path / "straight", tmp_path / "resumed"
     assert train.main(["--config", str(path), "--run-dir", str(straight), *quiet]) == 0
     assert (
-        train.main(
-            ["--config", str(path), "--run-dir", str(resumed), "--generations", str(first_session), *quiet]
-        )
-        == 0
+        train.main(["--config", str(path), "--run-dir", str(resumed), "--generations", str(first_session), *quiet]) == 0
     )
     assert train.main(["--resume", str(resumed), "--generations", "3", *quiet]) == 0
     assert _same(_policy_weights(straight), _policy_weights(resumed))

@@ -77,7 +77,7 @@ def test_the_evaluation_records_its_games(tmp_path, capsys):
     )
     assert code == 0, capsys.readouterr().err
     names = sorted(p.name for p in folder.iterdir())
-    assert names == ["greedy-vs-random-10000.jsonl", "random-vs-greedy-10001.jsonl"]
+    assert names == ["greedy-vs-random-10000.jsonl", "random-vs-greedy-10000.jsonl"]  # one opening, both seats
     recorded, states = game_record.read(folder / names[1])
     assert recorded.seats == ["random", "greedy"] and recorded.options == {"num_players": 2, "max_plies": 20}
     assert states[-1].is_terminal()

@@ -33,7 +33,7 @@ def test_a_pairing_in_batch_plays_the_games_of_one_at_a_time(env, options, candi
             game,
             (candidate, make_agent(env, candidate, game, seed=1)),
             (opponent, make_agent(env, opponent, game, seed=2)),
-            20,
+            24,  # whole openings at 2 and 3 players
             500,
             plies,
             on_game=lambda labels, seed, history, state, records=records: records.append((labels, seed, history)),
@@ -41,7 +41,7 @@ def test_a_pairing_in_batch_plays_the_games_of_one_at_a_time(env, options, candi
         )
         played[batch] = (records, result.outcomes.tolist(), result.seats.tolist())
     assert played[0] == played[7]
-    assert len({history for _, _, history in played[0][0]}) == 20
+    assert len({history for _, _, history in played[0][0]}) >= 20  # an opening's seatings may play alike
 
 
 def test_solitaire_in_batch_plays_the_games_of_one_at_a_time():

@@ -307,6 +307,21 @@ def test_env_speed_writes_its_table_as_a_page(tmp_path):
     assert "| `invers_v0` | " in text
 
 
+def test_the_batched_speed_page_measures_pgx_beside_the_envs_in_the_same_run(tmp_path):
+    """pgx is measured, not quoted: with the pgx extra installed (the test extra has it), the
+    batched table gains pgx's connect_four row at the same batch sizes, every figure a number."""
+    pytest.importorskip("pgx", reason="the pgx extra (part of the test extra) is not installed")
+    page = tmp_path / "batched.md"
+    command = [sys.executable, "benchmarks/env_speed.py", "--batched", "--env", "invers", "--num-envs", "1", "64"]
+    command += ["--seconds", "0.05", "--repeats", "1", "--steps", "200", "--page", str(page)]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    [row] = [line for line in page.read_text().splitlines() if line.startswith("| pgx `connect_four`")]
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    assert len(cells) == 6 and all(float(cell.replace(",", "")) > 0 for cell in cells[2:4]), row
+    assert "not quoted" not in page.read_text() and "364,000" not in page.read_text()
+
+
 DEFAULT_RUNS = """# Default training runs
 
 How they were run.

@@ -237,7 +237,8 @@ def test_random_openings_make_deterministic_games_differ():
     fixed = evaluate_pairing(game, first, also_first, games=6, base_seed=0)
     assert fixed.distinct_games == 1  # deterministic players, no chance: one game, six times
     varied = evaluate_pairing(game, first, also_first, games=6, base_seed=0, random_opening_plies=2)
-    assert varied.distinct_games == 6
+    # one game per opening: the two copies play it the same from either seat, and score ½ in every opening
+    assert varied.distinct_games == 3 and varied.share()[0] == 0.5
     again = evaluate_pairing(game, first, also_first, games=6, base_seed=0, random_opening_plies=2)
     assert np.array_equal(again.outcomes, varied.outcomes)  # same seeds, same games
 
@@ -282,10 +283,10 @@ def test_pool_opponents_draw_snapshots_and_fixed_bots():
 
 
 def test_scores_and_paired_differences_against_a_common_opponent():
-    seats = np.array([0, 1, 0, 1])
-    a = PairingResult("a", "bot", np.array([1, 0, -1, 1]), seats, 4)
-    b = PairingResult("b", "bot", np.array([1, -1, -1, -1]), seats, 4)
-    c = PairingResult("a", "b", np.array([1, 1, 1, 1]), seats, 4)
+    seats, openings = np.array([0, 1, 0, 1]), np.array([0, 0, 1, 1])
+    a = PairingResult("a", "bot", np.array([1, 0, -1, 1]), seats, 4, openings)
+    b = PairingResult("b", "bot", np.array([1, -1, -1, -1]), seats, 4, openings)
+    c = PairingResult("a", "b", np.array([1, 1, 1, 1]), seats, 4, openings)
     _, rows = pairing_report([a])
     assert rows[0]["score"] == 0.625  # (1 + 0.5 + 0 + 1) / 4
     table, paired = paired_report([a, b, c])

@@ -290,7 +290,7 @@ def test_inverted_dice_picked_by_clicking_them_are_rerolled_with_one_button(open
     assert wait_turn(page) == "human"
     state, _ = start_game(make_game("inverted_dice"), [None], 5)
     state.apply(0, 23)
-    assert server_view(page)["moves"] == [{"number": 1, "player": 0, "action": 23, "name": "reroll dice 4,5"}]
+    assert server_view(page)["moves"] == [{"number": 1, "player": 0, "action": 23, "name": "reroll dice 4,5", "outcome": ""}]
     assert shown_dice(page) == state.sheet_picture()["dice"] == [1, 3, 4, 4, 5]
     assert "roll 2/3" in page.text_content("#status") and page.locator("button.pick[aria-pressed=true]").count() == 0
     page.click("#table-moves summary")  # every reroll is also a button
@@ -340,7 +340,7 @@ def test_invers_pushes_are_made_from_the_board_s_edge(open_page, width, tmp_path
     row_3.click()
     assert wait_turn(page) == "human"
     view = server_view(page)
-    assert view["moves"][0] == {"number": 1, "player": 0, "action": 2, "name": "row 3 →"}
+    assert view["moves"][0] == {"number": 1, "player": 0, "action": 2, "name": "row 3 →", "outcome": ""}
     assert view["moves"][1]["player"] == 1 and view["table"][1]["hands"][0] == "r"  # row 3's red end tile fell out
     page.click("#table-moves summary")
     arrow = arrows.first  # the keyboard's way: focus an arrow, then Enter
@@ -349,7 +349,7 @@ def test_invers_pushes_are_made_from_the_board_s_edge(open_page, width, tmp_path
     assert page.text_content("#push-hint") == name
     page.keyboard.press("Enter")
     assert wait_turn(page) == "human"
-    assert server_view(page)["moves"][2] == {"number": 3, "player": 0, "action": action, "name": name}
+    assert server_view(page)["moves"][2] == {"number": 3, "player": 0, "action": action, "name": name, "outcome": ""}
     assert page.is_visible("#table-moves button")  # the list opened stays open from move to move
 
 

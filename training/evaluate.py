@@ -30,8 +30,11 @@ where each setting came from, e.g. (one line, wrapped here)::
 
 One-player games report mean score (95% CI), the paired difference to the first agent,
 per-game statistics (e.g. bonus rates) and the score distribution; games with several
-players report win / draw / loss rates (95% CI) for every pairing, seats swapped, and so
-need two agents or more. See :mod:`training.evaluation.harness` for the method.
+players report win / draw / loss rates and the score (95% CI) for every pairing, played in
+seat-paired openings (each opening once with the agent in every seat, so ``--games`` is a
+multiple of the players, and the score's interval is taken over the openings), and so need
+two agents or more; ``--sprt 0,10`` stops each pairing once a sequential test decides it.
+See :mod:`training.evaluation.harness` for the method.
 
 The report is printed and written as Markdown and CSV to a new, dated folder
 (``<run>/evaluation-<date>-<time>/``, or ``results/<env>/<date>-<time>/`` without a
@@ -50,6 +53,7 @@ import sys
 
 from training.evaluation.harness import DEFAULT_BATCH
 from training.evaluation.request import evaluate_request
+from training.evaluation.sprt import SPRT_HELP
 from training.framework.console import guarded
 
 
@@ -99,6 +103,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         default=None,
         help="game options as YAML, e.g. \"{num_players: 2}\", over the run's (default: the run's)",
     )
+    parser.add_argument("--sprt", metavar="ELO0,ELO1[,ALPHA,BETA]", help=SPRT_HELP)
     args = parser.parse_args(argv)
     if not (args.env or args.checkpoint):
         parser.error("give --env NAME or --checkpoint RUN")

@@ -3,10 +3,13 @@
     python training/ladder.py --env invers --agents random greedy search:depth=2 search:depth=4 ppo ppo+search:ms=15
     python training/ladder.py --env invers --agents ... --games 100 --out results/invers/ladder
 
-Every pair of agents plays ``--games`` games, each agent in every seat equally often (in
-games of more than two players the other seats are all the opponent), from random
-openings (``--random-opening`` plies, default the env config's) so that games between
-deterministic players are still independent. The ratings are a Bradley–Terry fit on
+Every pair of agents plays ``--games`` games (a multiple of the players) in seat-paired
+openings: each opening once with each agent in every seat (in games of more than two
+players the other seats are all the opponent), from random opening plies
+(``--random-opening``, default the env config's) so that games between deterministic
+players are still independent. ``--sprt 0,10`` stops each pairing as soon as a
+sequential test decides whether one agent is at least 10 Elo stronger (fishtest's SPRT;
+``--games`` is then the most a pairing plays). The ratings are a Bradley–Terry fit on
 the Elo scale over all games, with 95% bootstrap intervals (:mod:`training.evaluation.ratings`),
 anchored at the first agent (0). Each agent's thinking time per move is measured over
 the whole tournament (under whatever load the machine carries: compare agents within
@@ -31,6 +34,7 @@ import yaml
 from envs.registry import get_entry
 from training.evaluation.harness import DEFAULT_BATCH
 from training.evaluation.ladder import check_distinct, run_ladder
+from training.evaluation.sprt import SPRT_HELP, Sprt
 from training.framework import paths
 from training.framework.config import check_agent_spec
 from training.framework.console import guarded
@@ -38,7 +42,7 @@ from training.framework.run_files import new_report_dir
 from training.framework.schema import ConfigError
 
 
-def checked_arguments(args: argparse.Namespace) -> tuple[int, Path]:
+def checked_arguments(args: argparse.Namespace) -> tuple[int, Path, Sprt | None]:
     """The command line's random opening plies and output directory, once every value the
     user gave is known to be usable (else a :class:`ConfigError` naming it); no agent is
     built here (:func:`run_ladder` builds them, and reports an agent that cannot play)."""
@@ -65,7 +69,7 @@ def checked_arguments(args: argparse.Namespace) -> tuple[int, Path]:
     out = Path(args.out) if args.out else new_report_dir(paths.results_root() / args.env, "ladder-")
     if out.is_dir() and any(out.iterdir()) and not args.overwrite:
         raise ConfigError(f"{out} already holds files (an earlier ladder?); choose another --out or pass --overwrite")
-    return plies, out
+    return plies, out, None if args.sprt is None else Sprt.parse(args.sprt)
 
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> int:
@@ -96,15 +100,16 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     parser.add_argument(
         "--workers", type=int, default=1, help="processes playing the games (default 1); the results are the same"
     )
+    parser.add_argument("--sprt", metavar="ELO0,ELO1[,ALPHA,BETA]", help=SPRT_HELP)
     args = parser.parse_args(argv)
     return guarded(lambda: run(args), "ladder interrupted; nothing written")
 
 
 def run(args: argparse.Namespace) -> int:
     """The ladder the command line asks for: checks, plays, writes and prints it."""
-    plies, out = checked_arguments(args)
+    plies, out, sprt = checked_arguments(args)
     report = run_ladder(
-        args.env, args.agents, args.games, args.seed, out, plies, workers=args.workers, batch=args.batch
+        args.env, args.agents, args.games, args.seed, out, plies, workers=args.workers, batch=args.batch, sprt=sprt
     )
     print(report)
     print(f"Ladder written to {out}")

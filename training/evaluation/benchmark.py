@@ -17,9 +17,9 @@ a loss (share 0) with several players, the game's lowest possible score
 (:meth:`envs.core.Game.score_bounds`) alone; the suite goes on, and the result counts
 each kind of forfeit and names its first occurrence.
 
-Scores per task (:func:`task_score`): the raw mean with its 95% interval (Wilson's for a
-share, always inside [0, 1]; the normal one for a mean score), and both mapped to the
-normalized scale. Aggregates over tasks (:func:`aggregates`) are rliable's.
+Scores per task (:func:`task_score`): the raw mean with its 95% interval (for a share, over
+the task's seat-paired openings, always inside [0, 1]; the normal one for a mean score), and
+both mapped to the normalized scale. Aggregates over tasks (:func:`aggregates`) are rliable's.
 """
 
 from __future__ import annotations
@@ -38,12 +38,19 @@ from tqdm import tqdm
 
 from agents.base import Agent, acts_in_batch
 from agents.inverted_dice.solver import START, cached_solution
-from agents.match import pairing_game, pairing_seats, play_game, play_games_in_batch
+from agents.match import pairing_seat, pairing_seats, play_game, play_games_in_batch
 from agents.registry import check_spec, is_user_spec, make_agent
 from agents.user import as_agent, load_factory
 from envs.core import Game
 from envs.registry import make_game
-from training.evaluation.harness import DEFAULT_BATCH, mean_ci, played_in_batches, share_interval
+from training.evaluation.harness import (
+    DEFAULT_BATCH,
+    mean_ci,
+    opening_scores,
+    paired_share_interval,
+    played_in_batches,
+    share_interval,
+)
 from training.evaluation.suite import SUITE_VERSION, Anchors, Task, load_anchors, suite, task_by_name
 from training.evaluation.timed import TimedAgent
 from training.framework.schema import ConfigError
@@ -108,23 +115,20 @@ def play_task_game(
     task: Task, game: Game, agent: GuardedAgent, opponent: Agent | None, number: int, anchors: Anchors
 ) -> GameRecord:
     """Game ``number`` of ``task``; a forfeit ends it as the agent's loss."""
-    seat = number % game.num_players
+    seat = pairing_seat(game, number)
     moves, seconds = agent.moves, agent.seconds
     forfeit = detail = ""
+    seats = [agent] if opponent is None else pairing_seats(game, agent, opponent, number)
     try:
-        if opponent is None:
-            state, _ = play_game(game, [agent], task.seed + number, task.random_opening_plies)
-            raw = float(state.scores()[0])
-        else:
-            seat, state, _ = pairing_game(game, agent, opponent, number, task.seed, task.random_opening_plies)
-            raw = (float(state.returns()[seat]) + 1.0) / 2.0
+        state, _ = play_game(game, seats, task.game_seed(number), task.random_opening_plies)
+        raw = float(state.scores()[0]) if opponent is None else (float(state.returns()[seat]) + 1.0) / 2.0
     except Forfeit as error:
         forfeit, detail = error.kind, error.detail
         raw = float(game.score_bounds()[0]) if opponent is None else 0.0
     return GameRecord(
         task.name,
         number,
-        task.seed + number,
+        task.game_seed(number),
         seat,
         raw,
         float(anchors.normalize(raw)),
@@ -156,13 +160,13 @@ def play_task_games(
     before = (agent.tally.seconds, agent.tally.moves)
     tables = [[agent] if opponent is None else pairing_seats(game, agent, opponent, g) for g in numbers]
     try:
-        seeds = [task.seed + g for g in numbers]
+        seeds = [task.game_seed(g) for g in numbers]
         played = play_games_in_batch(game, tables, seeds, task.random_opening_plies, states=False)
     except Forfeit:
         agent.tally.seconds, agent.tally.moves = before  # the games are played again: their time then counts
         return [play_task_game(task, game, agent, opponent, g, anchors) for g in numbers]
     seconds = agent.tally.seconds - before[0]
-    seats = [g % game.num_players for g in numbers]
+    seats = [pairing_seat(game, g) for g in numbers]
     moves = [
         sum(1 for ply, (player, _) in enumerate(history) if player == seat and ply >= task.random_opening_plies)
         for seat, (_, history) in zip(seats, played)
@@ -172,7 +176,7 @@ def play_task_games(
         raw = float(state.scores()[0]) if opponent is None else (float(state.returns()[seat]) + 1.0) / 2.0
         share = seconds * own / max(sum(moves), 1)
         records.append(
-            GameRecord(task.name, g, task.seed + g, seat, raw, float(anchors.normalize(raw)), "", "", own, share)
+            GameRecord(task.name, g, task.game_seed(g), seat, raw, float(anchors.normalize(raw)), "", "", own, share)
         )
     return records
 
@@ -475,12 +479,15 @@ class TaskScore:
 
 
 def task_score(run: TaskRun, anchors: Anchors) -> TaskScore:
-    """The raw mean and its 95% interval (Wilson's for a share, the normal one for a mean
-    score), both also on the normalized scale."""
+    """The raw mean and its 95% interval (the normal one for a mean score; for a share, over the
+    openings where the task is seat-paired, :func:`~training.evaluation.harness.paired_share_interval`,
+    else Wilson's), both also on the normalized scale."""
     raw = np.array([r.raw for r in run.records])
     if run.task.players == 1:
         mean, half = mean_ci(raw)
         low, high = mean - half, mean + half
+    elif run.task.seat_paired:
+        mean, low, high = paired_share_interval(raw, [run.task.opening(r.game) for r in run.records])
     else:
         mean, low, high = share_interval(raw)
     forfeits: dict[str, int] = {}
@@ -530,9 +537,14 @@ def _profile(*task_scores: np.ndarray) -> np.ndarray:
     return (means[:, None] > PROFILE_TAUS[None, :]).mean(axis=0)
 
 
+#: Pseudo-openings per share task that the aggregates' bootstrap adds at each end of its range
+#: (Agresti and Coull's "add two successes and two failures", which Wilson's interval approximates).
+PSEUDO_OPENINGS = 2
+
+
 def _interval_estimates(per_task: list[np.ndarray], func) -> tuple[np.ndarray, np.ndarray]:
-    """``func`` of the tasks' per-game normalized scores and its 95% stratified bootstrap interval:
-    each task's games resampled on their own (rliable's ``StratifiedIndependentBootstrap``)."""
+    """``func`` of the tasks' samples and its 95% stratified bootstrap interval: each task's
+    samples resampled on their own (rliable's ``StratifiedIndependentBootstrap``)."""
     from rliable import library  # noqa: PLC0415 (rliable loads statsmodels and arch: seconds, paid only to aggregate)
 
     # rliable's StratifiedIndependentBootstrap draws its indices from numpy's global generator
@@ -549,19 +561,47 @@ def _interval_estimates(per_task: list[np.ndarray], func) -> tuple[np.ndarray, n
 
 
 def per_task_normalized(run: BenchmarkRun) -> list[np.ndarray]:
-    return [np.array([r.normalized for r in task.records]) for task in run.played]
+    """Each task's normalized score per opening, the bootstrap's unit: the mean of its seat
+    rotations' games in a seat-paired task (:meth:`Task.opening`), else per game."""
+    return [
+        opening_scores([r.normalized for r in task.records], [task.task.opening(r.game) for r in task.records])
+        for task in run.played
+    ]
+
+
+def bootstrap_samples(run: BenchmarkRun) -> list[np.ndarray]:
+    """:func:`per_task_normalized`, each share task with :data:`PSEUDO_OPENINGS` pseudo-openings
+    at a share of 0 and as many at 1 (normalized): a task whose openings all scored alike (an
+    agent that lost every game) still carries into the aggregates the uncertainty its own
+    Wilson-like interval shows, where resampling its openings alone would give none, and an
+    aggregate of such tasks an interval of zero width. The point estimates are the games' own."""
+    samples = []
+    for task, values in zip(run.played, per_task_normalized(run)):
+        if task.task.players > 1:
+            ends = run.anchors[task.task.name].normalize(np.array([0.0, 1.0]))
+            values = np.concatenate([values, np.repeat(ends, PSEUDO_OPENINGS)])
+        samples.append(values)
+    return samples
 
 
 def aggregates(run: BenchmarkRun) -> dict[str, tuple[float, float, float]]:
     """IQM, mean, median and optimality gap over the tasks played, each with its 95% interval
-    from a stratified bootstrap over each task's games."""
-    point, interval = _interval_estimates(per_task_normalized(run), _aggregate)
-    return {name: (float(point[i]), float(interval[0, i]), float(interval[1, i])) for i, name in enumerate(AGGREGATES)}
+    from a stratified bootstrap over each task's openings (:func:`bootstrap_samples`).
+
+    The pseudo-openings move the bootstrap's centre (towards ½ on a share task, as Wilson's
+    centre moves), so the interval is the bootstrap's spread about its own centre put about
+    the games' point estimate: it always holds the point, and where the games are many it is
+    the plain percentile interval."""
+    point = _aggregate(*per_task_normalized(run))
+    centre, interval = _interval_estimates(bootstrap_samples(run), _aggregate)
+    low, high = point - (centre - interval[0]), point + (interval[1] - centre)
+    return {name: (float(point[i]), float(low[i]), float(high[i])) for i, name in enumerate(AGGREGATES)}
 
 
 def performance_profile(run: BenchmarkRun) -> tuple[np.ndarray, np.ndarray]:
     """The profile over :data:`PROFILE_TAUS` and its 95% band (2 x taus)."""
-    return _interval_estimates(per_task_normalized(run), _profile)
+    _, band = _interval_estimates(bootstrap_samples(run), _profile)
+    return _profile(*per_task_normalized(run)), band
 
 
 # -- the references ----------------------------------------------------------------------
@@ -604,7 +644,7 @@ def self_play_share(task: Task, batch: int = DEFAULT_BATCH) -> float:
     (``batch`` games at a time as rows of the batched twin, the same games as one at a time)."""
     game = make_game(task.env, **task.env_kwargs)
     agents = [make_agent(task.env, task.opponent, game, seed=task.seed + seat) for seat in range(game.num_players)]
-    seeds = [task.seed + number for number in range(task.games)]
+    seeds = [task.game_seed(number) for number in range(task.games)]
     total = 0.0
     for _, _, (state, _) in played_in_batches(game, [(0, lambda _: agents)], seeds, task.random_opening_plies, batch):
         total += float(((state.returns() + 1.0) / 2.0).sum())

@@ -7,9 +7,14 @@ the results honestly.
   reference agent with its own interval (much tighter, thanks to the shared dice), the
   rate of each per-game statistic the game reports (bonuses, ...) and the score
   distribution.
-* Several players: each pairing plays ``games`` games, the candidate in every seat in
-  turn (seats swapped equally) and the opponent agent in the other seats. Reported: win
-  / draw / loss rates and the score (wins + half the draws) with 95% Wilson intervals.
+* Several players: each pairing plays ``games`` games in **seat-paired openings**: every
+  opening (a seed: its dice, its random opening plies) is played once with the candidate in
+  each seat and the opponent agent in the others (:func:`agents.match.pairing_seed`).
+  Reported: win / draw / loss rates and the score (wins + half the draws), whose 95%
+  interval is taken over the openings, the independent samples (:func:`paired_share_interval`:
+  for two players the pentanomial model of chess engine testing). Two copies of one
+  deterministic agent thus score exactly ½. A pairing may stop early once a sequential
+  test decides it (:mod:`training.evaluation.sprt`).
 
 A game without chance between two deterministic agents is the same game every time, so
 its repetitions are not independent samples and an interval over them would be a lie.
@@ -18,10 +23,11 @@ the game's seed, the same opening for every pairing) before the agents take over
 every report counts the distinct games actually played.
 
 Confidence intervals use the normal approximation (1.96 standard errors) for mean scores
-and Wilson's interval for rates and shares, which stays inside [0, 1] at any game count
-(the normal approximation printed a share of 0.995 as [0.985, 1.005]). A score of wins
-plus half the draws is a mean of values in [0, 1], whose variance is at most p (1 - p):
-Wilson's interval for it is conservative (:func:`share_interval`).
+and for a pairing's score over its openings, clipped to [0, 1], and Wilson's interval for
+rates, which stays inside [0, 1] at any game count (the normal approximation printed a
+share of 0.995 as [0.985, 1.005]). A score of wins plus half the draws is a mean of values
+in [0, 1], whose variance is at most p (1 - p): Wilson's interval for it is conservative
+(:func:`share_interval`, for games not played in seat-paired openings).
 """
 
 from __future__ import annotations
@@ -33,8 +39,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from agents.base import Agent, acts_in_batch
-from agents.match import GameEnd, pairing_seats, play_game, play_games_in_batch
+from agents.match import GameEnd, pairing_seat, pairing_seats, pairing_seed, play_game, play_games_in_batch
 from envs.core import Game, GameState
+from training.evaluation.sprt import Sprt, SprtResult
 
 Z95 = 1.959963984540054
 
@@ -69,6 +76,38 @@ def share_interval(scores: np.ndarray) -> tuple[float, float, float]:
     scores = np.asarray(scores, dtype=np.float64)
     low, high = wilson_interval(float(scores.sum()), len(scores))
     return float(scores.mean()) if len(scores) else float("nan"), low, high
+
+
+def opening_scores(scores: np.ndarray, openings: np.ndarray) -> np.ndarray:
+    """Each opening's mean score over its games (its seat rotations), in the openings' order."""
+    scores, openings = np.asarray(scores, dtype=np.float64), np.asarray(openings)
+    if len(scores) == 0:
+        return scores
+    numbers, index = np.unique(openings, return_inverse=True)
+    return np.bincount(index, weights=scores, minlength=len(numbers)) / np.bincount(index, minlength=len(numbers))
+
+
+def paired_share_interval(scores: np.ndarray, openings: np.ndarray) -> tuple[float, float, float]:
+    """The mean of per-game scores in [0, 1] played in seat-paired openings, and its 95% interval
+    over the openings (the independent samples: a game shares its dice and opening with the
+    other games of its opening).
+
+    The normal interval of the openings' mean scores, inside [0, 1]: for two players the
+    pentanomial model of fishtest and fastchess (each game pair scores 0, ¼, ½, ¾ or 1), whose
+    variance the pairing takes out of the seat's and the deal's luck. Where every opening
+    scored alike the sample has no spread to take a variance from, and Wilson's interval over
+    the openings stands in (two copies of one deterministic agent: ½ in every opening, ½ with
+    Wilson's interval around it).
+    """
+    per_opening = opening_scores(scores, openings)
+    if len(per_opening) == 0:
+        return float("nan"), float("nan"), float("nan")
+    mean = float(np.asarray(scores, dtype=np.float64).mean())
+    if len(per_opening) < 2 or np.all(per_opening == per_opening[0]):
+        low, high = wilson_interval(float(per_opening.sum()), len(per_opening))
+        return mean, low, high
+    half = Z95 * float(per_opening.std(ddof=1)) / math.sqrt(len(per_opening))
+    return mean, max(mean - half, 0.0), min(mean + half, 1.0)
 
 
 def clipped_mean_ci(values: np.ndarray, low: float, high: float) -> tuple[float, float, float]:
@@ -202,6 +241,8 @@ class PairingResult:
     outcomes: np.ndarray  #: the candidate's +1 / 0 / -1 per game
     seats: np.ndarray  #: the candidate's seat per game
     distinct_games: int  #: how many of the games differ in their moves
+    openings: np.ndarray  #: each game's opening (:func:`agents.match.pairing_seed`: the games of one share its seed)
+    sprt: SprtResult | None = None  #: how its sequential test ended, where one stopped it
 
     @property
     def games(self) -> int:
@@ -211,6 +252,18 @@ class PairingResult:
     def scores(self) -> np.ndarray:
         """The candidate's score per game: 1 for a win (a shared one too), ½ for a draw, 0 for a loss."""
         return (self.outcomes + 1.0) / 2.0
+
+    def share(self) -> tuple[float, float, float]:
+        """The candidate's score (wins + half the draws, per game) and its 95% interval over the
+        openings (:func:`paired_share_interval`)."""
+        return paired_share_interval(self.scores, self.openings)
+
+    def pentanomial(self) -> list[int]:
+        """Two players: how many openings the candidate scored 0, ½, 1, 1½ and 2 points in over
+        its two games (fastchess's LL, LD, DD + WL, WD, WW); complete openings only."""
+        per_opening = opening_scores(self.scores, self.openings)
+        counts = np.bincount(np.rint(per_opening * 4).astype(int), minlength=5)
+        return counts.tolist()
 
     def rate(self, outcome: int) -> tuple[float, float, float]:
         """Rate of ``outcome`` (+1 win, 0 draw, -1 loss) and its 95% Wilson interval."""
@@ -229,13 +282,15 @@ def evaluate_pairing(
     progress=None,
     on_game=None,
     batch: int = 0,
+    sprt: Sprt | None = None,
 ) -> PairingResult:
-    """``candidate`` in each seat in turn against ``opponent`` in all other seats.
+    """``candidate`` in each seat in turn against ``opponent`` in all other seats, in seat-paired
+    openings (:func:`agents.match.pairing_seed`).
 
     ``on_game(seat_labels, seed, history, state)``, if given, sees every game played (to record it).
     """
     [result] = evaluate_pairings(
-        game, [(candidate, opponent)], games, base_seed, random_opening_plies, progress, on_game, batch
+        game, [(candidate, opponent)], games, base_seed, random_opening_plies, progress, on_game, batch, sprt
     )
     return result
 
@@ -249,39 +304,76 @@ def evaluate_pairings(
     progress=None,
     on_game=None,
     batch: int = 0,
+    sprt: Sprt | None = None,
 ) -> list[PairingResult]:
     """Every ``(candidate, opponent)`` pairing, as :func:`evaluate_pairing` plays one.
 
-    The games are played in rounds, game ``g`` of every pairing before game ``g + 1`` of any,
-    so that at any moment every pairing's cost is in the time spent so far: the pairings of
-    a search bot cost many times the others, and ``progress``'s estimate of the time left,
+    ``games`` must be a multiple of the players, so that every opening is played from every
+    seat. The games are played in rounds, game ``g`` of every pairing before game ``g + 1`` of
+    any, so that at any moment every pairing's cost is in the time spent so far: the pairings
+    of a search bot cost many times the others, and ``progress``'s estimate of the time left,
     from the games played so far, would be far too short after the cheap pairings alone. A
     game depends only on its number (:func:`agents.match.pairing_games`), so the results are
     those of each pairing played on its own. ``batch`` above 0 plays ``batch`` games of a
     pairing at once (:func:`played_in_batches`).
+
+    With ``sprt``, the games come in stretches of ``batch`` games (of whole openings; one
+    opening where ``batch`` is 0), and a pairing its test has decided plays no further
+    stretch: at most ``games`` games each, and the same games as without the test up to
+    where it stopped.
     """
+    players = game.num_players
+    if games % players:
+        raise ValueError(
+            f"games ({games}) must be a multiple of the {players} players, so that every opening "
+            "is played once from every seat"
+        )
     outcomes: list[list[int]] = [[] for _ in pairings]
-    seats: list[list[int]] = [[] for _ in pairings]
     histories: list[set[tuple]] = [set() for _ in pairings]
     tables = [
         (k, lambda g, candidate=candidate[1], opponent=opponent[1]: pairing_seats(game, candidate, opponent, g))
         for k, (candidate, opponent) in enumerate(pairings)
     ]
-    seeds = [base_seed + g for g in range(games)]
-    played = played_in_batches(
-        game, tables, seeds, random_opening_plies, batch, states=on_game is not None, progress=progress
-    )
-    for g, k, (state, history) in played:
-        candidate, opponent = pairings[k]
-        seat = g % game.num_players
-        if on_game is not None:
-            on_game(
-                [candidate[0] if p == seat else opponent[0] for p in range(game.num_players)], seeds[g], history, state
+    decisions: dict[int, SprtResult] = {}
+    stretch = games if sprt is None else max(players, batch - batch % players)
+    for first in range(0, games, stretch):
+        playing = [table for table in tables if table[0] not in decisions]
+        if not playing:
+            break
+        numbers = range(first, min(first + stretch, games))
+        seeds = [pairing_seed(game, base_seed, g) for g in numbers]
+        shifted = [(k, lambda i, seats_of=seats_of: seats_of(first + i)) for k, seats_of in playing]
+        played = played_in_batches(
+            game, shifted, seeds, random_opening_plies, batch, states=on_game is not None, progress=progress
+        )
+        for i, k, (state, history) in played:
+            candidate, opponent = pairings[k]
+            seat = pairing_seat(game, first + i)
+            if on_game is not None:
+                labels = [candidate[0] if p == seat else opponent[0] for p in range(players)]
+                on_game(labels, seeds[i], history, state)
+            outcomes[k].append(state.returns()[seat])
+            histories[k].add(history)
+        if sprt is not None:
+            for k, _ in playing:
+                per_opening = opening_scores(
+                    (np.array(outcomes[k]) + 1.0) / 2.0, np.arange(len(outcomes[k])) // players
+                )
+                decision = sprt.decision(per_opening)
+                if decision is not None or first + stretch >= games:
+                    decisions[k] = SprtResult(sprt, decision, sprt.llr(per_opening))
+    results = []
+    for k, (candidate, opponent) in enumerate(pairings):
+        numbers = np.arange(len(outcomes[k]))
+        results.append(
+            PairingResult(
+                candidate[0],
+                opponent[0],
+                np.array(outcomes[k]),
+                numbers % players,
+                len(histories[k]),
+                numbers // players,
+                decisions.get(k),
             )
-        outcomes[k].append(state.returns()[seat])
-        seats[k].append(seat)
-        histories[k].add(history)
-    return [
-        PairingResult(candidate[0], opponent[0], np.array(outcomes[k]), np.array(seats[k]), len(histories[k]))
-        for k, (candidate, opponent) in enumerate(pairings)
-    ]
+        )
+    return results

@@ -1,8 +1,10 @@
 """A rating ladder for any game of two or more players: a round-robin among agent specs.
 
-Every pair of agents plays the same numbered games, each agent in every seat equally
-often (in games of more than two players the other seats are all the opponent), from
-random openings so that games between deterministic players are still independent.
+Every pair of agents plays the same numbered games in seat-paired openings, each opening
+once with each agent in every seat (in games of more than two players the other seats are
+all the opponent: :func:`agents.match.pairing_seed`), from random opening plies so that
+games between deterministic players are still independent; with an SPRT
+(:mod:`training.evaluation.sprt`) a pairing stops once it is decided.
 The ratings are a Bradley–Terry fit on the Elo scale over all games, with 95% bootstrap
 intervals (:mod:`training.evaluation.ratings`), anchored at the first agent (0); each
 agent's thinking time per move is measured over the whole tournament, in its own file.
@@ -23,18 +25,19 @@ import numpy as np
 from tqdm import tqdm
 
 from agents.base import acts_in_batch
-from agents.match import pairing_seats
+from agents.match import pairing_seat, pairing_seats, pairing_seed
 from agents.registry import make_agent
 from envs.registry import make_game
 from training.evaluation.harness import (
     DEFAULT_BATCH,
     PairingResult,
     evaluate_pairing,
+    opening_scores,
     played_in_batches,
-    wilson_interval,
 )
 from training.evaluation.machine import TIMING_FILE, load_average
 from training.evaluation.ratings import Ratings, rate
+from training.evaluation.sprt import Sprt, SprtResult
 from training.evaluation.timed import Tally, TimedAgent
 from training.framework.config import build_agent, make_checked_game
 from training.framework.schema import ConfigError
@@ -50,11 +53,13 @@ def round_robin(
     random_opening_plies: int,
     progress=None,
     batch: int = DEFAULT_BATCH,
+    sprt: Sprt | None = None,
 ) -> list[PairingResult]:
-    """Every pairing of ``agents`` (insertion order), ``games`` games each, seats swapped;
-    ``batch`` games of a pairing at a time where both agents act in batch (the same games)."""
+    """Every pairing of ``agents`` (insertion order), ``games`` games each in seat-paired openings
+    (with ``sprt``, at most: a decided pairing stops); ``batch`` games of a pairing at a time
+    where both agents act in batch (the same games)."""
     return [
-        evaluate_pairing(game, a, b, games, seed, random_opening_plies, progress, batch=batch)
+        evaluate_pairing(game, a, b, games, seed, random_opening_plies, progress, batch=batch, sprt=sprt)
         for a, b in combinations(agents.items(), 2)
     ]
 
@@ -81,7 +86,7 @@ def _play_games(
     job: tuple[str, str, int, int, int, int, int],
 ) -> tuple[list[float], list[tuple], dict[str, tuple[float, int]]]:
     """Games ``first`` to ``first + count`` of one pairing, exactly as :func:`evaluate_pairing`
-    plays them (:func:`~agents.match.pairing_seats`: each game seeded by its number, so the
+    plays them (:func:`~agents.match.pairing_seed`: each game seeded by its number, so the
     split into jobs changes nothing), ``batch`` at a time where both agents act in batch."""
     candidate_spec, opponent_spec, first, count, seed, random_opening_plies, batch = job
     game = _worker["game"]
@@ -89,10 +94,10 @@ def _play_games(
     pair = ((candidate_spec, candidate), (opponent_spec, opponent))
     before = {spec: (agent.seconds, agent.moves) for spec, agent in pair}
     table = [(0, lambda i: pairing_seats(game, candidate, opponent, first + i))]
-    seeds = [seed + g for g in range(first, first + count)]
+    seeds = [pairing_seed(game, seed, g) for g in range(first, first + count)]
     outcomes, histories = [], []
     for i, _, (state, history) in played_in_batches(game, table, seeds, random_opening_plies, batch, states=False):
-        outcomes.append(float(state.returns()[(first + i) % game.num_players]))
+        outcomes.append(float(state.returns()[pairing_seat(game, first + i)]))
         histories.append(history)
     timing = {spec: (agent.seconds - before[spec][0], agent.moves - before[spec][1]) for spec, agent in pair}
     return outcomes, histories, timing
@@ -109,41 +114,60 @@ def parallel_round_robin(
     progress=None,
     batch: int = DEFAULT_BATCH,
     in_batch: frozenset[str] = frozenset(),
+    sprt: Sprt | None = None,
 ) -> tuple[list[PairingResult], dict[str, Tally]]:
     """:func:`round_robin` with the games spread over ``workers`` processes: the same games
     and results (every game is seeded by its number), in a fraction of the wall time.
     Thinking times are measured inside the workers, all under the same load. A pairing of two
     agents of ``in_batch`` (the specs that act in batch) is dealt out in jobs of up to ``batch``
-    games, any other in jobs of a few games."""
+    games, any other in jobs of a few games. With ``sprt`` the games are dealt in stretches of
+    whole openings, ``batch`` games a pairing (as :func:`~training.evaluation.harness.evaluate_pairings`
+    stretches them), and a pairing decided after a stretch is dealt no more."""
     game = make_game(env, **env_kwargs)
+    n = game.num_players
     pairs = list(combinations(specs, 2))
-    jobs = []
-    for a, b in pairs:
-        if batch > 0 and a in in_batch and b in in_batch:
-            chunk = min(batch, -(-games // workers))
-        else:
-            chunk = max(1, min(8, games // (2 * workers) or 1))
-        jobs += [
-            (a, b, first, min(chunk, games - first), seed, random_opening_plies, batch)
-            for first in range(0, games, chunk)
-        ]
+    stretch = games if sprt is None else max(n, batch - batch % n)
     timings = {spec: Tally() for spec in specs}
     outcomes: dict[tuple[str, str], list] = {pair: [] for pair in pairs}
     histories: dict[tuple[str, str], set] = {pair: set() for pair in pairs}
+    decisions: dict[tuple[str, str], SprtResult] = {}
     context = multiprocessing.get_context("spawn")
     with context.Pool(workers, initializer=_start_worker, initargs=(env, env_kwargs, seed)) as pool:
-        for job, (job_outcomes, job_histories, timing) in zip(jobs, pool.imap(_play_games, jobs)):
-            outcomes[job[:2]] += job_outcomes  # imap keeps the jobs' order: games stay in order
-            histories[job[:2]].update(job_histories)
-            for spec, (seconds, moves) in timing.items():
-                timings[spec].seconds += seconds
-                timings[spec].moves += moves
-            if progress is not None:
-                progress(len(job_outcomes))
-    n = game.num_players
-    results = [
-        PairingResult(a, b, np.array(outcomes[(a, b)]), np.arange(games) % n, len(histories[(a, b)])) for a, b in pairs
-    ]
+        for start in range(0, games, stretch):
+            end = min(start + stretch, games)
+            jobs = []
+            for a, b in (pair for pair in pairs if pair not in decisions):
+                if batch > 0 and a in in_batch and b in in_batch:
+                    chunk = min(batch, -(-(end - start) // workers))
+                else:
+                    chunk = max(1, min(8, (end - start) // (2 * workers) or 1))
+                jobs += [
+                    (a, b, first, min(chunk, end - first), seed, random_opening_plies, batch)
+                    for first in range(start, end, chunk)
+                ]
+            for job, (job_outcomes, job_histories, timing) in zip(jobs, pool.imap(_play_games, jobs)):
+                outcomes[job[:2]] += job_outcomes  # imap keeps the jobs' order: games stay in order
+                histories[job[:2]].update(job_histories)
+                for spec, (seconds, moves) in timing.items():
+                    timings[spec].seconds += seconds
+                    timings[spec].moves += moves
+                if progress is not None:
+                    progress(len(job_outcomes))
+            if sprt is not None:
+                for pair in {job[:2] for job in jobs}:
+                    played = np.arange(len(outcomes[pair]))
+                    per_opening = opening_scores((np.array(outcomes[pair]) + 1) / 2, played // n)
+                    decision = sprt.decision(per_opening)
+                    if decision is not None or end >= games:
+                        decisions[pair] = SprtResult(sprt, decision, sprt.llr(per_opening))
+    results = []
+    for a, b in pairs:
+        played = np.arange(len(outcomes[(a, b)]))
+        results.append(
+            PairingResult(
+                a, b, np.array(outcomes[(a, b)]), played % n, len(histories[(a, b)]), played // n, decisions.get((a, b))
+            )
+        )
     return results, timings
 
 
@@ -184,20 +208,30 @@ def ladder_report(ratings: Ratings, results: list[PairingResult], games: int, ra
         )
     lines += [
         "",
-        "| agent | opponent | games | distinct | win | draw | loss | win rate 95% CI |",
+        "| agent | opponent | games | distinct | win | draw | loss | score, 95% CI over the openings |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
-        wins = int((r.outcomes == 1).sum())
-        low, high = wilson_interval(wins, r.games)
+        score, low, high = r.share()
+        counts = " | ".join(str(int((r.outcomes == outcome).sum())) for outcome in (1, 0, -1))
         lines.append(
-            f"| `{r.candidate}` | `{r.opponent}` | {r.games} | {r.distinct_games} | {wins} "
-            f"| {int((r.outcomes == 0).sum())} | {int((r.outcomes == -1).sum())} | [{low:.3f}, {high:.3f}] |"
+            f"| `{r.candidate}` | `{r.opponent}` | {r.games} | {r.distinct_games} | {counts} "
+            f"| {score:.3f} [{low:.3f}, {high:.3f}] |"
         )
+    stopped = [r for r in results if r.sprt is not None]
+    if stopped:
+        lines += ["", "| agent | opponent | games | SPRT |", "|---|---|---|---|"]
+        lines += [f"| `{r.candidate}` | `{r.opponent}` | {r.games} | {r.sprt.words()} |" for r in stopped]
+    played = (
+        f"at most {games} games per pairing (an SPRT stopped each once decided)"
+        if stopped
+        else f"{games} games per pairing"
+    )
     note = (
         f"\nBradley–Terry ratings (Elo scale) fitted over all games, anchored at `{ratings.agents[0]}` = 0; "
-        f"95% intervals from {BOOTSTRAP} bootstrap resamples of each pairing's games. {games} games per pairing, "
-        f"seats swapped, the first {random_opening_plies} plies of every game uniformly random. Every game is seeded "
+        f"95% intervals from {BOOTSTRAP} bootstrap resamples of each pairing's games. {played}, in seat-paired "
+        "openings (each opening played once with each agent in every seat; a score's interval is taken over the "
+        f"openings), the first {random_opening_plies} plies of every game uniformly random. Every game is seeded "
         "by its number, so these tables come out the same, digit for digit, on every run. Each agent's time per "
         f"move, which is the machine's, is in `{TIMING_FILE}` beside this report.\n"
     )
@@ -282,8 +316,12 @@ def run_ladder(
     env_kwargs: dict | None = None,
     workers: int = 1,
     batch: int = DEFAULT_BATCH,
+    sprt: Sprt | None = None,
 ) -> str:
     """Play the round robin of ``specs``, write the ladder's files into ``out`` and return its report.
+
+    ``games`` must be a multiple of the players (seat-paired openings); with ``sprt`` it is the
+    most a pairing plays, one stopping as soon as its test is decided.
 
     A pairing of two agents that act in batch plays up to ``batch`` games at a time as rows of
     the batched twin (0: one at a time); any other pairing one at a time. The games, and so the
@@ -295,6 +333,11 @@ def run_ladder(
     game = make_checked_game(env, env_kwargs or {})
     if game.num_players < 2:
         raise ConfigError(f"a ladder needs a game of several players; {env} is set up for {game.num_players}")
+    if games % game.num_players:
+        raise ConfigError(
+            f"--games ({games}) must be a multiple of the {game.num_players} players: every opening is played "
+            "once from every seat"
+        )
     check_distinct(specs)
     agents = {spec: TimedAgent(build_agent(env, spec, game, seed=seed)) for spec in specs}  # also checks every spec
     in_batch = frozenset(spec for spec, agent in agents.items() if acts_in_batch(agent))
@@ -302,10 +345,20 @@ def run_ladder(
     with tqdm(total=games * pairs, desc="ladder games", leave=False, disable=None) as bar:
         if workers > 1:
             results, agents = parallel_round_robin(
-                env, env_kwargs or {}, specs, games, seed, random_opening_plies, workers, bar.update, batch, in_batch
+                env,
+                env_kwargs or {},
+                specs,
+                games,
+                seed,
+                random_opening_plies,
+                workers,
+                bar.update,
+                batch,
+                in_batch,
+                sprt,
             )
         else:
-            results = round_robin(game, agents, games, seed, random_opening_plies, bar.update, batch)
+            results = round_robin(game, agents, games, seed, random_opening_plies, bar.update, batch, sprt)
     ratings = ladder_ratings(specs, results)
     out.mkdir(parents=True, exist_ok=True)
     report = f"# {env} rating ladder\n\nGame: `{game!r}`; seed {seed}.\n\n" + ladder_report(
@@ -316,7 +369,10 @@ def run_ladder(
     (out / TIMING_FILE).write_text(f"# {env} rating ladder: time per move\n\n" + timing_report(ratings, agents))
     with (out / "pairings.csv").open("w", newline="") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["agent", "opponent", "games", "distinct_games", "wins", "draws", "losses"])
+        writer.writerow(
+            ["agent", "opponent", "games", "distinct_games", "wins", "draws", "losses", "score", "score_ci95_low"]
+            + ["score_ci95_high", "sprt"]
+        )
         for r in results:
             writer.writerow(
                 [
@@ -325,6 +381,8 @@ def run_ladder(
                     r.games,
                     r.distinct_games,
                     *(int((r.outcomes == o).sum()) for o in (1, 0, -1)),
+                    *(round(value, 4) for value in r.share()),
+                    "" if r.sprt is None else r.sprt.decision or "undecided",
                 ]
             )
     _plot(out, ratings, score_matrix(specs, results))

@@ -39,8 +39,9 @@ from training.evaluation.harness import (
     evaluate_pairings,
     evaluate_solitaire,
     mean_ci,
-    share_interval,
+    opening_scores,
 )
+from training.evaluation.sprt import Sprt
 from training.framework.config import build_agent, make_checked_game
 from training.framework.paths import checkpoint_root, results_root
 from training.framework.run_files import new_report_dir
@@ -168,11 +169,13 @@ def solitaire_report(results: list[SolitaireResult]) -> tuple[str, list[dict]]:
 
 
 def pairing_report(
-    results: list[PairingResult], references: dict[str, PairingResult] | None = None
+    results: list[PairingResult], references: dict[str, PairingResult] | None = None, players: int = 2
 ) -> tuple[str, list[dict]]:
-    """Markdown table and CSV rows of the pairings; with ``references`` (opponent -> that
-    opponent against copies of itself, :func:`reference_pairings`), a column gives the
-    share of a game an agent as good as the opponent would take at that table."""
+    """Markdown table and CSV rows of the pairings of a game of ``players``; with ``references``
+    (opponent -> that opponent against copies of itself, :func:`reference_pairings`), a column
+    gives the share of a game an agent as good as the opponent would take at that table. At two
+    players a column counts the openings by the points the agent took in their two games (the
+    pentanomial model's five outcomes)."""
     references = references or {}
     header = [
         "agent",
@@ -189,12 +192,15 @@ def pairing_report(
     ]
     if references:
         header.append("opponent's own score, 95% CI")
+    two_players = players == 2
+    if two_players:
+        header.append("openings 0 / ½ / 1 / 1½ / 2")
     rows, table = [], []
     for r in results:
         win, win_low, win_high = r.rate(1)
         draw, _, _ = r.rate(0)
         loss, loss_low, loss_high = r.rate(-1)
-        score, score_low, score_high = share_interval(r.scores)
+        score, score_low, score_high = r.share()
         # the mean outcome is 2 score - 1 game by game: its interval is the score's, mapped onto [-1, 1]
         mean, mean_low, mean_high = 2 * score - 1, 2 * score_low - 1, 2 * score_high - 1
         rows.append(
@@ -202,6 +208,7 @@ def pairing_report(
                 "agent": r.candidate,
                 "opponent": r.opponent,
                 "games": r.games,
+                "openings": int(len(np.unique(r.openings))),
                 "distinct_games": r.distinct_games,
                 "win_rate": round(win, 4),
                 "win_ci95_low": round(win_low, 4),
@@ -233,8 +240,10 @@ def pairing_report(
                 f"{mean:+.3f} [{mean_low:+.3f}, {mean_high:+.3f}]",
             ]
         )
+        if r.sprt is not None:
+            rows[-1].update({"sprt": r.sprt.decision or "undecided", "sprt_llr": round(r.sprt.llr, 3)})
         if references:
-            own, own_low, own_high = share_interval(references[r.opponent].scores)
+            own, own_low, own_high = references[r.opponent].share()
             rows[-1].update(
                 {
                     "opponent_own_score": round(own, 4),
@@ -243,6 +252,10 @@ def pairing_report(
                 }
             )
             table[-1].append(f"{own:.3f} [{own_low:.3f}, {own_high:.3f}]")
+        if two_players:
+            counts = r.pentanomial()
+            rows[-1]["pentanomial"] = "/".join(map(str, counts))
+            table[-1].append(" / ".join(map(str, counts)))
     return _markdown(header, table), rows
 
 
@@ -269,14 +282,14 @@ def reference_pairings(
 
 def paired_report(results: list[PairingResult]) -> tuple[str, list[dict]]:
     """Two agents against the same opponent on the same games (seeds, seats, openings): the
-    paired difference of their scores per game, with its 95% CI (much tighter than the two
-    scores' own intervals, since each game's dice are shared). Empty without such pairs."""
+    paired difference of their scores, with its 95% CI over the openings (much tighter than
+    the two scores' own intervals, since each game's dice are shared). Empty without such pairs."""
     header = ["agent", "minus agent", "against", "games", "score difference (paired)", "95% CI"]
     rows, table = [], []
     for first, second in combinations(results, 2):
         if first.opponent != second.opponent or first.games != second.games or not (first.seats == second.seats).all():
             continue
-        diff, low, high = clipped_mean_ci(first.scores - second.scores, -1.0, 1.0)
+        diff, low, high = clipped_mean_ci(opening_scores(first.scores - second.scores, first.openings), -1.0, 1.0)
         rows.append(
             {
                 "agent": first.candidate,
@@ -299,6 +312,23 @@ def paired_report(results: list[PairingResult]) -> tuple[str, list[dict]]:
             ]
         )
     return (_markdown(header, table) if table else ""), rows
+
+
+def pairing_games_rows(results: list[PairingResult]) -> list[dict]:
+    """Every game of the pairings, for ``games.csv``: the agent's score per game with its opening
+    and seat, what an aggregate over several runs resamples (:mod:`training.evaluation.run_sets`)."""
+    return [
+        {
+            "agent": r.candidate,
+            "opponent": r.opponent,
+            "game": g,
+            "opening": int(opening),
+            "seat": int(seat),
+            "score": score,
+        }
+        for r in results
+        for g, (opening, seat, score) in enumerate(zip(r.openings, r.seats, r.scores.tolist()))
+    ]
 
 
 def _markdown(header: list[str], rows: list[list[str]]) -> str:
@@ -418,6 +448,7 @@ def evaluate(
     record_games: Path | None = None,
     batch: int = DEFAULT_BATCH,
     first_agent_only: bool = False,
+    sprt: Sprt | None = None,
 ) -> str:
     """Run the evaluation, write the report files into ``out_dir`` and return the Markdown report.
 
@@ -472,17 +503,27 @@ def evaluate(
         )
         played = pairs + reference_pairings(env, game, specs, opponents, seed)
         with progress(games * len(played)) as update:
-            results = evaluate_pairings(game, played, games, seed, random_opening_plies, update, on_game, batch)
+            results = evaluate_pairings(game, played, games, seed, random_opening_plies, update, on_game, batch, sprt)
         pairings, references = results[: len(pairs)], {r.opponent: r for r in results[len(pairs) :]}
-        table, rows = pairing_report(pairings, references)
+        table, rows = pairing_report(pairings, references, game.num_players)
         paired, paired_rows = paired_report(pairings)
+        count = f"At most {games} games per pairing ({sprt.describe()})" if sprt else f"{games} games per pairing"
         note = (
-            f"{games} games per pairing, the first agent in each seat equally often; rates are the first agent's. "
-            f"The first {random_opening_plies} plies of every game are uniformly random (same openings for every "
-            "pairing); 'distinct' counts the games that differ in their moves. A game's score is 1 for a win, ½ for a "
-            "draw, 0 for a loss; its interval is Wilson's, as the rates', and the mean outcome (+1 / 0 / -1) "
-            "is 2 score - 1."
+            f"{count}, in seat-paired openings: each opening (seed) played once with the first agent in every seat "
+            f"({games // game.num_players if not sprt else 'up to ' + str(games // game.num_players)} openings); "
+            f"rates are the first agent's. The first {random_opening_plies} plies of every game are uniformly random "
+            "(same openings for every pairing); 'distinct' counts the games that differ in their moves. A game's score "
+            "is 1 for a win, ½ for a draw, 0 for a loss; its interval is taken over the openings, the independent "
+            "samples (the normal interval of their mean scores, inside [0, 1]; Wilson's where every opening scored "
+            "alike), the rates' is Wilson's, and the mean outcome (+1 / 0 / -1) is 2 score - 1."
         )
+        if game.num_players == 2:
+            note += (
+                " 'openings 0 / ½ / 1 / 1½ / 2' counts the openings by the points the first agent took in their two "
+                "games (the pentanomial model of chess engine testing)."
+            )
+        if sprt:
+            note += "\n\n" + "\n".join(f"* {r.candidate} vs {r.opponent}: {r.sprt.words()}" for r in pairings)
         note += (
             " 'opponent's own score' is the opponent's score in the agent's seat against copies of itself, on the same "
             "games: the score of an agent exactly as good as the opponent at this table (a shared win counts for each "
@@ -501,6 +542,8 @@ def evaluate(
         _write_csv(staging / "summary.csv", rows)
         if game.num_players > 1 and paired_rows:
             _write_csv(staging / "paired.csv", paired_rows)
+        if game.num_players > 1:
+            _write_csv(staging / "games.csv", pairing_games_rows(pairings))
         if game.num_players == 1:
             _write_csv(
                 staging / "games.csv",

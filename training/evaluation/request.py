@@ -24,6 +24,7 @@ from training.evaluation.report import (
     output_dir,
     trained_runs,
 )
+from training.evaluation.sprt import Sprt
 from training.framework.config import make_checked_game
 from training.framework.console import yaml_mapping
 from training.framework.paths import checkpoint_root
@@ -117,9 +118,20 @@ def evaluate_request(args: argparse.Namespace) -> tuple[str, Path]:
         args.random_opening, "--random-opening", trained_evaluation, "random_opening_plies", 0
     )
     games, setup.games_source = setting(args.games, "--games", trained_evaluation, "games", 1000)
+    players = make_checked_game(env, env_kwargs).num_players
+    if players > 1 and games % players:
+        raise ConfigError(
+            f"{games} games per pairing ({setup.games_source}) is not a multiple of the {players} players: every "
+            "opening is played once from every seat"
+        )
+    sprt = Sprt.parse(args.sprt) if args.sprt is not None else None
+    if sprt is not None and players == 1:
+        raise ConfigError("--sprt stops a pairing of agents; a one-player game has none")
     out = output_dir(args.out, args.overwrite, checkpoint, env)
     record_games = Path(args.record_games) if args.record_games else None
     if record_games is not None and record_games.exists() and not record_games.is_dir():
         raise ConfigError(f"--record-games {record_games} is a file; give a folder to write the games to")
-    report = evaluate(env, specs, games, args.seed, out, env_kwargs, random_opening, setup, record_games, args.batch)
+    report = evaluate(
+        env, specs, games, args.seed, out, env_kwargs, random_opening, setup, record_games, args.batch, sprt=sprt
+    )
     return report, out

@@ -5,8 +5,11 @@ counts and seat rotation: every env at the table its config trains at
 (``configs/<env>.yaml``), plus Lost Dice at three and four players and Roll Five at
 four. The agent under test plays seat ``g % players`` in game ``g`` (seats rotate
 evenly; the game counts are multiples of the players) and the task's opponent every
-other seat; game ``g`` is seeded ``seed + g`` (dice, agents and any random opening), so
-a task's games are the same on every run, in any number of processes.
+other seat. Since suite 3, in seat-paired openings: game ``g`` is seeded
+``seed + g // players`` (dice, agents and any random opening), so that every opening is
+played once with the agent in each seat (:func:`agents.match.pairing_seed`) and a share's
+interval is taken over the openings; suites 1 and 2 seeded game ``g`` ``seed + g``. A
+task's games are the same on every run, in any number of processes.
 
 **The normalized score** of a task puts every game on one scale:
 
@@ -45,7 +48,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 
@@ -53,7 +56,7 @@ from envs.registry import ENVS
 from training.framework.schema import ConfigError
 
 #: The suite a benchmark runs unless told otherwise (``--suite``).
-SUITE_VERSION = "2"
+SUITE_VERSION = "3"
 
 MEASURE_COMMAND = "python training/benchmark.py --measure-references"
 
@@ -67,8 +70,9 @@ class Task:
     reference: str = ""  #: what normalized 1 is, in words
     games: int = 0  #: games of the default suite
     quick_games: int = 0  #: games of ``--quick``: the first ones of the default suite's
-    seed: int = 0  #: game ``g`` is seeded ``seed + g``
+    seed: int = 0  #: game ``g`` is seeded ``seed + g // players`` (seat-paired), or ``seed + g``
     random_opening_plies: int = 0  #: uniformly random first plies (games without chance)
+    seat_paired: bool = False  #: every opening played once from every seat (suite 3 on)
 
     @property
     def players(self) -> int:
@@ -82,6 +86,16 @@ class Task:
 
     def game_count(self, quick: bool) -> int:
         return self.quick_games if quick else self.games
+
+    def game_seed(self, number: int) -> int:
+        """The seed of game ``number``: its opening's, ``seed + number // players``, in a
+        seat-paired task; ``seed + number`` in suites 1 and 2."""
+        return self.seed + (number // self.players if self.seat_paired else number)
+
+    def opening(self, number: int) -> int:
+        """The opening game ``number`` belongs to: the unit a share's interval is taken over
+        (each game its own where the task is not seat-paired)."""
+        return number // self.players if self.seat_paired else number
 
 
 #: Version 1 (the leaderboard until suite v2): a few hundred games a task, whose intervals
@@ -148,6 +162,12 @@ TASKS_V2: tuple[Task, ...] = (
 )
 
 
+#: Version 3: version 2's tables, opponents, seeds and game counts, played in seat-paired
+#: openings (every opening once from every seat, the intervals over the openings), so that
+#: two copies of one agent score exactly ½ and the deal's luck cancels within an opening.
+TASKS_V3: tuple[Task, ...] = tuple(replace(task, seat_paired=True) for task in TASKS_V2)
+
+
 @dataclass(frozen=True)
 class Suite:
     """A version of the suite: its tasks and the file of its measured references."""
@@ -160,6 +180,7 @@ class Suite:
 SUITES: dict[str, Suite] = {
     "1": Suite("1", TASKS_V1, "suite_references.json"),
     "2": Suite("2", TASKS_V2, "suite_v2_references.json"),
+    "3": Suite("3", TASKS_V3, "suite_v3_references.json"),
 }
 
 #: The tasks of the current suite.
@@ -167,7 +188,7 @@ TASKS = SUITES[SUITE_VERSION].tasks
 
 
 def suite(version: str = SUITE_VERSION) -> Suite:
-    """The suite of ``version`` (``"1"``, ``"2"``), or a KeyError naming the versions."""
+    """The suite of ``version`` (``"1"``, ``"2"``, ``"3"``), or a KeyError naming the versions."""
     if version not in SUITES:
         raise KeyError(f"unknown suite version {version!r}; the versions: {', '.join(SUITES)}")
     return SUITES[version]

@@ -1,5 +1,6 @@
 """Expert Iteration: a policy-value network improved by the search it guides, for any
-two-player perfect-information game (command: ``training/train.py``, which runs it for every config that names ``pipeline: expert_iteration``).
+two-player perfect-information game (command: ``training/train.py``, for every config that
+says ``pipeline: expert_iteration``).
 
 Each generation (Anthony et al. 2017, "Thinking Fast and Slow"; AlphaZero's targets):
 
