@@ -28,7 +28,6 @@ import numpy as np
 from training.framework.schema import ConfigError
 
 
-
 def variance(opening_scores: np.ndarray) -> float:
     """The openings' variance, with one pseudo-opening scored 0 and one scored 1 among them.
 
@@ -39,6 +38,7 @@ def variance(opening_scores: np.ndarray) -> float:
     """
     with_prior = np.concatenate([np.asarray(opening_scores, dtype=np.float64), [0.0, 1.0]])
     return float(((with_prior - np.mean(opening_scores)) ** 2).mean())
+
 
 #: What the command lines' ``--sprt`` takes.
 SPRT_HELP = (

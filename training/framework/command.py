@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -28,6 +29,8 @@ from typing import Any
 from agents.run_folder import CONFIG_FILE, METADATA_FILE
 from envs.registry import ENVS, make_game
 from training.evaluation.report import evaluate_run
+from training.evaluation.run_sets import RUN_SET_FILE, is_run_set, read_run_set
+from training.framework import run_set
 from training.framework.config import RunConfig, build_agent, config_from_dict, load_config
 from training.framework.console import USER_ERRORS, fail, interrupted, invocation
 from training.framework.paths import checkpoint_root, config_path
@@ -80,6 +83,25 @@ def parse_args(
         "evaluation.enabled: false; a resume with --eval-games N turns it back on)",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar or lines")
+    runs = parser.add_argument_group("several seeds: a run set (training/framework/run_set.py)")
+    runs.add_argument(
+        "--seeds",
+        type=int,
+        nargs="+",
+        metavar="SEED",
+        help="train one run per seed into one run-set folder (--run-dir names it), then report over the runs; "
+        "--resume RUN_SET finishes one",
+    )
+    runs.add_argument(
+        "--parallel",
+        type=int,
+        metavar="N",
+        help="with --seeds: runs at once on this machine (default: as the CPUs allow)",
+    )
+    if not any(option.flag == "address" for option in pipeline.overrides):
+        runs.add_argument(
+            "--address", help="with --seeds: train the runs as Ray tasks on the cluster at HOST:PORT (or RAY_ADDRESS)"
+        )
     return parser.parse_args(argv)
 
 
@@ -247,6 +269,8 @@ def pipeline_for(argv: list[str] | None, default: type[Pipeline]) -> type[Pipeli
     for option in ("--env", "--config", "--resume"):
         parser.add_argument(option)
     known, _ = parser.parse_known_args(argv)
+    if known.resume and (Path(known.resume) / RUN_SET_FILE).is_file():  # a run set: the pipeline its runs ran
+        return pipeline_class(read_run_set(Path(known.resume))["pipeline"])
     if known.resume:
         path = Path(known.resume) / CONFIG_FILE
         ran = ran_pipeline(Path(known.resume))
@@ -281,6 +305,13 @@ def main(pipeline: type[Pipeline], argv: list[str] | None, prog: str | None, scr
     """
     args = parse_args(pipeline, argv, prog, script, description)
     command, evaluate_command = invocation(script, prog), invocation(EVALUATE_SCRIPT, prog)
+    if args.seeds or (args.resume and is_run_set(Path(args.resume))):
+        try:
+            return train_seeds(pipeline, args, sys.argv[1:] if argv is None else list(argv), command)
+        except USER_ERRORS as error:
+            return fail(error)
+    if args.parallel is not None or (args.address and not hasattr(pipeline.schema, "address")):
+        return fail(ConfigError("--parallel and --address choose where a run set's runs go: give --seeds"))
     run_dir = None
     with stop_requested_by_signals() as stop:
         try:
@@ -318,6 +349,27 @@ def main(pipeline: type[Pipeline], argv: list[str] | None, prog: str | None, scr
         )
         return 0
     return closing_evaluation(learner, run_dir, config, evaluate_command)
+
+
+def train_seeds(pipeline: type[Pipeline], args: argparse.Namespace, argv: list[str], command: str) -> int:
+    """``--seeds``: a new run set, its config checked once before any run starts; or
+    ``--resume RUN_SET``: the runs it misses. Then its report (:mod:`training.framework.run_set`)."""
+    address = run_set.set_address(args)
+    if args.resume:
+        info = read_run_set(Path(args.resume))
+        return run_set.train_run_set(Path(args.resume), run_set.local_parallel(args, int(info.get("cpus", 1))), address)
+    if args.seed is not None:
+        raise ConfigError("--seeds gives every run its seed; --seed cannot be combined with it")
+    check_args(pipeline, args)
+    pipeline.check_installed()
+    first = argparse.Namespace(**{**vars(args), "seed": args.seeds[0], "run_dir": None})
+    config, _, _ = resolve(pipeline, first)  # the recipe checked once, before any run starts
+    cpus = run_set.run_set_cpus(config)
+    parallel = run_set.local_parallel(args, cpus) if address is None else None
+    base = run_set.run_command(argv)
+    line = f"{command} {shlex.join(argv)}"
+    folder = run_set.new_run_set(config.env, pipeline.name, args.seeds, base, line, cpus, args.run_dir)
+    return run_set.train_run_set(folder, parallel, address)
 
 
 def closing_evaluation(learner: Pipeline, run_dir: Path, config: RunConfig, evaluate_command: str) -> int:
