@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from tests.test_turn_value import _tiny_config
-from training import train
+from training import benchmark, evaluate, train
 from training.evaluation import run_sets
 from training.evaluation.run_sets import RunScores, aggregate, probability_of_improvement
 from training.framework.run_set import run_command
@@ -74,6 +74,18 @@ def test_train_py_seeds_trains_a_run_per_seed_and_reports_over_them(tmp_path, ca
     shutil.rmtree(run_set / "seed3" / "evaluation")
     assert train.main(["--resume", str(run_set)]) == 0
     assert run_sets.run_set_report(run_set) == report
+    # evaluate.py and benchmark.py take the set: every run plays, the aggregate is over them
+    capsys.readouterr()
+    out = tmp_path / "evaluated"
+    assert evaluate.main(["--checkpoint", str(run_set), "--games", "6", "--out", str(out)]) == 0
+    evaluated = (out / "report.md").read_text()
+    assert "| seed 3 |" in evaluated and "| seed 4 |" in evaluated and (out / "seed4" / "games.csv").is_file()
+    out = tmp_path / "benchmarked"
+    argv = ["--agent", str(run_set), "--compare", "random", "--quick", "--tasks", "six_hundred", "--out", str(out)]
+    assert benchmark.main([*argv, "--no-progress"]) == 0
+    compared = (out / "report.md").read_text()
+    assert "| seed 3 |" in compared and "Probability of improvement** over `random` (1 run(s)" in compared
+    assert "P(X > Y) = **1.000**" in compared  # a trained turn-value agent above random on every draw
 
 
 @pytest.mark.parametrize(

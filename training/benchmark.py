@@ -12,6 +12,11 @@ reports a normalized score (0 = uniform random, 1 = the task's reference) with i
 interval; the aggregates over the tasks are rliable's IQM, mean, median and optimality
 gap with stratified bootstrap intervals. See docs/benchmark.md.
 
+``--agent RUN_SET`` (``train.py --seeds``) plays every run of the set and aggregates over the
+runs and tasks; ``--compare OTHER`` (a run set or a spec) benchmarks that one too and prints
+the probability of improvement P(agent > OTHER) with its interval
+(:mod:`training.evaluation.benchmark_sets`).
+
 ``--agent SPEC`` is any agent spec (a bot, ``ppo``, a run folder or ``model.zip``, an
 RLlib or Tianshou run, or your own ``module:attr``); ``--agent ENV=SPEC`` (or
 ``TASK=SPEC``; a task's own entry wins) gives another one for that env's (task's) tasks,
@@ -30,8 +35,10 @@ from pathlib import Path
 
 from training.evaluation.benchmark import measure_anchors
 from training.evaluation.benchmark_report import benchmark, write_leaderboard
+from training.evaluation.benchmark_sets import benchmark_set
 from training.evaluation.harness import DEFAULT_BATCH
 from training.evaluation.report import output_dir
+from training.evaluation.run_sets import is_run_set
 from training.evaluation.suite import SUITE_VERSION, SUITES, TASKS, agent_mapping, write_anchors
 from training.framework.console import fail, guarded
 from training.framework.schema import ConfigError
@@ -45,7 +52,12 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         "--agent",
         action="append",
         metavar="SPEC",
-        help="the agent: a spec, or ENV=SPEC / TASK=SPEC for some tasks (repeatable)",
+        help="the agent: a spec or a run set (train.py --seeds), or ENV=SPEC / TASK=SPEC for some tasks (repeatable)",
+    )
+    parser.add_argument(
+        "--compare",
+        metavar="OTHER",
+        help="also benchmark OTHER (a run set or a spec) and print the probability that --agent is better, P(X > Y)",
     )
     parser.add_argument(
         "--quick", action="store_true", help="the first few games of every task (a smoke test: under a minute)"
@@ -57,7 +69,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         "--suite",
         choices=sorted(SUITES),
         default=SUITE_VERSION,
-        help=f"the suite's version (default {SUITE_VERSION}; 1 for figures measured before suite v2)",
+        help=f"the suite's version (default {SUITE_VERSION}; 2 for figures measured before seat-paired openings)",
     )
     parser.add_argument(
         "--batch",
@@ -120,6 +132,14 @@ def run(args: argparse.Namespace) -> int:
         return 0
     agent = agent_mapping(args.agent)
     out = output_dir(args.out, args.overwrite, None, "benchmark")
+    if args.compare is not None or (isinstance(agent, str) and is_run_set(Path(agent))):
+        if not isinstance(agent, str):
+            raise ConfigError("--compare and run sets take one plain --agent (a spec or a run set), not ENV=SPEC")
+        options = dict(quick=args.quick, workers=args.workers, tasks=args.tasks, batch=args.batch)
+        options.update(move_time_limit=args.move_time_limit, show_progress=progress, suite_version=args.suite)
+        print(benchmark_set(agent, out, args.compare, **options))
+        print(f"Report written to {out}")
+        return 0
     summary = benchmark(
         agent,
         out,

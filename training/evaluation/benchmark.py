@@ -45,6 +45,7 @@ from envs.core import Game
 from envs.registry import make_game
 from training.evaluation.harness import (
     DEFAULT_BATCH,
+    PSEUDO_OPENINGS,
     mean_ci,
     opening_scores,
     paired_share_interval,
@@ -535,11 +536,6 @@ def _profile(*task_scores: np.ndarray) -> np.ndarray:
     """The performance profile: the fraction of tasks whose mean normalized score exceeds each threshold."""
     means = np.array([scores.mean() for scores in task_scores])
     return (means[:, None] > PROFILE_TAUS[None, :]).mean(axis=0)
-
-
-#: Pseudo-openings per share task that the aggregates' bootstrap adds at each end of its range
-#: (Agresti and Coull's "add two successes and two failures", which Wilson's interval approximates).
-PSEUDO_OPENINGS = 2
 
 
 def _interval_estimates(per_task: list[np.ndarray], func) -> tuple[np.ndarray, np.ndarray]:

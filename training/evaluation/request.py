@@ -12,10 +12,11 @@ setting out of range) raises a ``ConfigError`` or ``CheckpointError`` that names
 from __future__ import annotations
 
 import argparse
+import csv
 from pathlib import Path
 
 from agents.registry import bot_names
-from agents.run_folder import CONFIG_FILE, CheckpointError, read_config, read_metadata
+from agents.run_folder import CONFIG_FILE, EVALUATION_DIR, CheckpointError, read_config, read_metadata
 from envs.registry import get_entry
 from training.evaluation.report import (
     Setup,
@@ -24,10 +25,21 @@ from training.evaluation.report import (
     output_dir,
     trained_runs,
 )
+from training.evaluation.run_sets import (
+    aggregate,
+    aggregate_report,
+    aggregate_rows,
+    evaluation_scores,
+    is_run_set,
+    read_run_set,
+    runs_of,
+    share_bounds,
+)
 from training.evaluation.sprt import Sprt
 from training.framework.config import make_checked_game
 from training.framework.console import yaml_mapping
 from training.framework.paths import checkpoint_root
+from training.framework.run_files import new_report_dir
 from training.framework.schema import ConfigError
 
 
@@ -68,6 +80,36 @@ def run_opponents(checkpoint: Path | None, env: str) -> list[str]:
     return list(own) if own else bot_names(env)
 
 
+def evaluate_run_set(args: argparse.Namespace, run_set: Path) -> tuple[str, Path]:
+    """``--checkpoint RUN_SET``: every run of the set evaluated as ``--checkpoint RUN`` is (the same
+    agents, games and seeds), each into ``seed<N>/`` of the report folder, then the aggregate over
+    the runs (:mod:`training.evaluation.run_sets`): the report's text and its folder."""
+    info = read_run_set(run_set)
+    if args.env and args.env != info["env"]:
+        raise CheckpointError(f"run set {run_set} trained {info['env']}, not {args.env}: use --env {info['env']}")
+    out = Path(args.out) if args.out else new_report_dir(run_set, f"{EVALUATION_DIR}-")
+    if args.out and out.is_dir() and any(out.iterdir()) and not args.overwrite:
+        raise ConfigError(f"{out} already holds files (an earlier report?); choose another --out or pass --overwrite")
+    runs = []
+    for seed, run in runs_of(run_set).items():
+        print(f"Run set {run_set}: seed {seed}", flush=True)
+        folder = out / f"seed{seed}"
+        evaluate_request(
+            argparse.Namespace(**{**vars(args), "checkpoint": str(run), "out": str(folder), "overwrite": True})
+        )
+        runs.append(evaluation_scores(folder, f"seed {seed}"))
+    result = aggregate(runs, bounds=share_bounds(runs))
+    note = "Each run's own report is in `seed<N>/` beside this one; the first agent of each is the run's."
+    report = aggregate_report(f"{info['env']} evaluation of a run set: {len(runs)} runs", runs, result, note)
+    (out / "report.md").write_text(report)
+    rows = aggregate_rows(runs, result)
+    with (out / "summary.csv").open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return report, out
+
+
 def evaluate_request(args: argparse.Namespace) -> tuple[str, Path]:
     """The evaluation ``training/evaluate.py``'s command line asks for: checks it, plays it
     and writes the report; the report's text and its folder."""
@@ -79,6 +121,8 @@ def evaluate_request(args: argparse.Namespace) -> tuple[str, Path]:
         raise ConfigError("--batch must be 0 (one game at a time) or a number of games")
     asked_kwargs = yaml_mapping(args.env_kwargs, "--env-kwargs") if args.env_kwargs else None
     checkpoint = Path(args.checkpoint) if args.checkpoint else None
+    if checkpoint is not None and is_run_set(checkpoint):
+        return evaluate_run_set(args, checkpoint)
     if checkpoint is not None and not checkpoint.exists():
         raise CheckpointError(f"checkpoint {checkpoint} does not exist")
     trained = read_config(checkpoint) if checkpoint is not None else {}

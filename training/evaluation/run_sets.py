@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.run_folder import CURVE_FILE, EVALUATION_DIR
-from training.evaluation.harness import Z95, opening_scores
+from training.evaluation.harness import PSEUDO_OPENINGS, Z95, opening_scores
 
 RUN_SET_FILE = "run_set.json"  #: marks a run-set folder: env, pipeline, seeds, command
 REPORT_FILE = "report.md"
@@ -81,14 +81,20 @@ class RunScores:
 
 
 def closing_scores(run_dir: Path, label: str) -> RunScores:
-    """The trained agent's samples in the run's closing evaluation (``evaluation/games.csv``):
-    per game its score alone; against each opponent its score per opening."""
+    """The trained agent's samples in the run's closing evaluation (``evaluation/games.csv``)."""
     path = Path(run_dir) / EVALUATION_DIR / "games.csv"
     if not path.is_file():
         raise FileNotFoundError(
             f"{path} does not exist: the run has no closing evaluation with its games "
             f"(evaluate it with training/evaluate.py --checkpoint {run_dir} --out {path.parent} --overwrite)"
         )
+    return evaluation_scores(path.parent, label)
+
+
+def evaluation_scores(folder: Path, label: str) -> RunScores:
+    """The first agent's samples in an evaluation report folder (its ``games.csv``): in a
+    one-player game its score per game; against each opponent its score per opening."""
+    path = Path(folder) / "games.csv"
     with path.open() as handle:
         rows = list(csv.DictReader(handle))
     if rows and "opening" not in rows[0]:  # one player: a column per agent, the trained agent's first
@@ -118,6 +124,23 @@ def _table(runs: list[RunScores], tasks: list[str], draws: list[dict[str, np.nda
     return np.array([[float(draw[task].mean()) for task in tasks] for draw in draws])
 
 
+def with_pseudo_openings(runs: list[RunScores], bounds: dict[str, tuple[float, float]]) -> list[RunScores]:
+    """Each run's openings of every task in ``bounds`` (a share's range: 0 and 1, or their
+    normalized values) with :data:`~training.evaluation.benchmark.PSEUDO_OPENINGS`-many
+    pseudo-openings at each end, as the benchmark's bootstrap adds them: a task whose games
+    all ended alike keeps the uncertainty its own interval shows."""
+    return [
+        RunScores(
+            run.label,
+            {
+                task: np.concatenate([values, np.repeat(bounds[task], PSEUDO_OPENINGS)]) if task in bounds else values
+                for task, values in run.tasks.items()
+            },
+        )
+        for run in runs
+    ]
+
+
 def _resampled(runs: list[RunScores], tasks: list[str], rng: np.random.Generator) -> list[dict[str, np.ndarray]]:
     """One draw of the two-level bootstrap: runs with replacement, then each drawn run's openings."""
     drawn = rng.integers(len(runs), size=len(runs))
@@ -138,29 +161,38 @@ class Aggregate:
     game_noise: float  #: the median half-width of the runs' own intervals (their game noise)
 
 
-def aggregate(runs: list[RunScores], reps: int = BOOTSTRAP_REPS, seed: int = BOOTSTRAP_SEED) -> Aggregate:
+def aggregate(
+    runs: list[RunScores],
+    reps: int = BOOTSTRAP_REPS,
+    seed: int = BOOTSTRAP_SEED,
+    bounds: dict[str, tuple[float, float]] | None = None,
+) -> Aggregate:
     """Mean and IQM over the runs and tasks, each task's mean over the runs, with 95% intervals
-    from the two-level bootstrap (runs, then each run's openings)."""
+    from the two-level bootstrap (runs, then each run's openings). Share tasks named in
+    ``bounds`` get pseudo-openings in the bootstrap (:func:`with_pseudo_openings`), whose spread
+    about its own centre is then put about the point, as the benchmark's aggregates do."""
     tasks = list(runs[0].tasks)
     rng = np.random.default_rng(seed)
     point = _table(runs, tasks)
+    drawn_from = with_pseudo_openings(runs, bounds) if bounds else runs
+    centre = _table(drawn_from, tasks)
     means, iqms, per_task = [], [], []
     for _ in range(reps):
-        table = _table(runs, tasks, _resampled(runs, tasks, rng))
+        table = _table(drawn_from, tasks, _resampled(drawn_from, tasks, rng))
         means.append(table.mean())
         iqms.append(_iqm(table))
         per_task.append(table.mean(axis=0))
     per_task = np.array(per_task)
 
-    def with_interval(value: float, draws) -> tuple[float, float, float]:
+    def with_interval(value: float, draws, centred: float) -> tuple[float, float, float]:
         low, high = np.percentile(draws, [2.5, 97.5])
-        return float(value), float(low), float(high)
+        return float(value), float(value - (centred - low)), float(value + (high - centred))
 
     halves = [(run.interval(task)[1] - run.interval(task)[0]) / 2 for run in runs for task in tasks]
     return Aggregate(
-        with_interval(point.mean(), means),
-        with_interval(_iqm(point), iqms),
-        {task: with_interval(point[:, j].mean(), per_task[:, j]) for j, task in enumerate(tasks)},
+        with_interval(point.mean(), means, centre.mean()),
+        with_interval(_iqm(point), iqms, _iqm(centre)),
+        {task: with_interval(point[:, j].mean(), per_task[:, j], centre[:, j].mean()) for j, task in enumerate(tasks)},
         float(np.nanmedian(halves)),
     )
 
@@ -213,7 +245,9 @@ def aggregate_report(title: str, runs: list[RunScores], result: Aggregate, note:
         f"Intervals of the aggregates: a two-level bootstrap ({BOOTSTRAP_REPS} draws): the {len(runs)} runs "
         "resampled, then each drawn run's openings (its games, in a one-player game), so that they hold the "
         f"spread between seeds and each run's game noise; one run's own interval is ±{result.game_noise:.{digits}f} "
-        "(the median half-width above). The IQM is rliable's, over every run and task.",
+        f"(the median half-width above), and the mean of {len(runs)} runs carries that noise divided by "
+        f"√{len(runs)}, ±{result.game_noise / np.sqrt(len(runs)):.{digits}f}, below which its interval does not "
+        "shrink (a bootstrap over the runs' means alone drops it). The IQM is rliable's, over every run and task.",
     ]
     if note:
         lines += ["", note]
@@ -280,13 +314,18 @@ def curves_picture(run_set: Path, out: Path) -> Path | None:
     return out
 
 
+def share_bounds(runs: list[RunScores]) -> dict[str, tuple[float, float]]:
+    """The share tasks of an evaluation's scores (against an opponent: 0 to 1); a score alone has none."""
+    return {task: (0.0, 1.0) for task in runs[0].tasks if task.startswith("vs ")}
+
+
 def run_set_report(run_set: Path) -> str:
     """Score the run set from its runs' closing evaluations: ``report.md``, ``summary.csv`` and
     ``curves.png`` written into it; the report returned."""
     run_set = Path(run_set)
     info = read_run_set(run_set)
     runs = [closing_scores(run, f"seed {seed}") for seed, run in runs_of(run_set).items()]
-    result = aggregate(runs)
+    result = aggregate(runs, bounds=share_bounds(runs))
     picture = curves_picture(run_set, run_set / CURVES_FILE)
     note = f"Command: `{info['command']}`." + (f" Learning curves: [{CURVES_FILE}]({CURVES_FILE})." if picture else "")
     report = aggregate_report(f"{info['env']}: {len(runs)} runs ({info['pipeline']})", runs, result, note)
