@@ -133,3 +133,23 @@ def test_an_address_ray_rewrites_says_so(tmp_path, capsys, monkeypatch):
     said = f"Ray connects to {rewritten} for it, as it reads 127.0.0.1 as this machine's network address"
     assert (said in line) == (rewritten != f"127.0.0.1:{port}")
     assert "nothing accepts a connection on port" in line
+
+
+def test_a_run_set_trains_its_seeds_as_ray_tasks_and_matches_one_trained_here(cluster, tmp_path):
+    """``train.py --seeds ... --address``: each seed's run is a Ray task on some node, whose run
+    folder comes back to the driver; the same seed gives the same network as a run trained here."""
+    from tests.test_turn_value import _tiny_config  # noqa: PLC0415 (a helper of the test-extra suite)
+
+    head, _ = cluster
+    config = _tiny_config(tmp_path, "six_hundred")
+    run_set = tmp_path / "set"
+    assert (
+        train.main(["--config", str(config), "--seeds", "5", "6", "--address", head.address, "--run-dir", str(run_set)])
+        == 0
+    )
+    here = tmp_path / "here"
+    assert (
+        train.main(["--config", str(config), "--seed", "6", "--run-dir", str(here), "--no-eval", "--no-progress"]) == 0
+    )
+    assert (run_set / "seed6" / "value.pt").read_bytes() == (here / "value.pt").read_bytes()
+    assert "| seed 5 |" in (run_set / "report.md").read_text() and (run_set / "seed5.log").is_file()

@@ -290,7 +290,9 @@ def test_inverted_dice_picked_by_clicking_them_are_rerolled_with_one_button(open
     assert wait_turn(page) == "human"
     state, _ = start_game(make_game("inverted_dice"), [None], 5)
     state.apply(0, 23)
-    assert server_view(page)["moves"] == [{"number": 1, "player": 0, "action": 23, "name": "reroll dice 4,5", "outcome": ""}]
+    assert server_view(page)["moves"] == [
+        {"number": 1, "player": 0, "action": 23, "name": "reroll dice 4,5", "outcome": ""}
+    ]
     assert shown_dice(page) == state.sheet_picture()["dice"] == [1, 3, 4, 4, 5]
     assert "roll 2/3" in page.text_content("#status") and page.locator("button.pick[aria-pressed=true]").count() == 0
     page.click("#table-moves summary")  # every reroll is also a button
