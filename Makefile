@@ -39,7 +39,7 @@ FORMS_GAMES ?= 2000
 #: (Invers and Roll Five have their own tables below).
 SHIPPED ?= inverted_dice six_hundred lost_dice
 
-.PHONY: train test lint wheel-check bench results default-runs fuzz leaderboard docs docs-serve
+.PHONY: train test lint wheel-check bench results default-runs baselines fuzz leaderboard docs docs-serve
 
 $(VENV)/.installed: pyproject.toml setup.py
 	test -x $(PYTHON) || $(PYTHON_SYSTEM) -m venv $(VENV)
@@ -134,6 +134,10 @@ results/invers/ppo_vs_search2: $(VENV)/.installed
 default-runs: $(VENV)/.installed
 	$(PYTHON) benchmarks/default_runs.py $(ARGS)
 	$(PYTHON) training/results_pages.py
+
+# Every env's default recipe at a laptop's budget, five seeds each: results/baselines/, docs/baselines.md.
+baselines: $(VENV)/.installed
+	$(PYTHON) benchmarks/baselines.py $(ARGS)
 
 fuzz: $(VENV)/.installed
 	$(PYTHON) -m tests.fuzz_batched --games 1000000 --workers 2 --out results/fuzz

@@ -1,7 +1,8 @@
 """Several training runs of one recipe, one per seed, scored as one result: a **run set**.
 
 A run set is a folder of run folders, ``seed<N>/`` each, with ``run_set.json`` naming the
-env, the pipeline, the seeds and the command (:mod:`training.framework.run_set` trains it).
+env, the pipeline, the seeds and the command (:mod:`training.framework.run_set` trains it;
+runs trained elsewhere make one with ``{"env": ..., "seeds": [...]}`` and their folders).
 What a paper prints of it:
 
 * each run's closing evaluation, labelled by its seed (its own interval, from its games);
@@ -327,8 +328,11 @@ def run_set_report(run_set: Path) -> str:
     runs = [closing_scores(run, f"seed {seed}") for seed, run in runs_of(run_set).items()]
     result = aggregate(runs, bounds=share_bounds(runs))
     picture = curves_picture(run_set, run_set / CURVES_FILE)
-    note = f"Command: `{info['command']}`." + (f" Learning curves: [{CURVES_FILE}]({CURVES_FILE})." if picture else "")
-    report = aggregate_report(f"{info['env']}: {len(runs)} runs ({info['pipeline']})", runs, result, note)
+    note = f"Command: `{info['command']}`." if info.get("command") else ""
+    note += f" Learning curves: [{CURVES_FILE}]({CURVES_FILE})." if picture else ""
+    report = aggregate_report(
+        f"{info['env']}: {len(runs)} runs ({info.get('pipeline', 'runs')})", runs, result, note.strip()
+    )
     (run_set / REPORT_FILE).write_text(report)
     rows = aggregate_rows(runs, result)
     with (run_set / "summary.csv").open("w", newline="") as handle:
