@@ -15,7 +15,7 @@ level with the best of them where no player could get far above it:
   ``td:lookahead=18``, or ``ppo``) at least 5% above the heuristic on the same dice (the ratio
   of the means, minus 1);
 * **Invers**: the network alone (``ppo``) above ``search:depth=3`` (its share of the points,
-  wins + ½ draws, seats swapped, two random opening plies), above ``search:depth=4``, and
+  wins + ½ draws, seat-paired openings, two random opening plies), above ``search:depth=4``, and
   the next moonshots: the network alone and inside its own search (``ppo+search``, depth 3)
   above ``search:depth=5``, a reference the compiled search makes affordable;
 * **Roll Five** (tournament mode, as everywhere else): the network level with ``search`` at
@@ -172,7 +172,7 @@ def ceilings(scale: float) -> dict[str, list[tuple[tuple, Callable]]]:
         ],
         "invers": [
             (
-                ("invers", 2, agent, bot, "share (wins + ½ draws), seats swapped", 0.5),
+                ("invers", 2, agent, bot, "share (wins + ½ draws), seat-paired openings", 0.5),
                 lambda agent=agent, bot=bot, games=games: pairing_share(
                     "invers", {}, agent, bot, n(games), OPENING_PLIES
                 ),
@@ -186,7 +186,7 @@ def ceilings(scale: float) -> dict[str, list[tuple[tuple, Callable]]]:
         ],
         "roll_five": [
             (
-                ("roll_five", 2, "ppo", "search", "share (wins + ½ draws), seats swapped", 0.5, 0.01),
+                ("roll_five", 2, "ppo", "search", "share (wins + ½ draws), seat-paired openings", 0.5, 0.01),
                 lambda: pairing_share("roll_five", {**ROLL_FIVE, "num_players": 2}, "ppo", "search", n(20_000), 0),
             ),
             (

@@ -1,7 +1,7 @@
 """Evaluation reports: agents played against each other, written as Markdown and CSV.
 
 :func:`evaluate` plays a set of agent specs (one-player games: mean scores on common
-dice; several players: every pairing, seats swapped; see
+dice; several players: every pairing in seat-paired openings; see
 :mod:`training.evaluation.harness`) and writes ``report.md``, ``summary.csv`` and, for
 one player, ``games.csv`` and ``scores.png``; :func:`evaluate_run` is the closing
 evaluation of a trained run against its config's opponents. The command line is

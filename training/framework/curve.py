@@ -7,7 +7,7 @@ games, ...) a pipeline hands :class:`LearningCurve` its current agent, which pla
 
 * one player: the same dice every time, and the reference bot's scores on those dice
   once at the start, so the logged paired difference is comparable across the run;
-* several players: the learner against the reference bot, seats swapped, win rate.
+* several players: the learner against the reference bot, in seat-paired openings, win rate.
 
 The games are played in batch, as rows of the batched twin (the same games as one at a
 time: :func:`training.evaluation.harness.played_in_batches`).
