@@ -104,7 +104,7 @@ def train(env: str) -> dict:
     command = ["python", "training/train.py", "--config", str(path.relative_to(ROOT)), "--seeds", *map(str, SEEDS)]
     record = MachineRecord()
     started = time.perf_counter()
-    subprocess.run([sys.executable, *command[1:], "--run-dir", str(run_set)], cwd=ROOT, check=True)
+    subprocess.run([sys.executable, *command[1:], "--run-dir", str(run_set.relative_to(ROOT))], cwd=ROOT, check=True)
     wall = time.perf_counter() - started
     folder = OUT / env
     folder.mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from tests.test_turn_value import _tiny_config
-from training import benchmark, evaluate, train
+from training import benchmark, evaluate, ladder, train
 from training.evaluation import run_sets
 from training.evaluation.run_sets import RunScores, aggregate, probability_of_improvement
 from training.framework.run_set import run_command
@@ -101,3 +101,20 @@ def test_train_py_seeds_trains_a_run_per_seed_and_reports_over_them(tmp_path, ca
 def test_a_bad_run_set_is_one_line_and_exit_2(argv, message, tmp_path, capsys):
     assert train.main([*argv, "--run-dir", str(tmp_path / "set")]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_the_ladder_rates_a_run_sets_runs_and_the_set(tmp_path):
+    """A run set among the ladder's agents plays as its runs, and the report rates the set: the
+    mean of its runs with a two-level interval."""
+    run_set = tmp_path / "set"
+    for seed in (1, 2):
+        shutil.copytree("checkpoints/roll_five/shipped", run_set / f"seed{seed}")
+    (run_set / "run_set.json").write_text(json.dumps({"env": "roll_five", "seeds": [1, 2]}))
+    out = tmp_path / "ladder"
+    argv = ["--env", "roll_five", "--agents", "heuristic", str(run_set), "--games", "40", "--out", str(out)]
+    assert ladder.main(argv) == 0
+    report = (out / "ladder.md").read_text()
+    assert f"| `{run_set / 'seed1'}` |" in report and f"| `{run_set / 'seed2'}` |" in report
+    [row] = [line for line in report.splitlines() if line.startswith(f"| `{run_set}` | 2 |")]
+    low, high = (float(x) for x in row.split("[")[1].rstrip(" |]").split(","))
+    assert low < float(row.split("|")[3]) < high

@@ -9,7 +9,9 @@ players the other seats are all the opponent), from random opening plies
 (``--random-opening``, default the env config's) so that games between deterministic
 players are still independent. ``--sprt 0,10`` stops each pairing as soon as a
 sequential test decides whether one agent is at least 10 Elo stronger (fishtest's SPRT;
-``--games`` is then the most a pairing plays). The ratings are a Bradley–Terry fit on
+``--games`` is then the most a pairing plays). A run set (``train.py --seeds``) among
+``--agents`` plays as its runs, each rated, and the report adds the set's rating: the mean
+of its runs' with a two-level bootstrap interval (openings, then runs). The ratings are a Bradley–Terry fit on
 the Elo scale over all games, with 95% bootstrap intervals (:mod:`training.evaluation.ratings`),
 anchored at the first agent (0). Each agent's thinking time per move is measured over
 the whole tournament (under whatever load the machine carries: compare agents within
@@ -34,6 +36,7 @@ import yaml
 from envs.registry import get_entry
 from training.evaluation.harness import DEFAULT_BATCH
 from training.evaluation.ladder import check_distinct, run_ladder
+from training.evaluation.run_sets import is_run_set
 from training.evaluation.sprt import SPRT_HELP, Sprt
 from training.framework import paths
 from training.framework.config import check_agent_spec
@@ -60,7 +63,8 @@ def checked_arguments(args: argparse.Namespace) -> tuple[int, Path, Sprt | None]
         raise ConfigError(f"--env: {error.args[0]}") from None
     check_distinct(args.agents)
     for spec in args.agents:
-        check_agent_spec(args.env, spec, "--agents")
+        if not is_run_set(Path(spec)):  # a run set's runs are checked as they are built
+            check_agent_spec(args.env, spec, "--agents")
     plies = args.random_opening
     if plies is None:
         config_path = paths.config_path(args.env)

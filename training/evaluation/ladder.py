@@ -37,6 +37,7 @@ from training.evaluation.harness import (
 )
 from training.evaluation.machine import TIMING_FILE, load_average
 from training.evaluation.ratings import Ratings, rate
+from training.evaluation.run_sets import is_run_set, runs_of
 from training.evaluation.sprt import Sprt, SprtResult
 from training.evaluation.timed import Tally, TimedAgent
 from training.framework.config import build_agent, make_checked_game
@@ -171,10 +172,42 @@ def parallel_round_robin(
     return results, timings
 
 
-def ladder_ratings(labels: list[str], results: list[PairingResult], bootstrap: int = BOOTSTRAP) -> Ratings:
+def ladder_ratings(
+    labels: list[str], results: list[PairingResult], players: int = 2, bootstrap: int = BOOTSTRAP
+) -> Ratings:
+    """Bradley–Terry ratings of the round robin, the bootstrap resampling whole openings of ``players`` games."""
     index = {label: i for i, label in enumerate(labels)}
     outcomes = {(index[r.candidate], index[r.opponent]): r.outcomes.astype(float) for r in results}
-    return rate(labels, outcomes, anchor=0, bootstrap=bootstrap)
+    return rate(labels, outcomes, anchor=0, bootstrap=bootstrap, opening=players)
+
+
+def expand_run_sets(specs: list[str]) -> tuple[list[str], dict[str, list[str]]]:
+    """The ladder's agents with every run set (:mod:`training.evaluation.run_sets`) replaced by its
+    runs, and each set's runs by the set."""
+    expanded, sets = [], {}
+    for spec in specs:
+        if is_run_set(Path(spec)):
+            sets[spec] = [str(run) for run in runs_of(Path(spec)).values()]
+            expanded += sets[spec]
+        else:
+            expanded.append(spec)
+    return expanded, sets
+
+
+def run_set_ratings(ratings: Ratings, sets: dict[str, list[str]], seed: int = 0) -> str:
+    """A table of each run set's rating: the mean of its runs' ratings, with a 95% interval from
+    a two-level bootstrap (each ratings draw, which resamples the games' openings, then the
+    set's runs drawn with replacement), so that it holds the seeds' spread and the games' noise."""
+    rng = np.random.default_rng(seed)
+    lines = ["| run set | runs | Elo, mean of its runs | 95% CI |", "|---|---|---|---|"]
+    for name, runs in sets.items():
+        columns = [ratings.agents.index(run) for run in runs]
+        draws = [
+            ratings.replicas[b, rng.choice(columns, size=len(columns))].mean() for b in range(len(ratings.replicas))
+        ]
+        low, high = np.percentile(draws, [2.5, 97.5])
+        lines.append(f"| `{name}` | {len(runs)} | {ratings.elo[columns].mean():+.0f} | [{low:+.0f}, {high:+.0f}] |")
+    return "\n".join(lines)
 
 
 def score_matrix(labels: list[str], results: list[PairingResult]) -> np.ndarray:
@@ -229,7 +262,7 @@ def ladder_report(ratings: Ratings, results: list[PairingResult], games: int, ra
     )
     note = (
         f"\nBradley–Terry ratings (Elo scale) fitted over all games, anchored at `{ratings.agents[0]}` = 0; "
-        f"95% intervals from {BOOTSTRAP} bootstrap resamples of each pairing's games. {played}, in seat-paired "
+        f"95% intervals from {BOOTSTRAP} bootstrap resamples of each pairing's openings. {played}, in seat-paired "
         "openings (each opening played once with each agent in every seat; a score's interval is taken over the "
         f"openings), the first {random_opening_plies} plies of every game uniformly random. Every game is seeded "
         "by its number, so these tables come out the same, digit for digit, on every run. Each agent's time per "
@@ -338,6 +371,7 @@ def run_ladder(
             f"--games ({games}) must be a multiple of the {game.num_players} players: every opening is played "
             "once from every seat"
         )
+    specs, sets = expand_run_sets(specs)
     check_distinct(specs)
     agents = {spec: TimedAgent(build_agent(env, spec, game, seed=seed)) for spec in specs}  # also checks every spec
     in_batch = frozenset(spec for spec, agent in agents.items() if acts_in_batch(agent))
@@ -359,11 +393,13 @@ def run_ladder(
             )
         else:
             results = round_robin(game, agents, games, seed, random_opening_plies, bar.update, batch, sprt)
-    ratings = ladder_ratings(specs, results)
+    ratings = ladder_ratings(specs, results, game.num_players)
     out.mkdir(parents=True, exist_ok=True)
     report = f"# {env} rating ladder\n\nGame: `{game!r}`; seed {seed}.\n\n" + ladder_report(
         ratings, results, games, random_opening_plies
     )
+    if sets:
+        report += "\nRun sets, each run rated on its own above:\n\n" + run_set_ratings(ratings, sets) + "\n"
     report += "\n" + how_played(specs, in_batch, batch) + "\n"
     (out / "ladder.md").write_text(report)
     (out / TIMING_FILE).write_text(f"# {env} rating ladder: time per move\n\n" + timing_report(ratings, agents))

@@ -29,6 +29,7 @@ class Ratings:
     elo: np.ndarray  #: fitted rating of each agent, the anchor at 0
     low: np.ndarray  #: 2.5th bootstrap percentile
     high: np.ndarray  #: 97.5th bootstrap percentile
+    replicas: np.ndarray | None = None  #: every bootstrap draw's ratings (draws x agents)
 
 
 def fit_bradley_terry(scores: np.ndarray, games: np.ndarray, anchor: int = 0, iterations: int = 2000) -> np.ndarray:
@@ -59,8 +60,11 @@ def rate(
     anchor: int = 0,
     bootstrap: int = 1000,
     seed: int = 0,
+    opening: int = 1,
 ) -> Ratings:
-    """Ratings from ``outcomes[(i, j)]``: agent ``i``'s +1 / 0 / -1 in each game against ``j``."""
+    """Ratings from ``outcomes[(i, j)]``: agent ``i``'s +1 / 0 / -1 in each game against ``j``, in
+    openings of ``opening`` consecutive games (seat-paired: the players), which the bootstrap
+    resamples whole, as the independent samples they are."""
     k = len(agents)
     rng = np.random.default_rng(seed)
 
@@ -77,7 +81,10 @@ def rate(
     elo = fit_bradley_terry(*matrices(outcomes), anchor=anchor)
     replicas = np.empty((bootstrap, k))
     for b in range(bootstrap):
-        resampled = {pair: results[rng.integers(len(results), size=len(results))] for pair, results in outcomes.items()}
+        resampled = {}
+        for pair, results in outcomes.items():
+            blocks = results.reshape(-1, opening)
+            resampled[pair] = blocks[rng.integers(len(blocks), size=len(blocks))].ravel()
         replicas[b] = fit_bradley_terry(*matrices(resampled), anchor=anchor)
     low, high = np.percentile(replicas, [2.5, 97.5], axis=0)
-    return Ratings(list(agents), elo, low, high)
+    return Ratings(list(agents), elo, low, high, replicas)
