@@ -94,3 +94,13 @@ def test_the_sprt_bounds_are_walds():
     assert test.bounds == pytest.approx((np.log(0.05 / 0.95), np.log(0.95 / 0.05)))
     assert test.llr(np.full(400, 0.5)) < test.bounds[0] < test.llr(np.full(10, 0.5))  # no gain, no noise: H0 in time
     assert test.decision(np.array([0.5, 1.0] * 200)) == "H1"
+
+
+def test_a_config_whose_games_leave_an_opening_half_played_is_refused(tmp_path):
+    from training.framework.config import load_config  # noqa: PLC0415
+    from training.pipelines.ppo.config import PPOConfig  # noqa: PLC0415
+
+    path = tmp_path / "config.yaml"
+    path.write_text("env: lost_dice\nenv_kwargs: {num_players: 3}\nevaluation: {games: 100, opponents: [random]}\n")
+    with pytest.raises(ConfigError, match=r"evaluation.games \(100\) must be a multiple of the 3 players"):
+        load_config(PPOConfig, path)

@@ -155,8 +155,19 @@ def _check_together(config: RunConfig) -> None:
         for spec in specs:
             check_agent_spec(config.env, spec, key)
     evaluation = getattr(config, "evaluation", None)
+    tables = [game]
     for options in evaluation.tables if evaluation is not None else []:
-        make_table(config, game, options, "evaluation.tables")
+        tables.append(make_table(config, game, options, "evaluation.tables"))
+    curve = getattr(config, "learning_curve", None)
+    counts = [("evaluation.games", evaluation.games, tables)] if evaluation is not None else []
+    counts += [("learning_curve.games", curve.games, [game])] if curve is not None and curve.every else []
+    for key, games, played in counts:
+        for table in played:
+            if table.num_players > 1 and games % table.num_players:
+                raise ConfigError(
+                    f"{key} ({games}) must be a multiple of the {table.num_players} players: every opening is "
+                    "played once from every seat"
+                )
     config.check(game)
 
 
