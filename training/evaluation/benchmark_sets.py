@@ -34,9 +34,9 @@ def members(source: str) -> dict[str, str]:
     return {source: source}
 
 
-def benchmarked_runs(source: str, out: Path, **options) -> tuple[list[RunScores], dict[str, tuple[float, float]]]:
+def benchmarked_runs(source: str, out: Path, **options) -> list[RunScores]:
     """Every run of ``source`` through the suite (its report in ``out/<name>``): the runs' samples
-    per task, on the tasks every run played, and the share tasks' normalized ranges."""
+    per task, on the tasks every run played, with the share tasks' normalized ranges."""
     runs, bounds = [], {}
     for name, spec in members(source).items():
         summary = benchmark(spec, out / name.replace(" ", ""), label=f"{source} ({name})", **options)
@@ -47,19 +47,20 @@ def benchmarked_runs(source: str, out: Path, **options) -> tuple[list[RunScores]
                 anchors = summary.run.anchors[task.task.name]
                 bounds[task.task.name] = (float(anchors.normalize(0.0)), float(anchors.normalize(1.0)))
     common = [task for task in runs[0].tasks if all(task in run.tasks for run in runs)]
-    return [RunScores(run.label, {task: run.tasks[task] for task in common}) for run in runs], bounds
+    shares = {task: bounds[task] for task in common if task in bounds}
+    return [RunScores(run.label, {task: run.tasks[task] for task in common}, shares) for run in runs]
 
 
 def benchmark_set(source: str, out: Path, compare: str | None = None, **options) -> str:
     """Benchmark ``source`` (a run set or a spec) and, with ``compare``, the other agent too; the
     Markdown report (also written to ``out/report.md``): per run and task, the aggregates, and
     P(``source`` > ``compare``) with its interval."""
-    runs, bounds = benchmarked_runs(source, out / "runs", **options)
-    result = aggregate(runs, bounds=bounds)
+    runs = benchmarked_runs(source, out / "runs", **options)
+    result = aggregate(runs)
     note = "Normalized scores (0: random, 1: the task's reference; docs/benchmark.md). "
     note += "Each run's own benchmark report is in `runs/<run>/`."
     if compare is not None:
-        others, _ = benchmarked_runs(compare, out / "compared", **options)
+        others = benchmarked_runs(compare, out / "compared", **options)
         shared = [task for task in runs[0].tasks if task in others[0].tasks]
         point, low, high = probability_of_improvement(runs, others)
         note += (

@@ -33,7 +33,6 @@ from training.evaluation.run_sets import (
     is_run_set,
     read_run_set,
     runs_of,
-    share_bounds,
 )
 from training.evaluation.sprt import Sprt
 from training.framework.config import make_checked_game
@@ -98,7 +97,7 @@ def evaluate_run_set(args: argparse.Namespace, run_set: Path) -> tuple[str, Path
             argparse.Namespace(**{**vars(args), "checkpoint": str(run), "out": str(folder), "overwrite": True})
         )
         runs.append(evaluation_scores(folder, f"seed {seed}"))
-    result = aggregate(runs, bounds=share_bounds(runs))
+    result = aggregate(runs)
     note = "Each run's own report is in `seed<N>/` beside this one; the first agent of each is the run's."
     report = aggregate_report(f"{info['env']} evaluation of a run set: {len(runs)} runs", runs, result, note)
     (out / "report.md").write_text(report)

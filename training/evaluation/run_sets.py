@@ -31,13 +31,13 @@ from __future__ import annotations
 
 import csv
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from agents.run_folder import CURVE_FILE, EVALUATION_DIR
-from training.evaluation.harness import PSEUDO_OPENINGS, Z95, opening_scores
+from training.evaluation.harness import PSEUDO_OPENINGS, Z95, opening_scores, paired_share_interval
 
 RUN_SET_FILE = "run_set.json"  #: marks a run-set folder: env, pipeline, seeds, command
 REPORT_FILE = "report.md"
@@ -66,17 +66,25 @@ def runs_of(run_set: Path) -> dict[int, Path]:
 
 @dataclass
 class RunScores:
-    """One run's samples per task: for each task the scores of its openings (its games, alone)."""
+    """One run's samples per task: for each task the scores of its openings (its games, alone),
+    and the range of each share task (a share's 0 and 1, on the task's scale)."""
 
     label: str
     tasks: dict[str, np.ndarray]
+    bounds: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     def mean(self, task: str) -> float:
         return float(self.tasks[task].mean())
 
     def interval(self, task: str) -> tuple[float, float]:
-        """The run's own 95% interval of a task: the normal one over its openings."""
+        """The run's own 95% interval of a task: the normal one over its openings; for a share,
+        :func:`~training.evaluation.harness.paired_share_interval`'s (inside its range, Wilson's
+        where every opening scored alike), on the task's scale."""
         values = self.tasks[task]
+        if task in self.bounds:
+            low, high = self.bounds[task]
+            _, share_low, share_high = paired_share_interval((values - low) / (high - low), np.arange(len(values)))
+            return low + share_low * (high - low), low + share_high * (high - low)
         half = Z95 * float(values.std(ddof=1)) / np.sqrt(len(values)) if len(values) > 1 else float("nan")
         return self.mean(task) - half, self.mean(task) + half
 
@@ -108,7 +116,7 @@ def evaluation_scores(folder: Path, label: str) -> RunScores:
         tasks[f"vs {opponent}"] = opening_scores(
             [float(row["score"]) for row in own], [int(row["opening"]) for row in own]
         )
-    return RunScores(label, tasks)
+    return RunScores(label, tasks, {task: (0.0, 1.0) for task in tasks})
 
 
 def _iqm(matrix: np.ndarray) -> float:
@@ -125,18 +133,21 @@ def _table(runs: list[RunScores], tasks: list[str], draws: list[dict[str, np.nda
     return np.array([[float(draw[task].mean()) for task in tasks] for draw in draws])
 
 
-def with_pseudo_openings(runs: list[RunScores], bounds: dict[str, tuple[float, float]]) -> list[RunScores]:
-    """Each run's openings of every task in ``bounds`` (a share's range: 0 and 1, or their
-    normalized values) with :data:`~training.evaluation.benchmark.PSEUDO_OPENINGS`-many
-    pseudo-openings at each end, as the benchmark's bootstrap adds them: a task whose games
-    all ended alike keeps the uncertainty its own interval shows."""
+def with_pseudo_openings(runs: list[RunScores]) -> list[RunScores]:
+    """Each run's openings of every share task (its ``bounds``: 0 and 1, or their normalized
+    values) with :data:`~training.evaluation.harness.PSEUDO_OPENINGS`-many pseudo-openings at
+    each end, as the benchmark's bootstrap adds them: a task whose games all ended alike keeps
+    the uncertainty its own interval shows."""
     return [
         RunScores(
             run.label,
             {
-                task: np.concatenate([values, np.repeat(bounds[task], PSEUDO_OPENINGS)]) if task in bounds else values
+                task: np.concatenate([values, np.repeat(run.bounds[task], PSEUDO_OPENINGS)])
+                if task in run.bounds
+                else values
                 for task, values in run.tasks.items()
             },
+            run.bounds,
         )
         for run in runs
     ]
@@ -162,20 +173,17 @@ class Aggregate:
     game_noise: float  #: the median half-width of the runs' own intervals (their game noise)
 
 
-def aggregate(
-    runs: list[RunScores],
-    reps: int = BOOTSTRAP_REPS,
-    seed: int = BOOTSTRAP_SEED,
-    bounds: dict[str, tuple[float, float]] | None = None,
-) -> Aggregate:
+def aggregate(runs: list[RunScores], reps: int = BOOTSTRAP_REPS, seed: int = BOOTSTRAP_SEED) -> Aggregate:
     """Mean and IQM over the runs and tasks, each task's mean over the runs, with 95% intervals
-    from the two-level bootstrap (runs, then each run's openings). Share tasks named in
-    ``bounds`` get pseudo-openings in the bootstrap (:func:`with_pseudo_openings`), whose spread
-    about its own centre is then put about the point, as the benchmark's aggregates do."""
+    from the two-level bootstrap (runs, then each run's openings). Share tasks (the runs'
+    ``bounds``) get pseudo-openings in the bootstrap (:func:`with_pseudo_openings`), whose spread
+    about its own centre is then put about the point, as the benchmark's aggregates do, and
+    their intervals stay inside the shares' range."""
     tasks = list(runs[0].tasks)
+    bounds = runs[0].bounds
     rng = np.random.default_rng(seed)
     point = _table(runs, tasks)
-    drawn_from = with_pseudo_openings(runs, bounds) if bounds else runs
+    drawn_from = with_pseudo_openings(runs) if bounds else runs
     centre = _table(drawn_from, tasks)
     means, iqms, per_task = [], [], []
     for _ in range(reps):
@@ -185,15 +193,22 @@ def aggregate(
         per_task.append(table.mean(axis=0))
     per_task = np.array(per_task)
 
-    def with_interval(value: float, draws, centred: float) -> tuple[float, float, float]:
+    def with_interval(value: float, draws, centred: float, within: list[str]) -> tuple[float, float, float]:
         low, high = np.percentile(draws, [2.5, 97.5])
-        return float(value), float(value - (centred - low)), float(value + (high - centred))
+        low, high = value - (centred - low), value + (high - centred)
+        if within and all(task in bounds for task in within):  # shares: never outside their range
+            low = max(low, min(bounds[task][0] for task in within))
+            high = min(high, max(bounds[task][1] for task in within))
+        return float(value), float(low), float(high)
 
     halves = [(run.interval(task)[1] - run.interval(task)[0]) / 2 for run in runs for task in tasks]
     return Aggregate(
-        with_interval(point.mean(), means, centre.mean()),
-        with_interval(_iqm(point), iqms, _iqm(centre)),
-        {task: with_interval(point[:, j].mean(), per_task[:, j], centre[:, j].mean()) for j, task in enumerate(tasks)},
+        with_interval(point.mean(), means, centre.mean(), tasks),
+        with_interval(_iqm(point), iqms, _iqm(centre), tasks),
+        {
+            task: with_interval(point[:, j].mean(), per_task[:, j], centre[:, j].mean(), [task])
+            for j, task in enumerate(tasks)
+        },
         float(np.nanmedian(halves)),
     )
 
@@ -315,18 +330,13 @@ def curves_picture(run_set: Path, out: Path) -> Path | None:
     return out
 
 
-def share_bounds(runs: list[RunScores]) -> dict[str, tuple[float, float]]:
-    """The share tasks of an evaluation's scores (against an opponent: 0 to 1); a score alone has none."""
-    return {task: (0.0, 1.0) for task in runs[0].tasks if task.startswith("vs ")}
-
-
 def run_set_report(run_set: Path) -> str:
     """Score the run set from its runs' closing evaluations: ``report.md``, ``summary.csv`` and
     ``curves.png`` written into it; the report returned."""
     run_set = Path(run_set)
     info = read_run_set(run_set)
     runs = [closing_scores(run, f"seed {seed}") for seed, run in runs_of(run_set).items()]
-    result = aggregate(runs, bounds=share_bounds(runs))
+    result = aggregate(runs)
     picture = curves_picture(run_set, run_set / CURVES_FILE)
     note = f"Command: `{info['command']}`." if info.get("command") else ""
     note += f" Learning curves: [{CURVES_FILE}]({CURVES_FILE})." if picture else ""
