@@ -135,9 +135,10 @@ default-runs: $(VENV)/.installed
 	$(PYTHON) benchmarks/default_runs.py $(ARGS)
 	$(PYTHON) training/results_pages.py
 
-# Every env's default recipe at a laptop's budget, five seeds each: results/baselines/, docs/baselines.md.
+# Every env's default recipe at a laptop's budget, five seeds each: results/baselines/ (then training/results_pages.py: docs/reports/baselines*.md).
 baselines: $(VENV)/.installed
 	$(PYTHON) benchmarks/baselines.py $(ARGS)
+	$(PYTHON) training/results_pages.py
 
 fuzz: $(VENV)/.installed
 	$(PYTHON) -m tests.fuzz_batched --games 1000000 --workers 2 --out results/fuzz

@@ -339,7 +339,7 @@ def run_set_report(run_set: Path) -> str:
     result = aggregate(runs)
     picture = curves_picture(run_set, run_set / CURVES_FILE)
     note = f"Command: `{info['command']}`." if info.get("command") else ""
-    note += f" Learning curves: [{CURVES_FILE}]({CURVES_FILE})." if picture else ""
+    note += f" Learning curves: `{CURVES_FILE}` in the run set's folder." if picture else ""
     report = aggregate_report(
         f"{info['env']}: {len(runs)} runs ({info.get('pipeline', 'runs')})", runs, result, note.strip()
     )
