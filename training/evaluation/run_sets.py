@@ -304,7 +304,7 @@ def curves_picture(run_set: Path, out: Path) -> Path | None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt  # noqa: PLC0415 (as matplotlib, and after its backend is chosen)
-    from scipy import stats  # noqa: PLC0415
+    from scipy import stats  # noqa: PLC0415 (scipy loads in a second; only the picture's band needs its t quantile)
 
     fig, ax = plt.subplots(figsize=(7.5, 4.5))
     for seed, curve in curves.items():
