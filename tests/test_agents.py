@@ -155,7 +155,7 @@ def test_a_pairing_plays_each_game_by_its_number():
     for g, (seat, state, history) in enumerate(whole):
         players = [b, b]
         players[seat] = a
-        alone, alone_history = play_game(game, players, 7 + g, 2)
+        alone, alone_history = play_game(game, players, 7 + g // 2, 2)  # seat-paired: an opening per two games
         assert alone_history == history and alone.returns().tolist() == state.returns().tolist()
 
 

@@ -126,6 +126,7 @@ def test_a_pool_seat_plays_each_game_by_that_games_member_and_a_batched_member_i
             env_kwargs={"num_players": 2},
             vec_env="batched",
             self_play={"enabled": True, "pool": ["random"]},
+            evaluation={"games": 6, "opponents": ["heuristic", "random"]},  # whole openings at two players
         ),
     )
     venv, _ = make_training_env(config)

@@ -392,6 +392,7 @@ def test_agents_are_checked_before_training(tmp_path, capsys):
     path = _config_with(tmp_path, None, "env_kwargs", {"num_players": 2})
     config = yaml.safe_load(path.read_text())
     config["evaluation"]["opponents"] = ["optimal"]
+    config["evaluation"]["games"] = 6  # whole openings at two players
     path.write_text(yaml.safe_dump(config))
     assert train.main(["--config", str(path), "--run-dir", str(tmp_path / "run"), "--no-progress"]) == 2
     assert "agent 'optimal': OptimalAgent is solved for solitaire Inverted Dice" in capsys.readouterr().err

@@ -365,13 +365,14 @@ def report_folder(out_dir: Path) -> Iterator[Path]:
 
 def agent_labels(specs: list[str]) -> list[str]:
     """The name of each agent in the tables: a run's path is ``trained`` (``trained seed 3``, by its
-    config's seed, where several runs play), anything else its spec; a name given twice gets
-    ``#2``, ``#3`` ... so that no agent is lost."""
+    config's seed, where several runs of different seeds play), anything else its spec; a name
+    given twice gets ``#2``, ``#3`` ... so that no agent is lost."""
     runs = [spec for spec in specs if Path(spec).exists()]
+    seeds = {run: read_config(run).get("seed") for run in runs}
+    by_seed = len(runs) > 1 and None not in seeds.values() and len(set(seeds.values())) == len(runs)
     labels: list[str] = []
     for spec in specs:
-        seed = read_config(spec).get("seed") if spec in runs and len(runs) > 1 else None
-        base = spec if spec not in runs else "trained" if seed is None else f"trained seed {seed}"
+        base = spec if spec not in runs else f"trained seed {seeds[spec]}" if by_seed else "trained"
         label, copy = base, 1
         while label in labels:
             copy += 1

@@ -32,7 +32,7 @@ from training.evaluation.report import evaluate_run
 from training.evaluation.run_sets import RUN_SET_FILE, is_run_set, read_run_set
 from training.framework import run_set
 from training.framework.config import RunConfig, build_agent, config_from_dict, load_config
-from training.framework.console import USER_ERRORS, fail, interrupted, invocation
+from training.framework.console import USER_ERRORS, arguments, fail, interrupted, invocation
 from training.framework.paths import checkpoint_root, config_path
 from training.framework.run import Pipeline, print_interrupted, run_training
 from training.framework.schema import ConfigError, read_mapping
@@ -307,7 +307,7 @@ def main(pipeline: type[Pipeline], argv: list[str] | None, prog: str | None, scr
     command, evaluate_command = invocation(script, prog), invocation(EVALUATE_SCRIPT, prog)
     if args.seeds or (args.resume and is_run_set(Path(args.resume))):
         try:
-            return train_seeds(pipeline, args, sys.argv[1:] if argv is None else list(argv), command)
+            return train_seeds(pipeline, args, arguments() if argv is None else list(argv), command)
         except USER_ERRORS as error:
             return fail(error)
     if args.parallel is not None or (args.address and not hasattr(pipeline.schema, "address")):

@@ -158,6 +158,7 @@ def _check_together(config: RunConfig) -> None:
     tables = [game]
     for options in evaluation.tables if evaluation is not None else []:
         tables.append(make_table(config, game, options, "evaluation.tables"))
+    config.check(game)
     curve = getattr(config, "learning_curve", None)
     counts = [("evaluation.games", evaluation.games, tables)] if evaluation is not None else []
     counts += [("learning_curve.games", curve.games, [game])] if curve is not None and curve.every else []
@@ -168,7 +169,6 @@ def _check_together(config: RunConfig) -> None:
                     f"{key} ({games}) must be a multiple of the {table.num_players} players: every opening is "
                     "played once from every seat"
                 )
-    config.check(game)
 
 
 def make_table(config: RunConfig, game: Game, options: dict[str, Any], key: str) -> Game:
