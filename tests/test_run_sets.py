@@ -81,7 +81,9 @@ def test_train_py_seeds_trains_a_run_per_seed_and_reports_over_them(tmp_path, ca
     evaluated = (out / "report.md").read_text()
     assert "| seed 3 |" in evaluated and "| seed 4 |" in evaluated and (out / "seed4" / "games.csv").is_file()
     runs = [str(run_set / "seed3"), str(run_set / "seed4")]
-    assert evaluate.main(["--env", "six_hundred", "--agents", *runs, "--games", "2", "--out", str(tmp_path / "two")]) == 0
+    assert (
+        evaluate.main(["--env", "six_hundred", "--agents", *runs, "--games", "2", "--out", str(tmp_path / "two")]) == 0
+    )
     assert "| trained seed 3 |" in (tmp_path / "two" / "report.md").read_text()  # runs named by their seeds
     out = tmp_path / "benchmarked"
     argv = ["--agent", str(run_set), "--compare", "random", "--quick", "--tasks", "six_hundred", "--out", str(out)]
