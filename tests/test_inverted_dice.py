@@ -336,7 +336,7 @@ def test_any_seeded_game_fills_every_box_exactly_once(seed, free):
 
 def test_planning_features_give_exact_hit_chances_progress_and_points_now():
     tables = keep_tables(rules.NUM_DICE)
-    first_roll = np.array([rules._HIT_CHANCES[roll][0] for roll in tables.rolls])
+    first_roll = np.array([rules.HIT_CHANCES[roll][0] for roll in tables.rolls])
     expected = [turn_hit_probability(b) for b in range(1, rules.NUM_BOXES + 1)]
     np.testing.assert_allclose(tables.first_roll @ first_roll, expected, atol=1e-6)
 

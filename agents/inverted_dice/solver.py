@@ -64,7 +64,7 @@ BATCH = 256
 #: Bumped whenever the meaning or layout of a cached table changes.
 CACHE_VERSION = 1
 
-_SECTION_MASKS = np.array([sum(1 << (b - 1) for b in range(lo, hi + 1)) for _, lo, hi in rules.SECTIONS])
+_SECTION_MASKS = np.array(rules.SECTION_MASKS)
 _BOX = np.arange(rules.NUM_BOXES)[:, None]  # 0-based boxes, as a column against a batch
 _BOX_SECTION = np.array(
     [next(s for s, (_, lo, hi) in enumerate(rules.SECTIONS) if lo <= b + 1 <= hi) for b in range(rules.NUM_BOXES)]

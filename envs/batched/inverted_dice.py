@@ -36,13 +36,9 @@ from envs.batched.dice_rounds import draw_dice_tape, draw_dice_tapes, end_turn
 from envs.batched.rules import BatchedGame
 from envs.games.dice_rounds import FACES
 from envs.games.inverted_dice import (
-    _DICE_FEATURES,
-    _HIT_CHANCES,
-    _REROLL_POSITIONS,
-    _SECTION_MASKS,
-    _SECTION_OF_BOX,
-    _SECTION_SIZES,
     CROSS_OUT,
+    DICE_FEATURES,
+    HIT_CHANCES,
     MAX_ROLLS,
     MAX_SCORE,
     NUM_BOXES,
@@ -63,8 +59,12 @@ from envs.games.inverted_dice import (
     OBS_SECTIONS_ALIVE,
     OPPONENT_SIZE,
     OWN_SIZE,
+    REROLL_POSITIONS,
     SCORE,
     SECTION_BONUS,
+    SECTION_MASKS,
+    SECTION_OF_BOX,
+    SECTION_SIZES,
     InvertedDice,
     InvertedDiceState,
     inverted_sum,
@@ -73,7 +73,7 @@ from envs.games.inverted_dice import (
 # --- tables, built once from the core's ------------------------------------------------
 
 #: The 252 sorted rolls of five dice; a roll id is an index into it.
-ROLLS = tuple(_DICE_FEATURES)
+ROLLS = tuple(DICE_FEATURES)
 #: ``FACE_KEY[v]``: what a die showing ``v`` adds to a roll's key (index 0 unused).
 FACE_KEY = np.array([0] + [FACES**v for v in range(FACES - 1)] + [0], np.int64)
 
@@ -94,33 +94,33 @@ ID_OF_KEY = _id_of_key()
 #: ``KEEP_KEY[roll id, action]``: the key of the dice a reroll action keeps.
 KEEP_KEY = np.array(
     [
-        [_key(d for p, d in enumerate(roll) if p not in _REROLL_POSITIONS[a]) for a in range(NUM_REROLLS)]
+        [_key(d for p, d in enumerate(roll) if p not in REROLL_POSITIONS[a]) for a in range(NUM_REROLLS)]
         for roll in ROLLS
     ],
     np.int64,
 )
 #: ``REROLL_COUNT[action]``: how many dice a reroll action rolls.
-REROLL_COUNT = np.array([len(positions) for positions in _REROLL_POSITIONS], np.int64)
+REROLL_COUNT = np.array([len(positions) for positions in REROLL_POSITIONS], np.int64)
 #: ``INVERTED_SUM[roll id]``: 1..20.
 INVERTED_SUM = np.array([inverted_sum(roll) for roll in ROLLS], np.int64)
-#: ``DICE_FEATURES[roll id]``: observation entries ``OBS_DICE`` .. ``OBS_INVERTED_SUM`` (the core's).
-DICE_FEATURES = np.stack([_DICE_FEATURES[roll] for roll in ROLLS])
-#: ``HIT_CHANCES[roll id, roll - 1, box - 1]``: the core's hit chances (``OBS_HIT_CHANCES`` of an open box).
-HIT_CHANCES = np.stack([_HIT_CHANCES[roll] for roll in ROLLS])
+#: ``ROLL_DICE_FEATURES[roll id]``: observation entries ``OBS_DICE`` .. ``OBS_INVERTED_SUM`` (the core's).
+ROLL_DICE_FEATURES = np.stack([DICE_FEATURES[roll] for roll in ROLLS])
+#: ``ROLL_HIT_CHANCES[roll id, roll - 1, box - 1]``: the core's hit chances (``OBS_HIT_CHANCES`` of an open box).
+ROLL_HIT_CHANCES = np.stack([HIT_CHANCES[roll] for roll in ROLLS])
 #: ``SECTION_MASK[s]``: the bits of section ``s``'s boxes; ``BOX_SECTION[box - 1]``: its section.
-SECTION_MASK = np.array(_SECTION_MASKS, np.int64)
-BOX_SECTION = np.array(_SECTION_OF_BOX, np.int64)
+SECTION_MASK = np.array(SECTION_MASKS, np.int64)
+BOX_SECTION = np.array(SECTION_OF_BOX, np.int64)
 #: ``BIT_COUNT[bits]``: the set bits of ``bits`` (below ``2**10``, the largest section).
-BIT_COUNT = np.array([bin(bits).count("1") for bits in range(2 ** int(_SECTION_SIZES.max()))], np.int64)
+BIT_COUNT = np.array([bin(bits).count("1") for bits in range(2 ** int(SECTION_SIZES.max()))], np.int64)
 #: ``SECTION_SHIFT[s]``: the bit of section ``s``'s first box.
-SECTION_SHIFT = np.array([int(mask & -mask).bit_length() - 1 for mask in _SECTION_MASKS], np.int64)
+SECTION_SHIFT = np.array([int(mask & -mask).bit_length() - 1 for mask in SECTION_MASKS], np.int64)
 
 
 def _progress_table() -> np.ndarray:
     """``[section, boxes scored]``: ``OBS_SECTION_PROGRESS``, by the core's very expression."""
-    table = np.zeros((len(_SECTION_SIZES), int(_SECTION_SIZES.max()) + 1), np.float32)
+    table = np.zeros((len(SECTION_SIZES), int(SECTION_SIZES.max()) + 1), np.float32)
     for count in range(table.shape[1]):
-        table[:, count] = [count / size for size in _SECTION_SIZES]
+        table[:, count] = [count / size for size in SECTION_SIZES]
     return table
 
 
@@ -144,8 +144,8 @@ _ALIVE_START = OBS_SECTIONS_ALIVE.start
 _BONUS_START = OBS_BONUSES.start
 _HIT_START = OBS_HIT_CHANCES.start
 _PROGRESS_START = OBS_SECTION_PROGRESS.start
-_NUM_SECTIONS = len(_SECTION_MASKS)
-assert OBS_DICE.start == 0 and DICE_FEATURES.shape[1] == _DICE_END
+_NUM_SECTIONS = len(SECTION_MASKS)
+assert OBS_DICE.start == 0 and ROLL_DICE_FEATURES.shape[1] == _DICE_END
 
 
 # --- Inverted Dice ---------------------------------------------------------------------
@@ -446,8 +446,8 @@ class BatchedInvertedDice(BatchedGame):
             rows,
             seats,
             self.num_players,
-            DICE_FEATURES,
-            HIT_CHANCES,
+            ROLL_DICE_FEATURES,
+            ROLL_HIT_CHANCES,
             INVERTED_SUM,
             SECTION_MASK,
             SECTION_SHIFT,

@@ -43,8 +43,6 @@ import numpy as np
 from envs.batched.rules import BatchedGame
 from envs.batched.streams import bounded
 from envs.games.lost_dice import (
-    _CAP,
-    _COUNT_SCALE,
     COL_COUNT,
     COL_DOWN,
     COL_INVESTMENTS,
@@ -53,6 +51,8 @@ from envs.games.lost_dice import (
     COL_SUM,
     COL_UP,
     COLUMN_SIZE,
+    COUNT_CAP,
+    COUNT_SCALE,
     DECLINE,
     DISCARD,
     GLOBAL_SIZE,
@@ -167,7 +167,7 @@ def _settle(row, p, players, columns, blocks, totals, points, stone_points, keld
         for i in range(COLUMN_SIZE):
             blocks[row, p, base + i] = 0.0
         blocks[row, p, base + _LAST0 + last] = 1.0
-        blocks[row, p, base + COL_COUNT] = count / _COUNT_SCALE
+        blocks[row, p, base + COL_COUNT] = count / COUNT_SCALE
         blocks[row, p, base + COL_SUM] = numbers_sum / SUM_SCALE
         blocks[row, p, base + _INVESTMENTS0 + investments] = 1.0
         if direction > 0:
@@ -180,8 +180,8 @@ def _settle(row, p, players, columns, blocks, totals, points, stone_points, keld
     if keldice:
         total += stone_points[min(stones, _STONE_CAP)] + VP_POINTS * vp
     totals[row, p] = total
-    blocks[row, p, PL_STONES] = min(stones, _CAP) / _CAP
-    blocks[row, p, PL_VP] = min(vp, _CAP) / _CAP
+    blocks[row, p, PL_STONES] = min(stones, COUNT_CAP) / COUNT_CAP
+    blocks[row, p, PL_VP] = min(vp, COUNT_CAP) / COUNT_CAP
     blocks[row, p, PL_SCORE] = max(-1.0, min(1.0, total / score_scale))
 
 

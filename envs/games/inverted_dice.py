@@ -64,13 +64,13 @@ def cross_out_action(box: int) -> int:
     return CROSS_OUT + box - 1
 
 
-_SECTION_MASKS = tuple(sum(1 << (b - 1) for b in range(lo, hi + 1)) for _, lo, hi in SECTIONS)
-_SECTION_OF_BOX = tuple(
+SECTION_MASKS = tuple(sum(1 << (b - 1) for b in range(lo, hi + 1)) for _, lo, hi in SECTIONS)
+SECTION_OF_BOX = tuple(
     next(s for s, (_, lo, hi) in enumerate(SECTIONS) if lo <= b <= hi) for b in range(1, NUM_BOXES + 1)
 )
 _ALL_BOXES = 2**NUM_BOXES - 1
 _INVERTED_SUM_OF_FACES = tuple(21 - sum(v + 1 for v in range(6) if m >> v & 1) for m in range(64))
-_REROLL_POSITIONS = tuple(reroll_positions(a) for a in range(NUM_REROLLS))
+REROLL_POSITIONS = tuple(reroll_positions(a) for a in range(NUM_REROLLS))
 _REROLL_MASK = (np.zeros(NUM_REROLLS, np.int8), np.ones(NUM_REROLLS, np.int8))
 _NO_CROSS_OUT = np.zeros(NUM_BOXES, np.int8)
 _ONE_HOT_6 = np.eye(6, dtype=np.float32)
@@ -95,7 +95,7 @@ def _sorted_rolls(k: int, low: int = 1):
 
 
 #: Observation block of every sorted five-dice roll (252 of them), computed once.
-_DICE_FEATURES = {dice: _dice_features(dice) for dice in _sorted_rolls(NUM_DICE)}
+DICE_FEATURES = {dice: _dice_features(dice) for dice in _sorted_rolls(NUM_DICE)}
 _ROLL_ONE_HOT = np.eye(MAX_ROLLS, dtype=np.float32)
 
 
@@ -117,8 +117,8 @@ def _hit_chances() -> dict[tuple[int, ...], np.ndarray]:
     return {roll: chances[i] for i, roll in enumerate(tables.rolls)}
 
 
-_HIT_CHANCES = _hit_chances()
-_SECTION_SIZES = np.array([hi - lo + 1 for _, lo, hi in SECTIONS], np.float32)
+HIT_CHANCES = _hit_chances()
+SECTION_SIZES = np.array([hi - lo + 1 for _, lo, hi in SECTIONS], np.float32)
 
 # Observation layout (offsets into the vector; see the env card).
 OBS_DICE = slice(0, 30)
@@ -156,7 +156,7 @@ def _section_splits(section: int, closed: int, rule: str, scored_count: int | No
     ``"dead"`` (no bonus, not alive: at least one box crossed out). ``scored_count``, where
     known (the observer's section progress), is how many boxes were scored.
     """
-    mask = _SECTION_MASKS[section]
+    mask = SECTION_MASKS[section]
     boxes = [b - 1 for b in _section_boxes(section) if closed >> (b - 1) & 1]
     splits: dict[int, list[int]] = {}
     for size in range(len(boxes) + 1):
@@ -232,7 +232,7 @@ class InvertedDice(DiceRoundsGame):
     def action_name(self, action: int) -> str:
         action = self.check_action(action)
         if action < NUM_REROLLS:
-            return "reroll dice " + ",".join(str(p + 1) for p in _REROLL_POSITIONS[action])
+            return "reroll dice " + ",".join(str(p + 1) for p in REROLL_POSITIONS[action])
         if action == SCORE:
             return "score the inverted sum"
         return f"cross out box {action - CROSS_OUT + 1}"
@@ -266,8 +266,8 @@ class InvertedDice(DiceRoundsGame):
                 alive, paid = obs[OBS_SECTIONS_ALIVE] > 0.5, obs[OBS_BONUSES] > 0.5
                 rules = ["scored" if a or b else "dead" for a, b in zip(alive, paid)]
                 if self.planning_features:  # and how many boxes of each section were scored
-                    counts = np.rint(obs[OBS_SECTION_PROGRESS] * _SECTION_SIZES).astype(int).tolist()
-            splits = [_section_splits(s, closed & _SECTION_MASKS[s], rules[s], counts[s]) for s in range(len(SECTIONS))]
+                    counts = np.rint(obs[OBS_SECTION_PROGRESS] * SECTION_SIZES).astype(int).tolist()
+            splits = [_section_splits(s, closed & SECTION_MASKS[s], rules[s], counts[s]) for s in range(len(SECTIONS))]
             state._write_sheet((seat + k) % n, closed, _sample_scored(splits, int(np.rint(total * MAX_SCORE)), rng))
         state._set_dice((np.flatnonzero(obs[OBS_DICE] > 0.5) % 6 + 1).tolist())
         return state
@@ -296,7 +296,7 @@ class InvertedDiceState(DiceRoundsState):
         self._boxes[player] = [(b + 1 if scored >> b & 1 else 0) if closed >> b & 1 else None for b in range(NUM_BOXES)]
         self._scored[player] = scored
         self._crossed[player] = closed & ~scored
-        self._bonuses[player] = [scored & mask == mask for mask in _SECTION_MASKS]
+        self._bonuses[player] = [scored & mask == mask for mask in SECTION_MASKS]
         self._totals[player] = sum(b + 1 for b in range(NUM_BOXES) if scored >> b & 1) + SECTION_BONUS * sum(
             self._bonuses[player]
         )
@@ -315,14 +315,14 @@ class InvertedDiceState(DiceRoundsState):
 
     def _reroll(self, action: int) -> None:
         self._roll += 1
-        if self._draws_chance(DICE_ROLLS[len(_REROLL_POSITIONS[action])], "_rerolled", action):
+        if self._draws_chance(DICE_ROLLS[len(REROLL_POSITIONS[action])], "_rerolled", action):
             self._rerolled(self._tape_row(), action)
 
     def _rerolled(self, values, action: int) -> None:
         """The dice rerolled by ``action`` show ``values`` (in order, from the lowest die)."""
         fresh = iter(values)
         dice = list(self._dice)
-        for p in _REROLL_POSITIONS[action]:
+        for p in REROLL_POSITIONS[action]:
             dice[p] = next(fresh)
         self._set_dice(dice)
 
@@ -374,8 +374,8 @@ class InvertedDiceState(DiceRoundsState):
         if points:
             self._scored[p] |= bit
             self._totals[p] += points
-            section = _SECTION_OF_BOX[box - 1]
-            mask = _SECTION_MASKS[section]
+            section = SECTION_OF_BOX[box - 1]
+            mask = SECTION_MASKS[section]
             if self._scored[p] & mask == mask:
                 self._bonuses[p][section] = True
                 self._totals[p] += SECTION_BONUS
@@ -386,9 +386,9 @@ class InvertedDiceState(DiceRoundsState):
     def observe(self, player: int) -> np.ndarray:
         n = self.game.num_players
         own = self._open[player]
-        alive = [not (self._crossed[player] & m) and not b for m, b in zip(_SECTION_MASKS, self._bonuses[player])]
+        alive = [not (self._crossed[player] & m) and not b for m, b in zip(SECTION_MASKS, self._bonuses[player])]
         parts = [
-            _DICE_FEATURES[self._dice],
+            DICE_FEATURES[self._dice],
             _ROLL_ONE_HOT[self._roll - 1],
             own,
             alive,
@@ -416,11 +416,11 @@ class InvertedDiceState(DiceRoundsState):
         features = np.zeros(OWN_SIZE - OWN_SIZE_V0, np.float32)
         scored = self._scored[player]
         features[NUM_BOXES : NUM_BOXES + len(SECTIONS)] = [
-            bin(scored & mask).count("1") / size for mask, size in zip(_SECTION_MASKS, _SECTION_SIZES)
+            bin(scored & mask).count("1") / size for mask, size in zip(SECTION_MASKS, SECTION_SIZES)
         ]
         if player == self._player and not self._terminal:
             own = self._open[player]
-            features[:NUM_BOXES] = _HIT_CHANCES[self._dice][self._roll - 1] * own
+            features[:NUM_BOXES] = HIT_CHANCES[self._dice][self._roll - 1] * own
             features[-1] = own[self._inverted_sum - 1] * self._inverted_sum / NUM_BOXES
         return features
 

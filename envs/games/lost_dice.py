@@ -133,8 +133,8 @@ PLAYER_SIZE = PL_DISCARDER + 1  # 118
 _STATIC_SIZE = PL_SCORE + 1  # the part of a player block that changes only when they write
 
 SUM_SCALE = sum(range(2, MAX_VALUE + 1))  # 77
-_COUNT_SCALE = MAX_VALUE - 1
-_CAP = 10
+COUNT_SCALE = MAX_VALUE - 1
+COUNT_CAP = 10  #: stones and VP counts above this read as it in the observation (scaled by it)
 _SCALES = {"lost_dice": (200.0, 800.0), "keldice": (10.0, 100.0)}  #: (column, total) score scales
 
 _MASK_TURN_START = np.zeros(NUM_ACTIONS, np.int8)
@@ -314,7 +314,7 @@ def _column_block(key: tuple) -> np.ndarray:
         last, count, total, investments, direction, points = key
         block = np.zeros(COLUMN_SIZE, np.float32)
         block[COL_LAST.start + last] = 1.0
-        block[COL_COUNT] = count / _COUNT_SCALE
+        block[COL_COUNT] = count / COUNT_SCALE
         block[COL_SUM] = total / SUM_SCALE
         block[COL_INVESTMENTS.start + investments] = 1.0
         if direction:
@@ -599,7 +599,7 @@ class LostDiceState(GameState):
         for colour in range(NUM_COLOURS):
             column = block[colour * COLUMN_SIZE : (colour + 1) * COLUMN_SIZE]
             last = int(column[COL_LAST].argmax())
-            count = int(np.rint(column[COL_COUNT] * _COUNT_SCALE))
+            count = int(np.rint(column[COL_COUNT] * COUNT_SCALE))
             total = int(np.rint(column[COL_SUM] * SUM_SCALE))
             direction = int(column[COL_UP] > 0.5) - int(column[COL_DOWN] > 0.5)
             earlier = tuple(v for v in game.column_values[colour] if (v > last if direction < 0 else v < last))
@@ -617,8 +617,8 @@ class LostDiceState(GameState):
             self._allowed[player][colour] = allowed_values(
                 last, count, self._investments[player][colour], direction, game.keldice
             )
-        self._stones[player] = int(np.rint(block[PL_STONES] * _CAP))
-        self._vp[player] = int(np.rint(block[PL_VP] * _CAP))
+        self._stones[player] = int(np.rint(block[PL_STONES] * COUNT_CAP))
+        self._vp[player] = int(np.rint(block[PL_VP] * COUNT_CAP))
         self._rolls_left[player] = int(np.rint(block[PL_ROLLS_LEFT] * game.rolls_per_player))
         self._skips[player] = int(np.rint(block[PL_SKIPS] * 3))
         self._settle(player)
@@ -842,7 +842,10 @@ class LostDiceState(GameState):
             parts.append(_column_block(key))
         score = max(-1.0, min(1.0, float(self._totals[player]) / game.score_scale))
         parts.append(
-            np.array([min(self._stones[player], _CAP) / _CAP, min(self._vp[player], _CAP) / _CAP, score], np.float32)
+            np.array(
+                [min(self._stones[player], COUNT_CAP) / COUNT_CAP, min(self._vp[player], COUNT_CAP) / COUNT_CAP, score],
+                np.float32,
+            )
         )
         return _readonly(np.concatenate(parts))
 
