@@ -31,15 +31,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from training.evaluation.benchmark import measure_anchors
-from training.evaluation.benchmark_report import benchmark, write_leaderboard
-from training.evaluation.benchmark_sets import benchmark_set
+from training.evaluation.benchmark_request import benchmark_request
 from training.evaluation.harness import DEFAULT_BATCH
-from training.evaluation.report import output_dir
-from training.evaluation.run_sets import is_run_set
-from training.evaluation.suite import SUITE_VERSION, SUITES, TASKS, agent_mapping, write_anchors
+from training.evaluation.suite import SUITE_VERSION, SUITES, TASKS
 from training.framework.console import fail, guarded
 from training.framework.schema import ConfigError
 
@@ -108,53 +103,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         return fail(ConfigError("give --agent SPEC, --leaderboard or --measure-references (one of them)"))
     if args.batch < 0:
         return fail(ConfigError(f"--batch must be 0 (one game at a time) or a number of games, got {args.batch}"))
-    return guarded(lambda: run(args), "benchmark interrupted; no report written")
-
-
-def run(args: argparse.Namespace) -> int:
-    progress = not args.no_progress
-    if args.measure_references:
-        anchors = measure_anchors(args.workers, progress, args.suite, args.batch)
-        path = write_anchors(anchors, version=args.suite)
-        print(f"References written to {path}")
-        return 0
-    if args.leaderboard:
-        print(
-            write_leaderboard(
-                Path(args.out or "results"),
-                quick=args.quick,
-                workers=args.workers,
-                show_progress=progress,
-                batch=args.batch,
-                suite_version=args.suite,
-            )
-        )
-        return 0
-    agent = agent_mapping(args.agent)
-    out = output_dir(args.out, args.overwrite, None, "benchmark")
-    if args.compare is not None or (isinstance(agent, str) and is_run_set(Path(agent))):
-        if not isinstance(agent, str):
-            raise ConfigError("--compare and run sets take one plain --agent (a spec or a run set), not ENV=SPEC")
-        options = dict(quick=args.quick, workers=args.workers, tasks=args.tasks, batch=args.batch)
-        options.update(move_time_limit=args.move_time_limit, show_progress=progress, suite_version=args.suite)
-        print(benchmark_set(agent, out, args.compare, **options))
-        print(f"Report written to {out}")
-        return 0
-    summary = benchmark(
-        agent,
-        out,
-        label=" ".join(args.agent),
-        quick=args.quick,
-        workers=args.workers,
-        tasks=args.tasks,
-        move_time_limit=args.move_time_limit,
-        show_progress=progress,
-        batch=args.batch,
-        suite_version=args.suite,
-    )
-    print(summary.markdown())
-    print(f"Report written to {out}")
-    return 0
+    return guarded(lambda: benchmark_request(args), "benchmark interrupted; no report written")
 
 
 if __name__ == "__main__":

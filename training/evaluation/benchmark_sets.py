@@ -19,11 +19,10 @@ from training.evaluation.benchmark import per_task_normalized
 from training.evaluation.benchmark_report import benchmark
 from training.evaluation.run_sets import (
     RunScores,
-    aggregate,
-    aggregate_report,
     is_run_set,
     probability_of_improvement,
     runs_of,
+    write_aggregate,
 )
 
 
@@ -53,10 +52,9 @@ def benchmarked_runs(source: str, out: Path, **options) -> list[RunScores]:
 
 def benchmark_set(source: str, out: Path, compare: str | None = None, **options) -> str:
     """Benchmark ``source`` (a run set or a spec) and, with ``compare``, the other agent too; the
-    Markdown report (also written to ``out/report.md``): per run and task, the aggregates, and
+    Markdown report (also written to ``out/report.md``, with ``summary.csv``): per run and task, the aggregates, and
     P(``source`` > ``compare``) with its interval."""
     runs = benchmarked_runs(source, out / "runs", **options)
-    result = aggregate(runs)
     note = "Normalized scores (0: random, 1: the task's reference; docs/benchmark.md). "
     note += "Each run's own benchmark report is in `runs/<run>/`."
     if compare is not None:
@@ -70,7 +68,4 @@ def benchmark_set(source: str, out: Path, compare: str | None = None, **options)
             "averaged over the tasks (rliable's), its interval from the same two-level bootstrap. Above 0.5 with "
             "its interval: this agent is better on a randomly drawn task."
         )
-    report = aggregate_report(f"Benchmark of {source}: {len(runs)} run(s)", runs, result, note)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "report.md").write_text(report)
-    return report
+    return write_aggregate(out, f"Benchmark of {source}: {len(runs)} run(s)", runs, note)

@@ -12,7 +12,6 @@ setting out of range) raises a ``ConfigError`` or ``CheckpointError`` that names
 from __future__ import annotations
 
 import argparse
-import csv
 from pathlib import Path
 
 from agents.registry import bot_names
@@ -26,13 +25,11 @@ from training.evaluation.report import (
     trained_runs,
 )
 from training.evaluation.run_sets import (
-    aggregate,
-    aggregate_report,
-    aggregate_rows,
     evaluation_scores,
     is_run_set,
     read_run_set,
     runs_of,
+    write_aggregate,
 )
 from training.evaluation.sprt import Sprt
 from training.framework.config import make_checked_game
@@ -97,16 +94,8 @@ def evaluate_run_set(args: argparse.Namespace, run_set: Path) -> tuple[str, Path
             argparse.Namespace(**{**vars(args), "checkpoint": str(run), "out": str(folder), "overwrite": True})
         )
         runs.append(evaluation_scores(folder, f"seed {seed}"))
-    result = aggregate(runs)
     note = "Each run's own report is in `seed<N>/` beside this one; the first agent of each is the run's."
-    report = aggregate_report(f"{info['env']} evaluation of a run set: {len(runs)} runs", runs, result, note)
-    (out / "report.md").write_text(report)
-    rows = aggregate_rows(runs, result)
-    with (out / "summary.csv").open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    return report, out
+    return write_aggregate(out, f"{info['env']} evaluation of a run set: {len(runs)} runs", runs, note), out
 
 
 def evaluate_request(args: argparse.Namespace) -> tuple[str, Path]:

@@ -284,6 +284,21 @@ def aggregate_rows(runs: list[RunScores], result: Aggregate) -> list[dict]:
     return rows
 
 
+def write_aggregate(folder: Path, title: str, runs: list[RunScores], note: str = "") -> str:
+    """Aggregate ``runs`` (:func:`aggregate`) and write ``report.md`` and ``summary.csv`` into
+    ``folder``; the report returned. What every command over several runs writes."""
+    result = aggregate(runs)
+    report = aggregate_report(title, runs, result, note)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / REPORT_FILE).write_text(report)
+    rows = aggregate_rows(runs, result)
+    with (folder / "summary.csv").open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return report
+
+
 def curves_picture(run_set: Path, out: Path) -> Path | None:
     """Every run's learning curve (``learning_curve.csv``) in one picture: each seed a thin line,
     their mean and a 95% band over the seeds (the mean ± t · sd / √runs at each point the runs
@@ -336,17 +351,8 @@ def run_set_report(run_set: Path) -> str:
     run_set = Path(run_set)
     info = read_run_set(run_set)
     runs = [closing_scores(run, f"seed {seed}") for seed, run in runs_of(run_set).items()]
-    result = aggregate(runs)
     picture = curves_picture(run_set, run_set / CURVES_FILE)
     note = f"Command: `{info['command']}`." if info.get("command") else ""
     note += f" Learning curves: `{CURVES_FILE}` in the run set's folder." if picture else ""
-    report = aggregate_report(
-        f"{info['env']}: {len(runs)} runs ({info.get('pipeline', 'runs')})", runs, result, note.strip()
-    )
-    (run_set / REPORT_FILE).write_text(report)
-    rows = aggregate_rows(runs, result)
-    with (run_set / "summary.csv").open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    return report
+    title = f"{info['env']}: {len(runs)} runs ({info.get('pipeline', 'runs')})"
+    return write_aggregate(run_set, title, runs, note.strip())

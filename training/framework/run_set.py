@@ -74,6 +74,12 @@ def finished(run_dir: Path) -> bool:
     return trained(run_dir) and (run_dir / EVALUATION_DIR / "games.csv").is_file()
 
 
+def train_command(base: list[str], seed: int, run_dir: Path) -> list[str]:
+    """Seed ``seed``'s fresh run into ``run_dir``: the set's command with the seed and folder its own,
+    the same on this machine and in a Ray task."""
+    return train_command(base, seed, run_dir)
+
+
 def child_command(base: list[str], run_set: Path, seed: int) -> list[str]:
     """What seed ``seed`` still needs: a fresh run into ``seed<N>/``, a resume of the one stopped
     there, or the closing evaluation of one trained but not evaluated (stopped during it)."""
@@ -121,13 +127,12 @@ def train_locally(run_set: Path, base: list[str], seeds: list[int], parallel: in
     return [seed for seed, code in codes.items() if code != 0]
 
 
-def _train_on_node(argv: list[str]) -> tuple[int, bytes, str]:
-    """A Ray task: one run trained on whichever node it lands on, into a temporary folder; its
-    exit code, the run folder as a tar archive, and its output."""
+def _train_on_node(base: list[str], seed: int) -> tuple[int, bytes, str]:
+    """A Ray task: seed ``seed``'s run (:func:`train_command`) on whichever node it lands on, into a
+    temporary folder; its exit code, the run folder as a tar archive, and its output."""
     with tempfile.TemporaryDirectory(prefix="tabletop-run-set-") as folder:
         run_dir = Path(folder) / "run"
-        command = [sys.executable, "-m", "training.train", *argv, "--run-dir", str(run_dir), "--no-progress"]
-        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        done = subprocess.run(train_command(base, seed, run_dir), capture_output=True, text=True, check=False)
         archive = io.BytesIO()
         if run_dir.is_dir():
             with tarfile.open(fileobj=archive, mode="w:gz") as tar:
@@ -144,7 +149,7 @@ def train_on_cluster(
     joined = ray_cluster.join(*address)
     print(f"Training {len(seeds)} runs as Ray tasks on the cluster at {joined}", flush=True)
     remote = ray.remote(num_cpus=cpus, max_retries=3)(_train_on_node)
-    pending = {remote.remote([*base, "--seed", str(seed)]): seed for seed in seeds}
+    pending = {remote.remote(base, seed): seed for seed in seeds}
     failed = []
     while pending:
         [ready], _ = ray.wait(list(pending))
