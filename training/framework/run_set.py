@@ -77,7 +77,17 @@ def finished(run_dir: Path) -> bool:
 def train_command(base: list[str], seed: int, run_dir: Path) -> list[str]:
     """Seed ``seed``'s fresh run into ``run_dir``: the set's command with the seed and folder its own,
     the same on this machine and in a Ray task."""
-    return train_command(base, seed, run_dir)
+    return [
+        sys.executable,
+        "-m",
+        "training.train",
+        *base,
+        "--seed",
+        str(seed),
+        "--run-dir",
+        str(run_dir),
+        "--no-progress",
+    ]
 
 
 def child_command(base: list[str], run_set: Path, seed: int) -> list[str]:
@@ -98,17 +108,7 @@ def child_command(base: list[str], run_set: Path, seed: int) -> list[str]:
         ]
     if (run_dir / METADATA_FILE).is_file():
         return [sys.executable, "-m", "training.train", "--resume", str(run_dir), "--no-progress"]
-    return [
-        sys.executable,
-        "-m",
-        "training.train",
-        *base,
-        "--seed",
-        str(seed),
-        "--run-dir",
-        str(run_dir),
-        "--no-progress",
-    ]
+    return train_command(base, seed, run_dir)
 
 
 def train_locally(run_set: Path, base: list[str], seeds: list[int], parallel: int) -> list[int]:
