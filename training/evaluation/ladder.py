@@ -285,6 +285,13 @@ def timing_report(ratings: Ratings, agents: dict[str, TimedAgent]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def short_label(spec: str) -> str:
+    """An agent's name in the pictures: a run folder's path by its last two parts (a run set's
+    ``<set>/seed3``), any other spec as it is."""
+    path = Path(spec)
+    return "/".join(path.parts[-2:]) if len(path.parts) > 2 and path.exists() else spec
+
+
 def _plot(out: Path, ratings: Ratings, matrix: np.ndarray) -> None:
     import matplotlib  # noqa: PLC0415 (matplotlib takes a second to import; only the figure needs it)
 
@@ -292,7 +299,7 @@ def _plot(out: Path, ratings: Ratings, matrix: np.ndarray) -> None:
     import matplotlib.pyplot as plt  # noqa: PLC0415 (as matplotlib, and after its backend is chosen)
 
     order = np.argsort(-ratings.elo)
-    labels = [ratings.agents[i] for i in order]
+    labels = [short_label(ratings.agents[i]) for i in order]
     # Room for the labels and the title even with two agents; cells grow with the ladder.
     fig, ax = plt.subplots(figsize=(max(5.5, 2.5 + 0.9 * len(labels)), max(4.5, 2.0 + 0.8 * len(labels))))
     shown = matrix[np.ix_(order, order)]
