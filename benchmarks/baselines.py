@@ -161,7 +161,7 @@ def report() -> str:
         f"{' '.join(map(str, SEEDS))}`), scored by each run's closing evaluation against its config's opponents. "
         "The first task is the headline: the mean score alone (one player) or the share (wins + ½ draws, seat-paired "
         "openings) against the config's first opponent; the IQM runs over every run and opponent. Intervals: 95%, a "
-        "two-level bootstrap over the runs and each run's games (docs/guides/evaluation.md).",
+        "two-level bootstrap over the runs and each run's games, as docs/guides/evaluation.md describes.",
         "",
         "| env | seeds | budget a run | training a run (mean) | first task | mean of the runs, 95% CI "
         "| IQM over runs and tasks, 95% CI | wall time (5 runs and their evaluations) | machine; load |",
