@@ -76,7 +76,6 @@ reproducible.
 
 from __future__ import annotations
 
-import importlib
 import time
 from dataclasses import dataclass, field
 from typing import Any, Hashable
@@ -85,6 +84,7 @@ import numpy as np
 
 from agents.base import Agent
 from agents.batched import batch_arguments, check_generators
+from agents.compiled_searches import network_search_factory
 from agents.network import PolicyValueNetwork
 from envs.core import Children, Game, GameState
 
@@ -460,23 +460,18 @@ def search_depth(depth: int | None, ms: float | None) -> int:
     return int(depth) if depth is not None else (3 if ms is None else MAX_DEPTH)
 
 
-#: games whose network search also runs in compiled code: the module holding it and its class
-COMPILED_NETWORK_SEARCHES = {"invers": ("agents.invers.compiled_network_search", "CompiledNetworkSearch")}
-
-
 def network_search(
     game: Game, network: PolicyValueNetwork, depth: int | None = None, ms: float | None = None, exact_root: bool = False
 ):
-    """The network's search on ``game``: :class:`NetworkSearch`, or where the game has one
-    (:data:`COMPILED_NETWORK_SEARCHES`) and the network is Linear layers with ReLU between
-    them, that search in compiled code, which gives the same moves many times faster (see
-    :mod:`agents.invers.compiled_network_search`). Both have ``search``, ``exact_values``,
-    ``depth`` and ``ms``."""
+    """The network's search on ``game``: :class:`NetworkSearch`, or where the game's agents
+    package has registered one (:func:`agents.compiled_searches.register_network_search`) and
+    the network is Linear layers with ReLU between them, that search in compiled code, which
+    gives the same moves many times faster (e.g. :mod:`agents.invers.compiled_network_search`).
+    Both have ``search``, ``exact_values``, ``depth`` and ``ms``."""
     from agents import compiled_network  # noqa: PLC0415 (Numba: loaded when a search is made)
 
-    if game.name in COMPILED_NETWORK_SEARCHES and compiled_network.supports(network):
-        module, name = COMPILED_NETWORK_SEARCHES[game.name]
-        compiled = getattr(importlib.import_module(module), name)
+    compiled = network_search_factory(game.name)
+    if compiled is not None and compiled_network.supports(network):
         return compiled(network, game.max_plies, depth=depth, ms=ms, exact_root=exact_root)
     return NetworkSearch(network, depth=depth, ms=ms, exact_root=exact_root)
 

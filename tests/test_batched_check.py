@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from envs.batched import invers, inverted_dice, lost_dice, roll_five, six_hundred
+from envs.batched import invers, invers_kernel, inverted_dice, lost_dice, roll_five, six_hundred
 from envs.games.invers import Invers
 from envs.games.inverted_dice import InvertedDice
 from envs.games.lost_dice import GLOBAL_SIZE, PL_DISCARDER, PLAYER_SIZE, Keldice, LostDice
@@ -83,8 +83,10 @@ def _roll_offered_after_the_last_roll(named, before):
 
 
 def _truncation_unflagged(named, before):
-    """Invers: a game cut short at ``max_plies`` ends, but not as a truncation."""
-    named["truncated"][named["rows"]] = False
+    """Invers: a game cut short at ``max_plies`` ends, but as a draw, not a truncation."""
+    status = named["positions"]["status"]
+    rows = named["rows"]
+    status[rows] = np.where(status[rows] == invers_kernel.TRUNCATED, invers_kernel.DRAWN, status[rows])
 
 
 def _discarder_hidden(named, before):
@@ -253,7 +255,7 @@ def test_the_scan_sees_private_twin_names_and_leaves_the_cores_alone():
     source = """
 pair.batched._tape[0] = tape
 batched._apply(rows, seats, actions)
-twin._board[1] = board
+twin._positions[1] = position
 setattr(env.batched, "_dice", dice)
 monkeypatch.setattr(BatchedSixHundred, "_load", load)
 anything._resample(rows, streams)
@@ -264,7 +266,7 @@ pair.batched.load_state(rows, state)
     assert private_twin_touches(source, names, twin_only) == [
         "2: pair.batched._tape",
         "3: batched._apply",
-        "4: twin._board",
+        "4: twin._positions",
         "5: setattr(env.batched, '_dice', dice)",
         "6: monkeypatch.setattr(BatchedSixHundred, '_load', load)",
         "7: anything._resample",

@@ -1,8 +1,10 @@
 """What the Invers bots read off a position: the tiles at the far ends of the pushes.
 
-Both bots rebuild the full position from the observation (:func:`read_position`;
-Invers hides nothing) and look ahead with the rules core's own ``clone``/``apply``, so
-they can never disagree with the env about the rules.
+The greedy bot rebuilds the full position from the observation (:func:`read_position`;
+Invers hides nothing) and looks ahead with the rules core's own ``clone``/``apply``; the
+search bot (:mod:`agents.invers.compiled_search`) pushes with the position kernel the batched
+env runs (:mod:`envs.batched.invers_kernel`), which the tests hold to the rules core after every
+action. Neither can disagree with the env about the rules.
 """
 
 from __future__ import annotations

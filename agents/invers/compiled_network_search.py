@@ -30,82 +30,74 @@ only where two moves' values tie to within that rounding.
 read at every inner node, and an iteration cut short counts once its first root move is
 searched (the generic search's ``keep_unfinished``).
 
-**The arrays** the kernels pass along: ``board, hand, to_move, ply, unflipped, flipped,
-status``, the position per slot (slot 0 the root); ``moves, values, order``, per slot its
-legal pushes, their values and the order to try them; ``child_orders, order_counts``, per
-root move its child's pushes in the order to try them (count 0: none remembered);
-``vw, vb, pw, pb``, the value and policy heads' weights and biases; ``obs, scratch,
-head_out``, the forward pass's buffers; ``counters``: the leaves and the abort reason.
+**The state** is arrays of named records: the position in each slot below the root,
+:data:`~envs.batched.invers_kernel.POSITION` records pushed and observed by the position
+kernel (:mod:`envs.batched.invers_kernel`, the batched env's own); each slot's node
+(:data:`NODE`: its window, its legal pushes, their values and the order to try them); per
+root move its child's pushes in the order to try them (:data:`ROOT_CHILD`); the network's
+heads and the forward pass's buffers (:class:`Network`); the search's settings and
+progress (:data:`PROGRESS`).
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numba
 import numpy as np
 
 from agents.compiled_network import CompiledHeads, forward
-from agents.invers.compiled_search import (
-    DONE,
-    GAME_OVER,
-    OUT_OF_TIME,
-    RUNNING,
-    _load_root,
-    _now,
-    _push,
-    legal_counts,
-    position_slots,
-)
+from agents.compiled_searches import DONE, GAME_OVER, OUT_OF_TIME, now
 from agents.search import NOT_TO_MOVE, PLY_COST, WIN, SearchResult, search_depth
-from envs.games.invers import (
-    FAR_END,
-    NUM_ACTIONS,
-    OBS_OPPONENT_HAND,
-    OBS_OWN_HAND,
-    OBS_PLIES,
-    OBS_SEAT,
-    OBS_SIZE,
-    OBS_TO_MOVE,
-    PLANE_OF_SEEN,
-    position_of_state,
-    positions_from_observations,
-)
-from envs.games.invers_tiles import CELLS, FLIPPED
+from envs.batched import invers_kernel as kernel
+from envs.batched.invers_kernel import RUNNING
+from envs.games.invers import NUM_ACTIONS, OBS_SIZE, OBS_TO_MOVE, position_of_state, positions_from_observations
 
-_FAR_END = np.array(FAR_END, np.int64)
-_PLANES = np.asarray(PLANE_OF_SEEN, np.int64)
 _INFINITY = np.inf
 
+#: A node being searched, one a slot below the root.
+NODE = np.dtype(
+    [
+        ("mover", np.int64),  # the player to move, for whom ``best`` counts
+        ("depth", np.int64),  # plies still to search
+        ("alpha", np.float64),  # the window, alpha raised as better pushes are found
+        ("beta", np.float64),
+        ("best", np.float64),  # the best value so far
+        ("moves", np.int64, (NUM_ACTIONS,)),  # the legal pushes, ascending
+        ("values", np.float64, (NUM_ACTIONS,)),  # their values (a node one ply above the horizon)
+        ("order", np.int64, (NUM_ACTIONS,)),  # the pushes in the order to try them
+        ("push_count", np.int64),
+        ("next_push", np.int64),  # the index of the next one to try
+    ],
+    align=True,
+)
+
+#: A root move's child: its pushes in the order to try them, remembered from the last iteration.
+ROOT_CHILD = np.dtype([("order", np.int64, (NUM_ACTIONS,)), ("count", np.int64)], align=True)  # count 0: none
+
+#: One search's settings and tally: the game's ply limit, its deadline (0: none), the leaves
+#: valued, why it ended.
+PROGRESS = np.dtype(
+    [("max_plies", np.int64), ("deadline", np.float64), ("leaves", np.int64), ("reason", np.int64)], align=True
+)
+
+
+class Network(NamedTuple):
+    """The network's heads as :func:`~agents.compiled_network.forward` runs them, and its buffers."""
+
+    value_weights: tuple  # the value head's layers (:class:`~agents.compiled_network.CompiledHeads`)
+    value_biases: tuple
+    policy_weights: tuple  # the policy head's
+    policy_biases: tuple
+    observations: np.ndarray  # (24, OBS_SIZE) float32: the input rows
+    scratch: np.ndarray  # (3, 24, width) float32: the layers' buffers
+    head_out: np.ndarray  # (24, 24) float32: a head's outputs
+
 
 @numba.njit(cache=True)
-def _observe(board, hand, to_move, ply, s, max_plies, obs):
-    """``obs`` := slot ``s`` as its player to move observes it (the rules core's ``observe``)."""
-    player = to_move[s]
-    obs[:] = 0.0
-    for cell in range(CELLS):
-        obs[_PLANES[player, board[s, cell]] + cell] = 1.0
-    obs[OBS_OWN_HAND + ((hand[s, player] & 1) ^ player)] = 1.0
-    obs[OBS_OPPONENT_HAND + ((hand[s, 1 - player] & 1) ^ player)] = 1.0
-    obs[OBS_TO_MOVE] = 1.0
-    obs[OBS_SEAT] = player
-    obs[OBS_PLIES] = ply[s] / max_plies
-
-
-@numba.njit(cache=True)
-def _legal(board, to_move, s, moves):
-    """The legal pushes of slot ``s``'s player to move into ``moves``, ascending; their number."""
-    opponent = 1 - to_move[s]
-    count = 0
-    for a in range(NUM_ACTIONS):
-        if board[s, _FAR_END[a]] != (FLIPPED | opponent):
-            moves[count] = a
-            count += 1
-    return count
-
-
-@numba.njit(cache=True)
-def _terminal(status, t, me, ply):
-    """The value for ``me`` of the finished game in slot ``t``, ``ply`` plies below the root."""
-    outcome = 1.0 if status[t] == me else (-1.0 if status[t] == 1 - me else 0.0)
+def _terminal(position, me, ply):
+    """The value for ``me`` of the finished game ``position``, ``ply`` plies below the root."""
+    outcome = 1.0 if position.status == me else (-1.0 if position.status == 1 - me else 0.0)
     return outcome * (WIN - PLY_COST * ply)
 
 
@@ -122,131 +114,114 @@ def _rank(logits, moves, count, order):
 
 
 @numba.njit(cache=True)
-def _policy_order(board, hand, to_move, ply, s, max_plies, pw, pb, obs, scratch, head_out, moves, count, order):
-    """``order[:count]`` := slot ``s``'s legal pushes (``moves[:count]``) by the policy head,
-    best first (the generic evaluator's ``order``)."""
-    _observe(board, hand, to_move, ply, s, max_plies, obs[0])
-    forward(obs, 1, pw, pb, scratch, head_out)
-    _rank(head_out[0], moves, count, order)
+def _policy_order(position, node, network, max_plies):
+    """``node.order[:push_count]`` := the position's legal pushes (``node.moves``) by the policy
+    head, best first (the generic evaluator's ``order``)."""
+    kernel.observe(position, position.to_move, max_plies, network.observations[0])
+    forward(network.observations, 1, network.policy_weights, network.policy_biases, network.scratch, network.head_out)
+    _rank(network.head_out[0], node.moves, node.push_count, node.order)
 
 
 @numba.njit(cache=True)
-def _expand(
-    board, hand, to_move, ply, unflipped, flipped, status, moves, values,
-    s, me, node_ply, max_plies, vw, vb, obs, scratch, head_out, counters,
-):  # fmt: skip
-    """Value every legal push of slot ``s`` for ``me`` (``moves[s]``, ``values[s]``): a finished
-    game by its outcome, the running ones by one pass of the network's value head over all
-    of them (the value for the child's player to move, clipped to [-1, 1], its sign turned
-    when that is not ``me``); their number."""
-    count = _legal(board, to_move, s, moves[s])
+def _expand(positions, nodes, network, progress, s, me):
+    """Value every legal push of slot ``s`` (``s`` plies below the root) for ``me`` (its node's
+    ``moves`` and ``values``): a finished game by its outcome, the running ones by one pass of
+    the network's value head over all of them (the value for the child's player to move,
+    clipped to [-1, 1], its sign turned when that is not ``me``); their number."""
+    node = nodes[s]
+    count = kernel.legal_pushes(positions[s], node.moves)
     rows = 0
     running = np.empty(count, np.int64)
     for i in range(count):
-        _push(board, hand, to_move, ply, unflipped, flipped, status, s, moves[s, i], max_plies)
-        if status[s + 1] != RUNNING:
-            values[s, i] = _terminal(status, s + 1, me, node_ply + 1)
+        kernel.push(positions, s, s + 1, node.moves[i], progress.max_plies)
+        child = positions[s + 1]
+        if child.status != RUNNING:
+            node.values[i] = _terminal(child, me, s + 1)
         else:
-            _observe(board, hand, to_move, ply, s + 1, max_plies, obs[rows])
+            kernel.observe(child, child.to_move, progress.max_plies, network.observations[rows])
             running[rows] = i
             rows += 1
     if rows:
-        forward(obs, rows, vw, vb, scratch, head_out)
-    sign = 1.0 if to_move[s] != me else -1.0  # the children's player to move is the opponent of slot s's
+        forward(
+            network.observations, rows, network.value_weights, network.value_biases, network.scratch, network.head_out
+        )
+    sign = 1.0 if positions[s].to_move != me else -1.0  # the children's player to move is the opponent of slot s's
     for r in range(rows):
-        value = min(max(head_out[r, 0], np.float32(-1.0)), np.float32(1.0))
-        values[s, running[r]] = sign * float(value)
-    counters[0] += count
+        value = min(max(network.head_out[r, 0], np.float32(-1.0)), np.float32(1.0))
+        node.values[running[r]] = sign * float(value)
+    progress.leaves += count
     return count
 
 
 @numba.njit(cache=True)
-def _enter(
-    board, hand, to_move, ply, unflipped, flipped, status, moves, values, order, child_orders, order_counts,
-    nodes, windows, s, me, depth, alpha, beta, root_move, max_plies, deadline, vw, vb, pw, pb, obs, scratch,
-    head_out, counters,
-):  # fmt: skip
+def _enter(positions, nodes, children, network, progress, s, me, depth, alpha, beta, root_move):
     """Start the search of the running slot ``s`` for its mover ``me``, ``depth`` plies deep in
     the window (``alpha``, ``beta``; ``root_move`` >= 0 for a child of the root): returns
     ``(True, value)`` when that is settled at once (one ply above the horizon, where the
-    children are valued in one pass, or out of time: ``counters[1]`` set), else
-    ``(False, 0)`` with the node's pushes ordered and its entries in ``nodes`` / ``windows``."""
-    if deadline > 0.0 and _now() > deadline:
-        counters[1] = OUT_OF_TIME
+    children are valued in one pass, or out of time: ``progress.reason`` set), else
+    ``(False, 0)`` with the node's pushes ordered and its record in ``nodes[s]``."""
+    if progress.deadline > 0.0 and now() > progress.deadline:
+        progress.reason = OUT_OF_TIME
         return True, 0.0
+    node = nodes[s]
     if depth <= 1:
-        count = _expand(
-            board, hand, to_move, ply, unflipped, flipped, status, moves, values,
-            s, me, s, max_plies, vw, vb, obs, scratch, head_out, counters,
-        )  # fmt: skip
-        best = values[s, 0]
+        count = _expand(positions, nodes, network, progress, s, me)
+        best = node.values[0]
         for i in range(1, count):
-            best = max(best, values[s, i])
+            best = max(best, node.values[i])
         if root_move >= 0:
-            ranked = np.argsort(-values[s, :count], kind="mergesort")
+            child = children[root_move]
+            ranked = np.argsort(-node.values[:count], kind="mergesort")
             for i in range(count):
-                child_orders[root_move, i] = moves[s, ranked[i]]
-            order_counts[root_move] = count
+                child.order[i] = node.moves[ranked[i]]
+            child.count = count
         return True, best
-    if root_move >= 0 and order_counts[root_move] > 0:
-        count = order_counts[root_move]
-        for i in range(count):
-            order[s, i] = child_orders[root_move, i]
+    if root_move >= 0 and children[root_move].count > 0:
+        child = children[root_move]
+        node.push_count = child.count
+        for i in range(child.count):
+            node.order[i] = child.order[i]
     else:
-        count = _legal(board, to_move, s, moves[s])
-        _policy_order(
-            board, hand, to_move, ply, s, max_plies, pw, pb, obs, scratch, head_out, moves[s], count, order[s]
-        )
-    nodes[s, 0] = me
-    nodes[s, 1] = depth
-    nodes[s, 2] = 0  # the next push to try
-    nodes[s, 3] = count
-    windows[s, 0] = alpha
-    windows[s, 1] = beta
-    windows[s, 2] = -_INFINITY  # the best value so far
+        node.push_count = kernel.legal_pushes(positions[s], node.moves)
+        _policy_order(positions[s], node, network, progress.max_plies)
+    node.mover = me
+    node.depth = depth
+    node.next_push = 0
+    node.alpha = alpha
+    node.beta = beta
+    node.best = -_INFINITY
     return False, 0.0
 
 
 @numba.njit(cache=True)
-def _negamax(
-    board, hand, to_move, ply, unflipped, flipped, status, moves, values, order, child_orders, order_counts,
-    nodes, windows, top, me, depth, alpha, beta, root_move, max_plies, deadline, vw, vb, pw, pb, obs, scratch,
-    head_out, counters,
-):  # fmt: skip
+def _negamax(positions, nodes, children, network, progress, top, me, depth, alpha, beta, root_move):
     """The value for its mover ``me`` of the running slot ``top`` (``top`` plies below the
     root), ``depth`` plies deep in the window (``alpha``, ``beta``); ``root_move`` >= 0 for a
     child of the root. The generic search's recursion, kept on an explicit stack of slots
-    (Numba's cache cannot hold a recursive function): slot ``s`` holds a node being searched,
-    its mover, depth, next push and number of pushes in ``nodes``, its window and best value in
-    ``windows``. Out of time: ``counters[1]`` is set and the value is meaningless."""
-    settled, value = _enter(
-        board, hand, to_move, ply, unflipped, flipped, status, moves, values, order, child_orders, order_counts,
-        nodes, windows, top, me, depth, alpha, beta, root_move, max_plies, deadline, vw, vb, pw, pb, obs, scratch,
-        head_out, counters,
-    )  # fmt: skip
+    (Numba's cache cannot hold a recursive function): slot ``s`` holds a node being searched
+    (``nodes[s]``). Out of time: ``progress.reason`` is set and the value is meaningless."""
+    settled, value = _enter(positions, nodes, children, network, progress, top, me, depth, alpha, beta, root_move)
     if settled:
         return value
     s = top
     while True:
-        if nodes[s, 2] < nodes[s, 3]:  # the next push of the node in slot s
-            action = order[s, nodes[s, 2]]
-            nodes[s, 2] += 1
+        node = nodes[s]
+        if node.next_push < node.push_count:  # the next push of the node in slot s
+            action = node.order[node.next_push]
+            node.next_push += 1
             t = s + 1
-            _push(board, hand, to_move, ply, unflipped, flipped, status, s, action, max_plies)
-            node_me = nodes[s, 0]
-            if status[t] != RUNNING:
-                counters[0] += 1
-                value = _terminal(status, t, node_me, t)
+            kernel.push(positions, s, t, action, progress.max_plies)
+            if positions[t].status != RUNNING:
+                progress.leaves += 1
+                value = _terminal(positions[t], node.mover, t)
             else:
-                mover = to_move[t]
-                same = mover == node_me
+                mover = positions[t].to_move
+                same = mover == node.mover
                 settled, value = _enter(
-                    board, hand, to_move, ply, unflipped, flipped, status, moves, values, order, child_orders,
-                    order_counts, nodes, windows, t, mover, nodes[s, 1] - 1,
-                    windows[s, 0] if same else -windows[s, 1], windows[s, 1] if same else -windows[s, 0], -1,
-                    max_plies, deadline, vw, vb, pw, pb, obs, scratch, head_out, counters,
+                    positions, nodes, children, network, progress, t, mover, node.depth - 1,
+                    node.alpha if same else -node.beta, node.beta if same else -node.alpha, -1,
                 )  # fmt: skip
-                if counters[1] != DONE:
+                if progress.reason != DONE:
                     return 0.0
                 if not settled:
                     s = t  # search the child
@@ -254,62 +229,68 @@ def _negamax(
                 if not same:
                     value = -value
         else:  # the node in slot s is done: hand its value to its parent
-            value = windows[s, 2]
+            value = node.best
             if s == top:
                 return value
-            if nodes[s, 0] != nodes[s - 1, 0]:
+            if node.mover != nodes[s - 1].mover:
                 value = -value
             s -= 1
+            node = nodes[s]
         # the child's value, for the node in slot s
-        if value > windows[s, 2]:
-            windows[s, 2] = value
-            if value > windows[s, 0]:
-                windows[s, 0] = value
-                if value >= windows[s, 1]:
-                    nodes[s, 2] = nodes[s, 3]  # a cut-off: no more pushes here
+        if value > node.best:
+            node.best = value
+            if value > node.alpha:
+                node.alpha = value
+                if value >= node.beta:
+                    node.next_push = node.push_count  # a cut-off: no more pushes here
 
 
 @numba.njit(cache=True)
-def _search_row(
-    board, hand, to_move, ply, unflipped, flipped, status, moves, values, order, child_orders, order_counts,
-    nodes, windows, root_order, depth, exact_from, max_plies, deadline, vw, vb, pw, pb, obs, scratch, head_out,
-    counters, listed, listed_values,
-):  # fmt: skip
+def _rank_root_children(positions, nodes, children, network, progress, count):
+    """Rank each running root child's pushes by the policy head, in one pass over them all."""
+    root = nodes[0]
+    rows = 0
+    for i in range(count):
+        action = root.moves[i]
+        kernel.push(positions, 0, 1, action, progress.max_plies)
+        child = positions[1]
+        if child.status == RUNNING:
+            children[action].count = kernel.legal_pushes(child, children[action].order)
+            kernel.observe(child, child.to_move, progress.max_plies, network.observations[rows])
+            root.order[rows] = action
+            rows += 1
+    if rows:
+        forward(
+            network.observations, rows, network.policy_weights, network.policy_biases, network.scratch, network.head_out
+        )
+    for r in range(rows):
+        child = children[root.order[r]]
+        _rank(network.head_out[r], child.order.copy(), child.count, child.order)
+
+
+@numba.njit(cache=True)
+def _search_row(positions, nodes, children, network, progress, root_order, depth, exact_from, listed, listed_values):
     """Iterative deepening from the running slot 0 (``root_order``: indices into its ascending
     legal pushes, the order the one-ply iteration visits them). Writes the root moves in the
     order the deciding iteration searched them (``listed``) with their values, and returns
     ``(move, value, depth reached, number listed)``."""
-    me = to_move[0]
-    count = _expand(
-        board, hand, to_move, ply, unflipped, flipped, status, moves, values,
-        0, me, 0, max_plies, vw, vb, obs, scratch, head_out, counters,
-    )  # fmt: skip
+    me = positions[0].to_move
+    root = nodes[0]
+    count = _expand(positions, nodes, network, progress, 0, me)
     for i in range(count):
-        listed[i] = moves[0, i]
-        listed_values[i] = values[0, i]
-    order_counts[:] = 0
+        listed[i] = root.moves[i]
+        listed_values[i] = root.values[i]
+    for action in range(NUM_ACTIONS):
+        children[action].count = 0
     first_deep = 2
     if depth >= 3:  # rank each root child's pushes by the policy head (one pass), and skip two plies
-        rows = 0
-        for i in range(count):
-            action = moves[0, i]
-            _push(board, hand, to_move, ply, unflipped, flipped, status, 0, action, max_plies)
-            if status[1] == RUNNING:
-                order_counts[action] = _legal(board, to_move, 1, child_orders[action])
-                _observe(board, hand, to_move, ply, 1, max_plies, obs[rows])
-                order[0, rows] = action
-                rows += 1
-        if rows:
-            forward(obs, rows, pw, pb, scratch, head_out)
-        for r in range(rows):
-            action = order[0, r]
-            _rank(head_out[r], child_orders[action].copy(), order_counts[action], child_orders[action])
+        _rank_root_children(positions, nodes, children, network, progress, count)
         first_deep = 3
     best_move, best_value = -1, -_INFINITY
     for k in range(count):
         i = root_order[k]
-        if values[0, i] > best_value:
-            best_move, best_value = moves[0, i], values[0, i]
+        if root.values[i] > best_value:
+            best_move, best_value = root.moves[i], root.values[i]
     reached, n_listed = 1, count
     ranked = np.empty(count, np.int64)
     partial = np.empty(count, np.float64)
@@ -323,22 +304,21 @@ def _search_row(
         move, value, searched = -1, -_INFINITY, 0
         for k in range(count):
             action = ranked[k]
-            _push(board, hand, to_move, ply, unflipped, flipped, status, 0, action, max_plies)
-            if status[1] != RUNNING:
-                counters[0] += 1
-                v = _terminal(status, 1, me, 1)
+            kernel.push(positions, 0, 1, action, progress.max_plies)
+            if positions[1].status != RUNNING:
+                progress.leaves += 1
+                v = _terminal(positions[1], me, 1)
             else:
                 alpha = -_INFINITY if exact else value
-                mover = to_move[1]
+                mover = positions[1].to_move
+                same = mover == me
                 v = _negamax(
-                    board, hand, to_move, ply, unflipped, flipped, status, moves, values, order, child_orders,
-                    order_counts, nodes, windows, 1, mover, iteration - 1, alpha if mover == me else -_INFINITY,
-                    _INFINITY if mover == me else -alpha, action, max_plies, deadline, vw, vb, pw, pb, obs,
-                    scratch, head_out, counters,
+                    positions, nodes, children, network, progress, 1, mover, iteration - 1,
+                    alpha if same else -_INFINITY, _INFINITY if same else -alpha, action,
                 )  # fmt: skip
-                if counters[1] != DONE:
+                if progress.reason != DONE:
                     break
-                if mover != me:
+                if not same:
                     v = -v
             partial[k] = v
             searched += 1
@@ -349,52 +329,35 @@ def _search_row(
             for k in range(searched):
                 listed[k] = ranked[k]
                 listed_values[k] = partial[k]
-        if counters[1] != DONE:
+        if progress.reason != DONE:
             break
     return best_move, best_value, reached, n_listed
 
 
 @numba.njit(cache=True)
-def _search_batch(
-    boards, hands, players, plies, root_orders, depth, exact_from, max_plies, seconds, vw, vb, pw, pb, width,
-    out_moves, out_values, out_depths, out_leaves, out_reasons, out_listed, out_counts, out_move_values,
-):  # fmt: skip
-    """Search every row in turn, each from scratch and with its own time (``seconds`` a row,
-    0 for none)."""
-    slots = depth + 2
-    board, hand, to_move, ply, unflipped, flipped, status = position_slots(slots)
-    moves = np.empty((slots, NUM_ACTIONS), np.int64)
-    values = np.empty((slots, NUM_ACTIONS), np.float64)
-    order = np.empty((slots, NUM_ACTIONS), np.int64)
-    child_orders = np.empty((NUM_ACTIONS, NUM_ACTIONS), np.int64)
-    order_counts = np.zeros(NUM_ACTIONS, np.int64)
-    nodes = np.empty((slots, 4), np.int64)
-    windows = np.empty((slots, 3), np.float64)
-    obs = np.empty((NUM_ACTIONS, OBS_SIZE), np.float32)
-    scratch = np.empty((3, NUM_ACTIONS, width), np.float32)
-    head_out = np.empty((NUM_ACTIONS, NUM_ACTIONS), np.float32)
-    counters = np.zeros(2, np.int64)
+def _search_batch(roots, root_orders, depth, exact_from, seconds, search, results):
+    """Search every row of ``roots`` (boards, hands, players to move, plies) in turn, each from
+    scratch and with its own time (``seconds`` a row, 0 for none), into ``results`` (moves,
+    values, depths, leaves, reasons, root moves listed, their number, their values).
+    ``search``: the positions, nodes, root children, network and progress it works in."""
+    boards, hands, players, plies = roots
+    moves, values, depths, leaves, reasons, listed, counts, move_values = results
+    positions, nodes, children, network, progress_record = search
+    progress = progress_record[0]
     for row in range(boards.shape[0]):
-        _load_root(
-            board, hand, to_move, ply, unflipped, flipped, status,
-            boards[row], hands[row], players[row], plies[row], max_plies,
-        )  # fmt: skip
-        if status[0] != RUNNING:
-            out_reasons[row] = GAME_OVER
+        kernel.load(positions, 0, boards[row], hands[row], players[row], plies[row], progress.max_plies)
+        if positions[0].status != RUNNING:
+            reasons[row] = GAME_OVER
             continue
-        counters[:] = 0
-        deadline = _now() + seconds if seconds > 0.0 else 0.0
-        move, value, reached, listed = _search_row(
-            board, hand, to_move, ply, unflipped, flipped, status, moves, values, order, child_orders,
-            order_counts, nodes, windows, root_orders[row], depth, exact_from, max_plies, deadline, vw, vb, pw, pb, obs,
-            scratch, head_out, counters, out_listed[row], out_move_values[row],
+        progress.leaves = 0
+        progress.reason = DONE
+        progress.deadline = now() + seconds if seconds > 0.0 else 0.0
+        moves[row], values[row], depths[row], counts[row] = _search_row(
+            positions, nodes, children, network, progress, root_orders[row], depth, exact_from, listed[row],
+            move_values[row],
         )  # fmt: skip
-        out_moves[row] = move
-        out_values[row] = value
-        out_depths[row] = reached
-        out_leaves[row] = counters[0]
-        out_reasons[row] = counters[1]
-        out_counts[row] = listed
+        leaves[row] = progress.leaves
+        reasons[row] = progress.reason
 
 
 class CompiledNetworkSearch:
@@ -417,6 +380,7 @@ class CompiledNetworkSearch:
         self.ms = ms
         self.depth = search_depth(depth, ms)
         self.exact_root = exact_root
+        self._tree: tuple | None = None
 
     def search(self, state, rng: np.random.Generator | None = None) -> SearchResult:
         """:meth:`agents.search.AlphaBeta.search` of one ``InversState``."""
@@ -436,7 +400,7 @@ class CompiledNetworkSearch:
         positions = positions_from_observations(game, observations)
         if masks is not None:
             boards, _, players, _ = positions
-            legal = boards[:, _FAR_END] != (FLIPPED | (1 - players[:, None]))
+            legal = kernel.legal_masks(boards, players)
             if not (np.asarray(observations)[:, OBS_TO_MOVE] > 0.5).all() or not np.array_equal(legal, masks > 0):
                 raise ValueError(NOT_TO_MOVE)
         return self.search_positions(positions, rngs, exact_from=self.depth if exact else None)
@@ -450,7 +414,7 @@ class CompiledNetworkSearch:
         whose root moves get the full window (default: every one with ``exact_root``, else none)."""
         boards, hands, players, plies = positions
         rows = len(boards)
-        legal = legal_counts(boards, players)
+        legal = kernel.legal_counts(boards, players)
         orders = np.zeros((rows, NUM_ACTIONS), np.int64)
         for k, count in enumerate(legal.tolist()):
             order = list(range(count))
@@ -459,19 +423,19 @@ class CompiledNetworkSearch:
             orders[k, :count] = order
         if exact_from is None:
             exact_from = 1 if self.exact_root else 0
-        self.heads.refresh()
-        heads = self.heads
         out = (
             np.empty(rows, np.int64), np.empty(rows, np.float64), np.empty(rows, np.int64), np.empty(rows, np.int64),
             np.empty(rows, np.int64), np.full((rows, NUM_ACTIONS), -1, np.int64), np.zeros(rows, np.int64),
             np.zeros((rows, NUM_ACTIONS), np.float64),
         )  # fmt: skip
-        _search_batch(
-            np.ascontiguousarray(boards, np.int8), np.ascontiguousarray(hands, np.int8),
-            np.ascontiguousarray(players, np.int64), np.ascontiguousarray(plies, np.int64), orders,
-            self.depth, exact_from, self.max_plies, 0.0 if self.ms is None else self.ms / 1000.0,
-            heads.value_weights, heads.value_biases, heads.policy_weights, heads.policy_biases, heads.width, *out,
-        )  # fmt: skip
+        roots = (
+            np.ascontiguousarray(boards, np.int8),
+            np.ascontiguousarray(hands, np.int8),
+            np.ascontiguousarray(players, np.int64),
+            np.ascontiguousarray(plies, np.int64),
+        )
+        seconds = 0.0 if self.ms is None else self.ms / 1000.0
+        _search_batch(roots, orders, self.depth, exact_from, seconds, self._current_tree(), out)
         moves, values, depths, leaves, reasons, listed, counts, move_values = out
         if (reasons == GAME_OVER).any():
             raise ValueError(NOT_TO_MOVE + " (the game is over)")
@@ -485,3 +449,31 @@ class CompiledNetworkSearch:
             )
             for k in range(rows)
         ]
+
+    def _current_tree(self) -> tuple:
+        """The search's state (see "The state" in the module docstring), made once and kept
+        (each row starts afresh in it), with the network's heads as they are now (read again
+        where training changed the weights)."""
+        heads = self.heads
+        heads.refresh()
+        if self._tree is None or self._tree[3].value_weights is not heads.value_weights:
+            slots = self.depth + 2
+            network = Network(
+                heads.value_weights,
+                heads.value_biases,
+                heads.policy_weights,
+                heads.policy_biases,
+                np.empty((NUM_ACTIONS, OBS_SIZE), np.float32),
+                np.empty((3, NUM_ACTIONS, heads.width), np.float32),
+                np.empty((NUM_ACTIONS, NUM_ACTIONS), np.float32),
+            )
+            progress = np.zeros(1, PROGRESS)
+            progress[0]["max_plies"] = self.max_plies
+            self._tree = (
+                kernel.new_positions(slots),
+                np.zeros(slots, NODE),
+                np.zeros(NUM_ACTIONS, ROOT_CHILD),
+                network,
+                progress,
+            )
+        return self._tree

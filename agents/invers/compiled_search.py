@@ -8,11 +8,13 @@ plays it move for move against the generic search with that evaluation, kept as 
 reference in :mod:`agents.invers.reference_search`). What it adds is speed: tens of times
 the nodes a second, so deeper searches are affordable and a batch of positions is one call.
 
-**The position** is held per ply below the root (slot ``s``: the root is slot 0): the 36
-tile codes (bit 0 the colour, bit 1 flipped), the tiles in hand, the player to move, the
-game's ply, each colour's tiles still colour side up and flipped, and the status
-(``RUNNING``, ``DRAWN``, or the winner). A push copies slot ``s`` into slot ``s + 1`` and
-applies the rules core's push and endings there (:func:`_push`).
+**The state** is four arrays of named records: the position in each slot below the root
+(slot ``s`` a ply deep, the root slot 0), :data:`~envs.batched.invers_kernel.POSITION`
+records whose push and endings are the position kernel's (:mod:`envs.batched.invers_kernel`,
+the batched env's own), so the search cannot disagree with the env about the rules; each
+slot's node (:data:`NODE`); the transposition table (:data:`TABLE_ENTRY`); the search's
+settings and progress (:data:`PROGRESS`). This module adds the evaluation
+(:mod:`agents.invers.evaluation`) and the alpha-beta.
 
 **The search**, as the generic one with the Invers evaluator does it:
 
@@ -38,369 +40,302 @@ generic search with this evaluation does.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numba
 import numpy as np
 
-from envs.games.invers import FAR_END, LINES, NUM_ACTIONS
+from agents.compiled_searches import DONE, GAME_OVER, OUT_OF_TIME, TABLE_FULL, now
+from agents.invers.evaluation import BLOCK, EDGE_TILE, FLIP_NOW, TILE, WIN
+from envs.batched import invers_kernel as kernel
+from envs.batched.invers_kernel import FAR_ENDS, PUSH_LINES, RUNNING
+from envs.games.invers import NUM_ACTIONS
 from envs.games.invers_tiles import CELLS, FLIPPED
 
-# Evaluation weights, in hundredths of a flipped tile (tuned in matches of depth-3 and
-# depth-4 searches against each other, 40 games a pairing, seats swapped).
-TILE = 100  #: per flipped tile of one's own colour, minus the opponent's
-EDGE_TILE = 45  #: per push that would flip one of one's own tiles, minus the opponent's
-BLOCK = 3  #: per push one's flipped tiles block for the opponent, minus the reverse
-FLIP_NOW = 25  #: the side to move can flip one of its own tiles at once
-WIN = 1_000_000  #: a won game, less its ply
 LOWEST, HIGHEST = -WIN - 1, WIN + 1  #: below and above every value
 NODES_PER_CLOCK = 1024  #: inner nodes between looks at the clock
-
-RUNNING, DRAWN = -2, -1  #: a slot's status when no one has won (else the winner, 0 or 1)
-#: what a search returns besides its values: done, out of time, or the table was full
-#: (or the root position is already over)
-DONE, OUT_OF_TIME, TABLE_FULL, GAME_OVER = 0, 1, 2, 3
-
-_LINES = np.array(LINES, np.int64)
-_FAR_END = np.array(FAR_END, np.int64)
-_NUM_BORDER = len(set(FAR_END))
 #: per cell, the pushes whose far end it is (0 inside, 1 on an edge, 2 in a corner)
-_FAR_END_COUNT = np.bincount(_FAR_END, minlength=CELLS).astype(np.int64)
-_MAX_LOAD = 0.75  #: the table is full at this share of its slots
+FAR_END_COUNT = np.bincount(FAR_ENDS, minlength=CELLS).astype(np.int64)
+MAX_LOAD = 0.75  #: the table is full at this share of its slots
 
+#: A node being searched, one a slot below the root.
+NODE = np.dtype(
+    [
+        ("mover", np.int64),  # the player to move, for whom ``best`` counts
+        ("depth", np.int64),  # plies still to search
+        ("alpha", np.int64),  # the window, alpha raised as better moves are found
+        ("beta", np.int64),
+        ("start_alpha", np.int64),  # alpha on entry: tells an exact value from a bound
+        ("best", np.int64),  # the best value so far, and its move
+        ("best_move", np.int64),
+        ("moves", np.int64, (NUM_ACTIONS,)),  # the moves in the order to try them
+        ("move_count", np.int64),
+        ("next_move", np.int64),  # the index of the next one to try
+        ("table_slot", np.int64),  # the node's entry in the table, and whether it was there
+        ("found", np.bool_),
+    ],
+    align=True,
+)
 
-@numba.njit
-def _now() -> float:
-    with numba.objmode(now="float64"):
-        now = time.perf_counter()
-    return now
+#: An entry of the transposition table (open addressing, keyed by the whole position).
+TABLE_ENTRY = np.dtype(
+    [
+        ("key_high", np.uint64),  # the key's words (:func:`_key`)
+        ("key_low", np.uint64),
+        ("stamp", np.int64),  # the search that wrote the entry (another stamp: empty)
+        ("depth", np.int64),  # the depth searched
+        ("value", np.int64),
+        ("bound", np.int8),  # 1 a lower bound, -1 an upper one, 0 exact
+        ("move", np.int8),  # the best move
+    ],
+    align=True,
+)
 
-
-@numba.njit(cache=True)
-def _settle(board, hand, to_move, ply, unflipped, flipped, status, s, max_plies):
-    """The status of slot ``s`` from its counts, as the rules core settles a position."""
-    if unflipped[s, 0] == 0 or unflipped[s, 1] == 0:
-        status[s] = 0 if unflipped[s, 0] == 0 else 1
-        return
-    _settle_turn(board, to_move, ply, flipped, status, s, max_plies)
-
-
-@numba.njit(cache=True)
-def _settle_turn(board, to_move, ply, flipped, status, s, max_plies):
-    """The status of slot ``s`` where no colour is all flipped: the player to move blocked (the
-    opponent's flipped tile on every far end; the core counts those tiles first), else drawn at
-    ``max_plies``, else running."""
-    status[s] = RUNNING
-    player = to_move[s]
-    opponent = 1 - player
-    if flipped[s, opponent] >= _NUM_BORDER:
-        blocked = True
-        for a in range(NUM_ACTIONS):
-            if board[s, _FAR_END[a]] != (FLIPPED | opponent):
-                blocked = False
-                break
-        if blocked:
-            mine, theirs = flipped[s, player], flipped[s, opponent]
-            status[s] = player if mine > theirs else (opponent if theirs > mine else DRAWN)
-            return
-    if ply[s] >= max_plies:
-        status[s] = DRAWN
-
-
-@numba.njit(cache=True)
-def _push(board, hand, to_move, ply, unflipped, flipped, status, s, action, max_plies):
-    """Slot ``s + 1``: slot ``s`` after its player to move pushes ``action`` (the core's ``apply``)."""
-    t = s + 1
-    for cell in range(CELLS):
-        board[t, cell] = board[s, cell]
-    mover = to_move[s]
-    for p in range(2):
-        hand[t, p] = hand[s, p]
-        unflipped[t, p] = unflipped[s, p]
-        flipped[t, p] = flipped[s, p]
-    fallen = board[t, _LINES[action, 5]]
-    for i in range(5, 0, -1):
-        board[t, _LINES[action, i]] = board[t, _LINES[action, i - 1]]
-    board[t, _LINES[action, 0]] = hand[s, mover]
-    hand[t, mover] = fallen | FLIPPED
-    ply[t] = ply[s] + 1
-    to_move[t] = 1 - mover
-    if (fallen & FLIPPED) == 0:
-        c = fallen & 1
-        unflipped[t, c] -= 1
-        flipped[t, c] += 1
-        if unflipped[t, c] == 0:  # every tile of colour c is flipped: c wins
-            status[t] = c
-            return
-    _settle_turn(board, to_move, ply, flipped, status, t, max_plies)
+#: One search's settings and tally: the game's ply limit, its deadline (0: none), the
+#: table's stamp for it and the entries it wrote, its inner nodes, why it ended, and the
+#: far ends by tile code of the node whose children are leaves and of the child being
+#: valued (:func:`_leaf_push_value`).
+PROGRESS = np.dtype(
+    [
+        ("max_plies", np.int64),
+        ("deadline", np.float64),
+        ("stamp", np.int64),
+        ("entries", np.int64),
+        ("nodes", np.int64),
+        ("reason", np.int64),
+        ("tally", np.int64, (4,)),
+        ("after", np.int64, (4,)),
+    ],
+    align=True,
+)
 
 
 @numba.njit(cache=True)
-def _terminal_value(ply, status, t, me):
-    """The value for ``me`` of the finished game in slot ``t``: ``WIN`` less its ply, or 0."""
-    if status[t] == me:
-        return WIN - ply[t]
-    if status[t] == 1 - me:
-        return -(WIN - ply[t])
+def _terminal_value(position, me):
+    """The value for ``me`` of the finished game ``position``: ``WIN`` less its ply, or 0."""
+    if position.status == me:
+        return WIN - position.ply
+    if position.status == 1 - me:
+        return -(WIN - position.ply)
     return 0
 
 
 @numba.njit(cache=True)
-def _far_end_tally(board, s, tally):
-    """``tally[code]``: how many pushes of slot ``s`` have a tile of that code on their far end
-    (what the evaluation counts: see :func:`_leaf_push_value`)."""
+def _far_end_tally(position, tally):
+    """``tally[code]``: how many pushes have a tile of that code on their far end (what the
+    evaluation counts: see :func:`_leaf_push_value`)."""
     for code in range(4):
         tally[code] = 0
     for a in range(NUM_ACTIONS):
-        tally[board[s, _FAR_END[a]]] += 1
+        tally[position.board[FAR_ENDS[a]]] += 1
 
 
 @numba.njit(cache=True)
-def _leaf_push_value(board, hand, to_move, ply, unflipped, flipped, s, action, max_plies, tally, after):
-    """The value for the mover of slot ``s`` of its push ``action`` where the search ends
-    after it, without writing the child: a finished game ``WIN`` less its ply (a draw 0),
-    as :func:`_push` and :func:`_terminal_value` settle it; else minus the evaluation points
-    of the child for its mover: ``TILE`` per flipped tile of one's colour, minus the
-    opponent's; ``EDGE_TILE`` per push that would flip one's own tile, minus the opponent's;
-    ``BLOCK`` per push blocked by one's flipped tile on its far end, minus the reverse;
-    ``FLIP_NOW`` if one can flip a tile at once. The child's far ends are counted as slot
-    ``s``'s (``tally``, :func:`_far_end_tally`) corrected on the six cells the push moves
-    (``after``: scratch)."""
-    me = to_move[s]
+def _leaf_push_value(positions, progress, s, action):
+    """The value for the mover of slot ``s`` of its push ``action`` where the search ends after
+    it: the child, pushed into slot ``s + 1``, by its outcome if the game is over, else minus
+    the evaluation (:mod:`agents.invers.evaluation`) for its mover. The child's far ends are
+    counted as slot ``s``'s (``progress.tally``, :func:`_far_end_tally`) corrected on the six
+    cells the push moves."""
+    kernel.push(positions, s, s + 1, action, progress.max_plies)
+    parent, child = positions[s], positions[s + 1]
+    me = parent.to_move
     other = 1 - me
+    if child.status != RUNNING:
+        return _terminal_value(child, me)
+    after = progress.after
     for code in range(4):
-        after[code] = tally[code]
+        after[code] = progress.tally[code]
     for i in range(6):
-        cell = _LINES[action, i]
-        weight = _FAR_END_COUNT[cell]
+        cell = PUSH_LINES[action, i]
+        weight = FAR_END_COUNT[cell]
         if weight:
-            after[board[s, cell]] -= weight
-            after[hand[s, me] if i == 0 else board[s, _LINES[action, i - 1]]] += weight
-    child_ply = ply[s] + 1
-    mine, theirs = flipped[s, me], flipped[s, other]
-    fallen = board[s, _LINES[action, 5]]
-    if (fallen & FLIPPED) == 0:
-        c = fallen & 1
-        if unflipped[s, c] == 1:  # its colour's last tile: c wins
-            return WIN - child_ply if c == me else -(WIN - child_ply)
-        if c == me:
-            mine += 1
-        else:
-            theirs += 1
-    if mine >= _NUM_BORDER and after[FLIPPED | me] == NUM_ACTIONS:  # the opponent is blocked
-        if theirs == mine:
-            return 0
-        return WIN - child_ply if mine > theirs else -(WIN - child_ply)
-    if child_ply >= max_plies:
-        return 0
+            after[parent.board[cell]] -= weight
+            after[child.board[cell]] += weight
+    mine, theirs = child.flipped[me], child.flipped[other]
     value = TILE * (theirs - mine) + EDGE_TILE * (after[other] - after[me])
     value += BLOCK * (after[FLIPPED | other] - after[FLIPPED | me]) + FLIP_NOW * (after[other] > 0)
     return -value
 
 
 @numba.njit(cache=True)
-def _key(board, hand, to_move, ply, s):
-    """The whole position of slot ``s`` (board, hands, player to move, ply) as two words."""
+def _key(position):
+    """The whole position (board, hands, player to move, ply) as two words."""
+    board = position.board
     high = np.uint64(0)
     for cell in range(32):
-        high = (high << np.uint64(2)) | np.uint64(board[s, cell])
+        high = (high << np.uint64(2)) | np.uint64(board[cell])
     low = np.uint64(0)
     for cell in range(32, CELLS):
-        low = (low << np.uint64(2)) | np.uint64(board[s, cell])
-    low |= np.uint64(hand[s, 0]) << np.uint64(8)
-    low |= np.uint64(hand[s, 1]) << np.uint64(10)
-    low |= np.uint64(to_move[s]) << np.uint64(12)
-    low |= np.uint64(ply[s]) << np.uint64(13)
+        low = (low << np.uint64(2)) | np.uint64(board[cell])
+    low |= np.uint64(position.hands[0]) << np.uint64(8)
+    low |= np.uint64(position.hands[1]) << np.uint64(10)
+    low |= np.uint64(position.to_move) << np.uint64(12)
+    low |= np.uint64(position.ply) << np.uint64(13)
     return high, low
 
 
 @numba.njit(cache=True)
 def _slot_of(high, low, mask):
-    """The first slot to probe for a key (a multiplicative mix of both words)."""
+    """The first table slot to probe for a key (a multiplicative mix of both words)."""
     mixed = (high * np.uint64(0x9E3779B97F4A7C15)) ^ (low * np.uint64(0xC2B2AE3D27D4EB4F))
     mixed ^= mixed >> np.uint64(29)
     return np.int64(mixed & np.uint64(mask))
 
 
 @numba.njit(cache=True)
-def _enter(
-    board, hand, to_move, ply, moves, nodes, table, counters, s, me, depth, alpha, beta, deadline
-):  # fmt: skip
+def _enter(positions, nodes, table, progress, s, me, depth, alpha, beta):
     """Start the node in slot ``s`` (its mover ``me``, ``depth`` plies to search, the window
     ``alpha``, ``beta``): count it, read the clock, look it up in the table, and order its
     moves. Returns ``(True, value)`` when the table settles it, else ``(False, 0)``; an
-    abort sets ``counters[3]``."""
-    table_high, table_low, table_stamp, table_depth, table_value, table_bound, table_move = table
-    counters[0] += 1
-    if deadline > 0.0 and counters[0] % NODES_PER_CLOCK == 0 and _now() > deadline:
-        counters[3] = OUT_OF_TIME
+    abort sets ``progress.reason``."""
+    progress.nodes += 1
+    if progress.deadline > 0.0 and progress.nodes % NODES_PER_CLOCK == 0 and now() > progress.deadline:
+        progress.reason = OUT_OF_TIME
         return True, 0
-    high, low = _key(board, hand, to_move, ply, s)
-    mask = table_high.shape[0] - 1
+    position = positions[s]
+    high, low = _key(position)
+    mask = table.shape[0] - 1
     slot = _slot_of(high, low, mask)
-    stamp = counters[1]
     found = False
-    while table_stamp[slot] == stamp:
-        if table_high[slot] == high and table_low[slot] == low:
+    while table[slot].stamp == progress.stamp:
+        if table[slot].key_high == high and table[slot].key_low == low:
             found = True
             break
         slot = (slot + 1) & mask
     first = -1
     if found:
-        first = table_move[slot]
-        value = table_value[slot]
-        bound = table_bound[slot]
-        if table_depth[slot] >= depth and (
-            bound == 0 or (bound > 0 and value >= beta) or (bound < 0 and value <= alpha)
+        entry = table[slot]
+        first = entry.move
+        if entry.depth >= depth and (
+            entry.bound == 0 or (entry.bound > 0 and entry.value >= beta) or (entry.bound < 0 and entry.value <= alpha)
         ):
-            return True, value
+            return True, entry.value
     # the move order: the table's move, then own tiles, own flipped tiles, the opponent's
+    node = nodes[s]
+    moves = node.moves
     count = 0
     if first >= 0:
-        moves[s, 0] = first
+        moves[0] = first
         count = 1
     for group in range(3):
         wanted = me if group == 0 else ((FLIPPED | me) if group == 1 else 1 - me)
         for a in range(NUM_ACTIONS):
-            if a != first and board[s, _FAR_END[a]] == wanted:
-                moves[s, count] = a
+            if a != first and position.board[FAR_ENDS[a]] == wanted:
+                moves[count] = a
                 count += 1
-    # nodes[s]: mover, depth, alpha, beta, start alpha, best, best move, next move, moves, table slot, found, key words
-    nodes[s, 0] = me
-    nodes[s, 1] = depth
-    nodes[s, 2] = alpha
-    nodes[s, 3] = beta
-    nodes[s, 4] = alpha
-    nodes[s, 5] = LOWEST
-    nodes[s, 6] = -1
-    nodes[s, 7] = 0
-    nodes[s, 8] = count
-    nodes[s, 9] = slot
-    nodes[s, 10] = found
+    node.mover = me
+    node.depth = depth
+    node.alpha = alpha
+    node.beta = beta
+    node.start_alpha = alpha
+    node.best = LOWEST
+    node.best_move = -1
+    node.move_count = count
+    node.next_move = 0
+    node.table_slot = slot
+    node.found = found
     return False, 0
 
 
 @numba.njit(cache=True)
-def _store(nodes, table, counters, high, low, s):
+def _store(positions, nodes, table, progress, s):
     """Write the finished node of slot ``s`` to the table, as the generic search does: its
     depth, best value, bound and best move; a full table aborts (``TABLE_FULL``)."""
-    table_high, table_low, table_stamp, table_depth, table_value, table_bound, table_move = table
-    best, beta, start_alpha = nodes[s, 5], nodes[s, 3], nodes[s, 4]
-    slot = nodes[s, 9]
-    if not nodes[s, 10]:
-        if counters[2] + 1 > _MAX_LOAD * table_high.shape[0]:
-            counters[3] = TABLE_FULL
+    node = nodes[s]
+    entry = table[node.table_slot]
+    if not node.found:
+        if progress.entries + 1 > MAX_LOAD * table.shape[0]:
+            progress.reason = TABLE_FULL
             return
-        counters[2] += 1
-        table_stamp[slot] = counters[1]
-        table_high[slot] = high
-        table_low[slot] = low
-    table_depth[slot] = nodes[s, 1]
-    table_value[slot] = best
-    table_bound[slot] = 1 if best >= beta else (-1 if best <= start_alpha else 0)
-    table_move[slot] = nodes[s, 6]
+        progress.entries += 1
+        entry.key_high, entry.key_low = _key(positions[s])
+        entry.stamp = progress.stamp
+    entry.depth = node.depth
+    entry.value = node.best
+    entry.bound = 1 if node.best >= node.beta else (-1 if node.best <= node.start_alpha else 0)
+    entry.move = node.best_move
 
 
 @numba.njit(cache=True)
-def _negamax(
-    board, hand, to_move, ply, unflipped, flipped, status, moves, nodes, table, counters,
-    top, me, depth, alpha, beta, max_plies, deadline,
-):  # fmt: skip
+def _negamax(positions, nodes, table, progress, top, me, depth, alpha, beta):
     """The value for its mover ``me`` of the unfinished position in slot ``top``, searched
     ``depth`` plies deep in the window (``alpha``, ``beta``): the generic search's negamax,
-    its recursion kept on an explicit stack of slots (``nodes``, see :func:`_enter`).
-    ``counters``: [nodes, the table's stamp, its entries, the abort reason]; an abort
-    returns 0 with the reason set."""
-    settled, value = _enter(
-        board, hand, to_move, ply, moves, nodes, table, counters, top, me, depth, alpha, beta, deadline
-    )
+    its recursion kept on an explicit stack of slots (``nodes``, see :func:`_enter`). An
+    abort returns 0 with ``progress.reason`` set."""
+    settled, value = _enter(positions, nodes, table, progress, top, me, depth, alpha, beta)
     if settled:
         return value
-    tally = np.empty(4, np.int64)  # of the one node at depth 1 being searched, whose children are leaves
-    after = np.empty(4, np.int64)
     s = top
     while True:
-        if nodes[s, 7] < nodes[s, 8]:  # the next move of the node in slot s
-            action = moves[s, nodes[s, 7]]
-            if nodes[s, 1] == 1 and nodes[s, 7] == 0:
-                _far_end_tally(board, s, tally)
-            nodes[s, 7] += 1
-            mover = nodes[s, 0]
+        node = nodes[s]
+        if node.next_move < node.move_count:  # the next move of the node in slot s
+            action = node.moves[node.next_move]
+            if node.depth == 1 and node.next_move == 0:
+                _far_end_tally(positions[s], progress.tally)
+            node.next_move += 1
             t = s + 1
-            if nodes[s, 1] == 1:
-                value = _leaf_push_value(
-                    board, hand, to_move, ply, unflipped, flipped, s, action, max_plies, tally, after
-                )
+            if node.depth == 1:
+                value = _leaf_push_value(positions, progress, s, action)
             else:
-                _push(board, hand, to_move, ply, unflipped, flipped, status, s, action, max_plies)
-                if status[t] != RUNNING:
-                    value = _terminal_value(ply, status, t, mover)
+                kernel.push(positions, s, t, action, progress.max_plies)
+                if positions[t].status != RUNNING:
+                    value = _terminal_value(positions[t], node.mover)
                 else:
                     settled, value = _enter(
-                        board, hand, to_move, ply, moves, nodes, table, counters,
-                        t, 1 - mover, nodes[s, 1] - 1, -nodes[s, 3], -nodes[s, 2], deadline,
-                    )  # fmt: skip
-                    if counters[3] != DONE:
+                        positions, nodes, table, progress, t, 1 - node.mover, node.depth - 1, -node.beta, -node.alpha
+                    )
+                    if progress.reason != DONE:
                         return 0
                     if not settled:
                         s = t  # search the child
                         continue
                     value = -value
         else:  # the node in slot s is done: store it and hand its value to its parent
-            high, low = _key(board, hand, to_move, ply, s)
-            _store(nodes, table, counters, high, low, s)
-            if counters[3] != DONE:
+            _store(positions, nodes, table, progress, s)
+            if progress.reason != DONE:
                 return 0
-            value = nodes[s, 5]
+            value = node.best
             if s == top:
                 return value
             s -= 1
+            node = nodes[s]
             value = -value
         # the child's value, for the node in slot s
-        if value > nodes[s, 5]:
-            nodes[s, 5] = value
-            nodes[s, 6] = moves[s, nodes[s, 7] - 1]
-            if value > nodes[s, 2]:
-                nodes[s, 2] = value
-                if value >= nodes[s, 3]:
-                    nodes[s, 7] = nodes[s, 8]  # a cut-off: no more moves here
+        if value > node.best:
+            node.best = value
+            node.best_move = node.moves[node.next_move - 1]
+            if value > node.alpha:
+                node.alpha = value
+                if value >= node.beta:
+                    node.next_move = node.move_count  # a cut-off: no more moves here
 
 
 @numba.njit(cache=True)
-def _search_slots(
-    board, hand, to_move, ply, unflipped, flipped, status, moves, nodes, table, counters,
-    root_order, depth, exact_from, max_plies, deadline, searched, values,
-):  # fmt: skip
+def _search_root(positions, nodes, table, progress, root_order, depth, exact_from, searched, values):
     """Iterative deepening from the position in slot 0 (running, its mover's pushes
     ``root_order`` indices into the ascending legal pushes). Writes the root moves in
     the order the deciding iteration searched them (``searched``) with their values
     (``values``) and returns ``(move, value, depth, reason)``; ``depth`` 1 gives the
     one-ply values in ascending order."""
-    me = to_move[0]
-    legal = 0
-    for a in range(NUM_ACTIONS):
-        if board[0, _FAR_END[a]] != (FLIPPED | (1 - me)):
-            moves[0, legal] = a
-            legal += 1
+    me = positions[0].to_move
+    moves = np.empty(NUM_ACTIONS, np.int64)
+    legal = kernel.legal_pushes(positions[0], moves)
     one_ply = np.empty(legal, np.int64)
-    tally, after = np.empty(4, np.int64), np.empty(4, np.int64)
-    _far_end_tally(board, 0, tally)
+    _far_end_tally(positions[0], progress.tally)
     for i in range(legal):
-        one_ply[i] = _leaf_push_value(
-            board, hand, to_move, ply, unflipped, flipped, 0, moves[0, i], max_plies, tally, after
-        )
+        one_ply[i] = _leaf_push_value(positions, progress, 0, moves[i])
     best_move, best_value = -1, LOWEST
     for k in range(legal):
         i = root_order[k]
         if one_ply[i] > best_value:
-            best_move, best_value = moves[0, i], one_ply[i]
+            best_move, best_value = moves[i], one_ply[i]
     for i in range(legal):
-        searched[i] = moves[0, i]
+        searched[i] = moves[i]
         values[i] = one_ply[i]
     order = np.empty(legal, np.int64)
     for k in range(legal):
-        order[k] = moves[0, root_order[k]]
+        order[k] = moves[root_order[k]]
     reached = 1
     ranked = np.empty(legal, np.int64)
     partial = np.empty(legal, np.int64)
@@ -415,17 +350,14 @@ def _search_slots(
         move, value = -1, LOWEST
         for k in range(legal):
             action = ranked[k]
-            _push(board, hand, to_move, ply, unflipped, flipped, status, 0, action, max_plies)
-            if status[1] != RUNNING:
-                v = _terminal_value(ply, status, 1, me)
+            kernel.push(positions, 0, 1, action, progress.max_plies)
+            if positions[1].status != RUNNING:
+                v = _terminal_value(positions[1], me)
             else:
                 alpha = LOWEST if exact else value
-                v = -_negamax(
-                    board, hand, to_move, ply, unflipped, flipped, status, moves, nodes, table, counters,
-                    1, 1 - me, iteration - 1, -HIGHEST, -alpha, max_plies, deadline,
-                )  # fmt: skip
-                if counters[3] != DONE:
-                    return best_move, best_value, reached, counters[3]
+                v = -_negamax(positions, nodes, table, progress, 1, 1 - me, iteration - 1, -HIGHEST, -alpha)
+                if progress.reason != DONE:
+                    return best_move, best_value, reached, progress.reason
             partial[k] = v
             if v > value:
                 move, value = action, v
@@ -438,92 +370,30 @@ def _search_slots(
 
 
 @numba.njit(cache=True)
-def position_slots(slots):
-    """Unfilled position arrays for ``slots`` slots (see "The position" above): board, tiles in
-    hand, player to move, ply, tiles colour side up and flipped per colour, status."""
-    return (
-        np.empty((slots, CELLS), np.int8),
-        np.empty((slots, 2), np.int8),
-        np.empty(slots, np.int64),
-        np.empty(slots, np.int64),
-        np.empty((slots, 2), np.int64),
-        np.empty((slots, 2), np.int64),
-        np.empty(slots, np.int64),
-    )
-
-
-@numba.njit(cache=True)
-def _load_root(
-    board, hand, to_move, ply, unflipped, flipped, status, root_board, root_hands, root_to_move, root_ply, max_plies
-):
-    """Slot 0 := the given position, its counts and status worked out as the core's constructor does."""
-    for p in range(2):
-        unflipped[0, p] = 0
-        flipped[0, p] = 0
-    for cell in range(CELLS):
-        tile = root_board[cell]
-        board[0, cell] = tile
-        if tile & FLIPPED:
-            flipped[0, tile & 1] += 1
-        else:
-            unflipped[0, tile & 1] += 1
-    for p in range(2):
-        hand[0, p] = root_hands[p]
-        if root_hands[p] & FLIPPED:
-            flipped[0, root_hands[p] & 1] += 1
-        else:
-            unflipped[0, root_hands[p] & 1] += 1
-    to_move[0] = root_to_move
-    ply[0] = root_ply
-    _settle(board, hand, to_move, ply, unflipped, flipped, status, 0, max_plies)
-
-
-@numba.njit(cache=True)
-def _search_batch(
-    boards, hands, players, plies, root_orders, legal_counts, depth, exact_from, max_plies, deadline_seconds,
-    table_high, table_low, table_stamp, table_depth, table_value, table_bound, table_move, counters,
-    out_moves, out_values, out_depths, out_reasons, out_searched, out_move_values,
-):  # fmt: skip
-    """Search every row in turn, each with a fresh table (a new stamp), each with its own
-    time (``deadline_seconds`` per row, 0 for none); a row that the table cannot hold is
-    marked ``TABLE_FULL`` and left for the caller."""
-    slots = depth + 2
-    board, hand, to_move, ply, unflipped, flipped, status = position_slots(slots)
-    moves = np.empty((slots, NUM_ACTIONS), np.int64)
-    nodes = np.empty((slots, 11), np.int64)
-    table = (table_high, table_low, table_stamp, table_depth, table_value, table_bound, table_move)
+def _search_batch(roots, root_orders, legal_counts, depth, exact_from, seconds, search, results):
+    """Search every row of ``roots`` (boards, hands, players to move, plies) in turn, each with
+    a fresh table (a new stamp), each with its own time (``seconds`` a row, 0 for none), into
+    ``results`` (moves, values, depths, reasons, searched, move values); a row the table cannot
+    hold is marked ``TABLE_FULL`` and left for the caller. ``search``: the positions, nodes,
+    table and progress the search works in."""
+    boards, hands, players, plies = roots
+    moves, values, depths, reasons, searched, move_values = results
+    positions, nodes, table, progress_record = search
+    progress = progress_record[0]
     for row in range(boards.shape[0]):
-        _load_root(
-            board,
-            hand,
-            to_move,
-            ply,
-            unflipped,
-            flipped,
-            status,
-            boards[row],
-            hands[row],
-            players[row],
-            plies[row],
-            max_plies,
-        )
-        if status[0] != RUNNING:
-            out_reasons[row] = GAME_OVER
+        kernel.load(positions, 0, boards[row], hands[row], players[row], plies[row], progress.max_plies)
+        if positions[0].status != RUNNING:
+            reasons[row] = GAME_OVER
             continue
-        counters[0] = 0
-        counters[1] += 1
-        counters[2] = 0
-        counters[3] = DONE
-        deadline = _now() + deadline_seconds if deadline_seconds > 0.0 else 0.0
-        move, value, reached, reason = _search_slots(
-            board, hand, to_move, ply, unflipped, flipped, status, moves, nodes, table, counters,
-            root_orders[row, : legal_counts[row]], depth, exact_from, max_plies, deadline,
-            out_searched[row], out_move_values[row],
+        progress.nodes = 0
+        progress.stamp += 1
+        progress.entries = 0
+        progress.reason = DONE
+        progress.deadline = now() + seconds if seconds > 0.0 else 0.0
+        moves[row], values[row], depths[row], reasons[row] = _search_root(
+            positions, nodes, table, progress, root_orders[row, : legal_counts[row]], depth, exact_from,
+            searched[row], move_values[row],
         )  # fmt: skip
-        out_moves[row] = move
-        out_values[row] = value
-        out_depths[row] = reached
-        out_reasons[row] = reason
 
 
 class CompiledSearch:
@@ -544,24 +414,17 @@ class CompiledSearch:
         self.depth = depth
         self.max_plies = max_plies
         self.seconds = seconds
-        self._counters = np.zeros(4, np.int64)
-        self._allocate(capacity)
-
-    def _allocate(self, capacity: int) -> None:
-        self._table = (
-            np.zeros(capacity, np.uint64),  # the key's high word
-            np.zeros(capacity, np.uint64),  # its low word
-            np.zeros(capacity, np.int64),  # the stamp of the search that wrote the entry
-            np.zeros(capacity, np.int64),  # the depth searched
-            np.zeros(capacity, np.int64),  # the value
-            np.zeros(capacity, np.int8),  # the bound: 1 lower, -1 upper, 0 exact
-            np.zeros(capacity, np.int8),  # the best move
-        )
+        slots = depth + 2
+        self._positions = kernel.new_positions(slots)
+        self._nodes = np.zeros(slots, NODE)
+        self._table = np.zeros(capacity, TABLE_ENTRY)
+        self._progress = np.zeros(1, PROGRESS)
+        self._progress[0]["max_plies"] = max_plies
 
     @property
     def capacity(self) -> int:
         """The table's size in entries."""
-        return len(self._table[0])
+        return len(self._table)
 
     def search(
         self,
@@ -577,43 +440,37 @@ class CompiledSearch:
         to move and the ply of each): ``root_orders[k]`` lists row ``k``'s legal pushes'
         indices (into its ascending legal pushes) in the order the one-ply iteration visits
         them; ``exact`` gives the deepest iteration's root moves the full window; ``legal``: the
-        positions' :func:`legal_counts`, where the caller has them already."""
-        legal = legal_counts(boards, players) if legal is None else legal
+        positions' :func:`~envs.batched.invers_kernel.legal_counts`, where the caller has them already."""
+        legal = kernel.legal_counts(boards, players) if legal is None else legal
         positions = (
             np.ascontiguousarray(boards, np.int8),
             np.ascontiguousarray(hands, np.int8),
             np.ascontiguousarray(players, np.int64),
             np.ascontiguousarray(plies, np.int64),
-            np.ascontiguousarray(root_orders, np.int64),
         )
-        results = self._search_rows(positions, legal, exact)
+        orders = np.ascontiguousarray(root_orders, np.int64)
+        results = self._search_rows(positions, orders, legal, exact)
         full = np.flatnonzero(results.reasons == TABLE_FULL)
         while len(full):  # rare: a search filled the table; grow it and search those rows again
-            self._allocate(2 * self.capacity)
-            retried = self._search_rows(tuple(array[full] for array in positions), legal[full], exact)
+            self._table = np.zeros(2 * self.capacity, TABLE_ENTRY)
+            retried = self._search_rows(tuple(array[full] for array in positions), orders[full], legal[full], exact)
             for name in ("moves", "values", "depths", "reasons", "searched", "move_values"):
                 getattr(results, name)[full] = getattr(retried, name)
             full = full[retried.reasons == TABLE_FULL]
         return results
 
-    def _search_rows(self, positions: tuple[np.ndarray, ...], legal: np.ndarray, exact: bool) -> SearchResults:
+    def _search_rows(self, positions: tuple, orders: np.ndarray, legal: np.ndarray, exact: bool) -> SearchResults:
         """One call of the kernel over every row of ``positions`` (contiguous arrays)."""
         results = SearchResults.empty(len(legal), legal)
         _search_batch(
-            *positions,
+            positions,
+            orders,
             legal,
             self.depth,
             self.depth if exact else 0,
-            self.max_plies,
             0.0 if self.seconds is None else float(self.seconds),
-            *self._table,
-            self._counters,
-            results.moves,
-            results.values,
-            results.depths,
-            results.reasons,
-            results.searched,
-            results.move_values,
+            (self._positions, self._nodes, self._table, self._progress),
+            (results.moves, results.values, results.depths, results.reasons, results.searched, results.move_values),
         )
         return results
 
@@ -650,10 +507,3 @@ class SearchResults:
         """Row ``row``'s root moves and their values, in the order searched."""
         n = int(self.legal[row])
         return dict(zip(self.searched[row, :n].tolist(), self.move_values[row, :n].tolist()))
-
-
-def legal_counts(boards: np.ndarray, players: np.ndarray) -> np.ndarray:
-    """The number of legal pushes of the player to move in each position: every push but
-    those that would push out an opponent's flipped tile."""
-    far = np.asarray(boards)[:, _FAR_END]
-    return np.count_nonzero(far != (FLIPPED | (1 - np.asarray(players)[:, None])), axis=1).astype(np.int64)

@@ -4,8 +4,8 @@ alpha-beta (:class:`agents.search.AlphaBeta`) with the hand-tuned Invers evaluat
 Kept as the reference of :mod:`agents.invers.compiled_search`, which must choose the
 same move and give the same values in every position: ``tests/test_invers_compiled_search.py``
 checks it and ``benchmarks/search_speed.py`` times both. It is no agent (no spec plays
-it). The weights are the compiled search's own, so the two cannot drift apart on them;
-everything else (the search, the evaluation, the move order, the table) is written here
+it). Both read the weights of :mod:`agents.invers.evaluation`, so the two cannot drift
+apart on them; everything else (the search, the evaluation, the move order, the table) is written here
 independently of the kernels, on the rules core's ``clone``/``apply``.
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.invers.board import far_ends
-from agents.invers.compiled_search import BLOCK, EDGE_TILE, FLIP_NOW, TILE, WIN
+from agents.invers.evaluation import BLOCK, EDGE_TILE, FLIP_NOW, TILE, WIN
 from agents.search import AlphaBeta, Evaluator, SearchResult
 from envs.games.invers import InversState, flipped
 

@@ -10,7 +10,10 @@ import numpy as np
 
 from agents.base import Agent
 from agents.batched import batch_arguments, check_generators
-from agents.invers.compiled_search import GAME_OVER, WIN, CompiledSearch, SearchResults, legal_counts
+from agents.compiled_searches import GAME_OVER
+from agents.invers.compiled_search import CompiledSearch, SearchResults
+from agents.invers.evaluation import WIN
+from envs.batched.invers_kernel import legal_counts
 from envs.core import Game
 from envs.games.invers import NUM_ACTIONS, OBS_TO_MOVE, InversState, position_of_state, positions_from_observations
 
