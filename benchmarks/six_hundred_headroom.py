@@ -45,7 +45,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.registry import make_agent
-from agents.six_hundred.heuristic import _POINTS, _TABLES, SixHundredHeuristic, lock_values, read_sheet
+from agents.six_hundred.heuristic import KEEP_TABLES, ROLL_POINTS, SixHundredHeuristic, lock_values, read_sheet
 from benchmarks.ceilings import SEED, ratio_interval
 from envs.games import six_hundred as rules
 from envs.registry import make_game
@@ -76,12 +76,12 @@ def write_table(values: dict, categories: tuple, mask: int) -> np.ndarray:
     writing each sorted roll into each category of ``categories`` open in ``mask`` (a bit per
     category), for every Numbers total and zero flag (-inf: closed); ``values`` holds the
     optimal values of the states with fewer open categories."""
-    table = np.full((len(_POINTS), len(categories), THRESHOLD + 1, 2), -np.inf)
+    table = np.full((len(ROLL_POINTS), len(categories), THRESHOLD + 1, 2), -np.inf)
     totals = np.arange(THRESHOLD + 1)
     for i, c in enumerate(categories):
         if not mask >> i & 1:
             continue
-        points = _POINTS[:, c]
+        points = ROLL_POINTS[:, c]
         after = values[mask & ~(1 << i)]
         if c in rules.NUMBERS:
             total = np.minimum(totals + points[:, None], THRESHOLD)
@@ -104,9 +104,9 @@ def optimum_values(categories: tuple) -> dict:
             if not size:  # the end: the game bonus unless a zero was written
                 values[mask] = np.array([[rules.GAME_BONUS, 0.0]] * (THRESHOLD + 1))
                 continue
-            roll_values = write_table(values, categories, mask).max(axis=1).reshape(len(_POINTS), -1)
+            roll_values = write_table(values, categories, mask).max(axis=1).reshape(len(ROLL_POINTS), -1)
             _, two_left = lock_values(roll_values)
-            turn = _TABLES.first_roll @ _TABLES.best_over_keeps(two_left, include_full_keep=True)
+            turn = KEEP_TABLES.first_roll @ KEEP_TABLES.best_over_keeps(two_left, include_full_keep=True)
             values[mask] = turn.reshape(THRESHOLD + 1, 2)
     return values
 
@@ -128,7 +128,7 @@ class ReducedOptimum(SixHundredHeuristic):
             mask = sum(1 << i for i, c in enumerate(self.categories) if sheet[c] is None)
             total = min(sum(sheet[c] or 0 for c in rules.NUMBERS), THRESHOLD)
             zero = int(any(v == 0 for c, v in enumerate(sheet) if c != rules.SEXTET))
-            row = np.full((len(_POINTS), rules.NUM_CATEGORIES), -np.inf)
+            row = np.full((len(ROLL_POINTS), rules.NUM_CATEGORIES), -np.inf)
             row[:, list(self.categories)] = write_table(self.optimal, self.categories, mask)[:, :, total, zero]
             rows.append(row)
         return np.stack(rows)

@@ -23,7 +23,7 @@ from agents.lost_dice.position import read_position
 from agents.lost_dice.search import LostDiceSearch
 from agents.roll_five.heuristic import RollFiveHeuristic
 from agents.six_hundred.heuristic import (
-    _POINTS,
+    ROLL_POINTS,
     SixHundredHeuristic,
     read_sheet,
     sheet_key,
@@ -134,11 +134,11 @@ def test_six_hundred_write_values_are_the_sheet_values_of_every_write_bit_for_bi
     sheets = {sheet_key(observation): observation for observation in observations}  # one per turn
     for observation in sheets.values():
         sheet, numbers_bonus = read_sheet(observation), bool(observation[OBS_NUMBERS_BONUS] > 0.5)
-        expected = np.full(_POINTS.shape, -np.inf)
+        expected = np.full(ROLL_POINTS.shape, -np.inf)
         for c in [c for c, v in enumerate(sheet) if v is None]:
-            for points in np.unique(_POINTS[:, c]):
+            for points in np.unique(ROLL_POINTS[:, c]):
                 written = sheet[:c] + [int(points)] + sheet[c + 1 :]
-                expected[_POINTS[:, c] == points, c] = sheet_value(written, numbers_bonus)
+                expected[ROLL_POINTS[:, c] == points, c] = sheet_value(written, numbers_bonus)
         np.testing.assert_array_equal(write_values(sheet, numbers_bonus), expected)
     assert len(sheets) > 50
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import yaml
 
-from agents.six_hundred.heuristic import _category_tables
+from agents.six_hundred.heuristic import category_tables
 from envs.games.roll_five import RollFive
 from envs.games.six_hundred import GAME_BONUS, SEXTET, SixHundred
 
@@ -253,7 +253,7 @@ def test_the_headroom_oracle_scores_a_finish_as_the_game_does(monkeypatch):
 
 def test_the_six_hundred_headroom_optimum_is_exact_where_it_is_known(monkeypatch):
     headroom = load_script("six_hundred_headroom", monkeypatch)
-    par, hit = _category_tables()
+    par, hit = category_tables()
     sextet = headroom.optimum_values((SEXTET,))
     assert sextet[1][0, 0] == pytest.approx(par[SEXTET] + GAME_BONUS)  # a 0 there costs no game bonus
     ones = headroom.optimum_values((0,))[1]

@@ -316,7 +316,7 @@ def test_freezing_the_teacher_again_needs_a_first_hand_over(tmp_path):
 def test_a_run_resumed_on_either_side_of_the_hand_over_learns_what_one_straight_through_does(
     tmp_path, first_session, every
 ):
-    from tests.test_resume_exact import _policy_weights, _same  # noqa: PLC0415
+    from tests.test_resume_exact import policy_weights_of, same_tensors  # noqa: PLC0415
 
     path = two_stage_config(
         tmp_path,
@@ -332,7 +332,7 @@ def test_a_run_resumed_on_either_side_of_the_hand_over_learns_what_one_straight_
         train.main(["--config", str(path), "--run-dir", str(resumed), "--generations", str(first_session), *quiet]) == 0
     )
     assert train.main(["--resume", str(resumed), "--generations", "3", *quiet]) == 0
-    assert _same(_policy_weights(straight), _policy_weights(resumed))
+    assert same_tensors(policy_weights_of(straight), policy_weights_of(resumed))
 
 
 def test_a_second_stage_without_a_first_teacher_is_refused(tmp_path):

@@ -138,10 +138,10 @@ def test_an_address_ray_rewrites_says_so(tmp_path, capsys, monkeypatch):
 def test_a_run_set_trains_its_seeds_as_ray_tasks_and_matches_one_trained_here(cluster, tmp_path):
     """``train.py --seeds ... --address``: each seed's run is a Ray task on some node, whose run
     folder comes back to the driver; the same seed gives the same network as a run trained here."""
-    from tests.test_turn_value import _tiny_config  # noqa: PLC0415 (a helper of the test-extra suite)
+    from tests.test_turn_value import tiny_config  # noqa: PLC0415 (a helper of the test-extra suite)
 
     head, _ = cluster
-    config = _tiny_config(tmp_path, "six_hundred")
+    config = tiny_config(tmp_path, "six_hundred")
     run_set = tmp_path / "set"
     assert (
         train.main(["--config", str(config), "--seeds", "5", "6", "--address", head.address, "--run-dir", str(run_set)])

@@ -14,13 +14,13 @@ import torch
 
 from agents.run_folder import MODEL_FILE, VALUE_FILE
 from tests.test_expert_iteration import tiny_config as ei_tiny_config
-from tests.test_turn_value import _tiny_config
+from tests.test_turn_value import tiny_config
 from training import train, train_td
 
 QUIET = ["--no-eval", "--no-progress"]
 
 
-def _same(a: dict[str, torch.Tensor], b: dict[str, torch.Tensor]) -> bool:
+def same_tensors(a: dict[str, torch.Tensor], b: dict[str, torch.Tensor]) -> bool:
     return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
 
 
@@ -29,16 +29,16 @@ def _td_weights(run) -> dict[str, torch.Tensor]:
 
 
 def test_a_resumed_td_run_learns_the_same_weights_as_one_straight_through(tmp_path):
-    config = str(_tiny_config(tmp_path, games=40))
+    config = str(tiny_config(tmp_path, games=40))
     straight, resumed = tmp_path / "straight", tmp_path / "resumed"
     assert train_td.main(["--config", config, "--run-dir", str(straight), *QUIET]) == 0
     assert train_td.main(["--config", config, "--run-dir", str(resumed), "--games", "20", *QUIET]) == 0
-    assert not _same(_td_weights(straight), _td_weights(resumed))  # halfway: not there yet
+    assert not same_tensors(_td_weights(straight), _td_weights(resumed))  # halfway: not there yet
     assert train_td.main(["--resume", str(resumed), "--games", "40", *QUIET]) == 0
-    assert _same(_td_weights(straight), _td_weights(resumed))
+    assert same_tensors(_td_weights(straight), _td_weights(resumed))
 
 
-def _policy_weights(run) -> dict[str, torch.Tensor]:
+def policy_weights_of(run) -> dict[str, torch.Tensor]:
     from sb3_contrib import MaskablePPO  # noqa: PLC0415 (sb3 takes seconds to import; only these tests need it)
 
     return MaskablePPO.load(str(run / MODEL_FILE), device="cpu").policy.state_dict()
@@ -50,4 +50,4 @@ def test_a_resumed_expert_iteration_run_learns_the_same_weights_as_one_straight_
     assert train.main(["--config", config, "--run-dir", str(straight), *QUIET]) == 0
     assert train.main(["--config", config, "--run-dir", str(resumed), "--generations", "2", *QUIET]) == 0
     assert train.main(["--resume", str(resumed), "--generations", "3", *QUIET]) == 0
-    assert _same(_policy_weights(straight), _policy_weights(resumed))
+    assert same_tensors(policy_weights_of(straight), policy_weights_of(resumed))

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import yaml
 
-from tests.test_turn_value import _tiny_config
+from tests.test_turn_value import tiny_config
 from training import benchmark, evaluate, ladder, train
 from training.evaluation import run_sets
 from training.evaluation.run_sets import RunScores, aggregate, probability_of_improvement
@@ -50,7 +50,7 @@ def test_a_run_sets_command_of_each_run_drops_what_the_set_decides():
 
 
 def test_train_py_seeds_trains_a_run_per_seed_and_reports_over_them(tmp_path, capsys):
-    config = _tiny_config(tmp_path, "six_hundred")
+    config = tiny_config(tmp_path, "six_hundred")
     run_set = tmp_path / "set"
     assert train.main(["--config", str(config), "--seeds", "3", "4", "--run-dir", str(run_set), "--parallel", "1"]) == 0
     out = capsys.readouterr().out

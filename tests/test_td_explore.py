@@ -8,7 +8,7 @@ import yaml
 
 from agents.base import Agent
 from agents.registry import make_agent
-from agents.six_hundred.heuristic import _TABLES
+from agents.six_hundred.heuristic import KEEP_TABLES
 from agents.six_hundred.td import F_OPEN_COUNT, SixHundredTD
 from agents.turn_value import TurnValueNet
 from envs.games import six_hundred as rules
@@ -50,7 +50,7 @@ def test_an_explored_write_is_one_of_the_best_few_of_the_roll_and_any_other_acti
     observation = state.observe(0)
     assert agent.explore_write(observation, 5, 4, np.random.default_rng(0)) == 5  # a lock, not a write
     faces = tuple(sorted((observation[rules.OBS_DICE].reshape(6, 6).argmax(axis=1) + 1).tolist()))
-    best = rules.score_action(int(agent.plan_turn(observation).best_category[_TABLES.roll_index[faces]]))
+    best = rules.score_action(int(agent.plan_turn(observation).best_category[KEEP_TABLES.roll_index[faces]]))
     picks = {agent.explore_write(observation, rules.SCORE, 4, np.random.default_rng(s)) for s in range(40)}
     assert len(picks) == 4 and all(rules.SCORE <= a < rules.NUM_ACTIONS for a in picks)
     assert {agent.explore_write(observation, rules.SCORE, 1, np.random.default_rng(s)) for s in range(5)} == {best}

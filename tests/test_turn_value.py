@@ -16,7 +16,7 @@ from agents.lost_dice.td import LostDiceTD
 from agents.registry import make_agent
 from agents.run_folder import TRAINING_STATE_FILE
 from agents.six_hundred.heuristic import sheet_value
-from agents.six_hundred.td import _CATEGORY_POINTS, SixHundredTD, settlement
+from agents.six_hundred.td import CATEGORY_POINTS, SixHundredTD, settlement
 from agents.turn_value import TurnValueNet, load_turn_value, save_turn_value
 from envs.games import inverted_dice as dice_rules
 from envs.games import lost_dice as ld_rules
@@ -101,7 +101,7 @@ def test_six_hundred_teacher_values_are_the_heuristics_estimate_of_the_points_to
     observation = state.observe(0)
     features, values = agent.teacher_values(heuristic, observation, np.random.default_rng(1), samples=500)
     assert (
-        len(values) == len(features) == sum(len(points) for points in _CATEGORY_POINTS)
+        len(values) == len(features) == sum(len(points) for points in CATEGORY_POINTS)
     )  # every write of an empty sheet
     # On an empty sheet a write of p points leaves the heuristic's estimate of the final score, less p.
     open_sheet = [None] * sh_rules.NUM_CATEGORIES
@@ -151,7 +151,7 @@ def test_network_files_are_checked_against_the_game(tmp_path):
         InvertedDiceTD(dice_rules.InvertedDice(num_players=2), net=net)
 
 
-def _tiny_config(tmp_path, env="inverted_dice", **changes):
+def tiny_config(tmp_path, env="inverted_dice", **changes):
     config = yaml.safe_load(open(default_config(TurnValueTD, env)))  # six_hundred's: configs/six_hundred.yaml
     config.update(
         {
@@ -211,7 +211,7 @@ def test_the_solo_lost_dice_td_agent_refuses_a_table_with_offers():
 @pytest.mark.parametrize("env", ["inverted_dice", "six_hundred", "lost_dice"])
 def test_train_resume_evaluate_and_load_a_tiny_td_run(tmp_path, env):
     run = tmp_path / "run"
-    assert train_td.main(["--config", str(_tiny_config(tmp_path, env)), "--run-dir", str(run), "--no-progress"]) == 0
+    assert train_td.main(["--config", str(tiny_config(tmp_path, env)), "--run-dir", str(run), "--no-progress"]) == 0
     assert json.loads((run / "metadata.json").read_text())["games"] == 20
     curve = (run / "learning_curve.csv").read_text().splitlines()
     assert curve[0].startswith("games,mean_score") and len(curve) == 4  # at 0, 10 and 20 games
@@ -242,13 +242,13 @@ def test_train_py_runs_the_pipeline_a_config_names(tmp_path, capsys):
     assert default_config(PPO, "invers").name == "invers_ppo.yaml"  # its PPO recipe beside it
     assert command.pipeline_for(["--env", "inverted_dice"], PPO) is PPO
     run = tmp_path / "run"
-    config = _tiny_config(tmp_path, "six_hundred")
+    config = tiny_config(tmp_path, "six_hundred")
     assert train.main(["--config", str(config), "--run-dir", str(run), "--no-eval", "--no-progress"]) == 0
     assert json.loads((run / "metadata.json").read_text())["games"] == 20 and (run / "value.pt").is_file()
     assert train.main(["--resume", str(run), "--games", "30", "--no-eval", "--no-progress"]) == 0
     assert json.loads((run / "metadata.json").read_text())["games"] == 30
     capsys.readouterr()
-    assert train_td.main(["--config", str(_tiny_config(tmp_path, pipeline="ppo"))]) == 2
+    assert train_td.main(["--config", str(tiny_config(tmp_path, pipeline="ppo"))]) == 2
     assert "is for the ppo pipeline, not td; run it with training/train.py" in capsys.readouterr().err
 
 
@@ -268,11 +268,11 @@ def test_every_invers_recipe_and_kept_run_goes_through_train_py():
 
 
 def test_td_cli_errors_name_the_problem(tmp_path, capsys):
-    assert train_td.main(["--config", str(_tiny_config(tmp_path, td_lambda=2))]) == 2
+    assert train_td.main(["--config", str(tiny_config(tmp_path, td_lambda=2))]) == 2
     assert "td_lambda must be a number in [0, 1], got 2" in capsys.readouterr().err
-    assert train_td.main(["--config", str(_tiny_config(tmp_path, env_kwargs={"num_players": 2}))]) == 2
+    assert train_td.main(["--config", str(tiny_config(tmp_path, env_kwargs={"num_players": 2}))]) == 2
     assert "plays solitaire" in capsys.readouterr().err
-    assert train_td.main(["--config", str(_tiny_config(tmp_path, warm_start={"teacher": "heurstic"}))]) == 2
+    assert train_td.main(["--config", str(tiny_config(tmp_path, warm_start={"teacher": "heurstic"}))]) == 2
     assert "unknown agent 'heurstic'" in capsys.readouterr().err
     assert train_td.main(["--env", "invers"]) == 2
     assert (
@@ -283,7 +283,7 @@ def test_td_cli_errors_name_the_problem(tmp_path, capsys):
     assert "cannot resume" in capsys.readouterr().err
     run = tmp_path / "run"
     assert (
-        train_td.main(["--config", str(_tiny_config(tmp_path)), "--run-dir", str(run), "--no-eval", "--no-progress"])
+        train_td.main(["--config", str(tiny_config(tmp_path)), "--run-dir", str(run), "--no-eval", "--no-progress"])
         == 0
     )
     (run / TRAINING_STATE_FILE).write_bytes(b"damaged")

@@ -36,12 +36,13 @@ from agents.batched import batch_arguments, check_generators
 from envs.games import six_hundred as rules
 from envs.games.dice_math import expect_after_lock, keep_tables, lock_groups, reroll_positions_for_keep
 
-_TABLES = keep_tables(rules.NUM_DICE)
-#: (462, 18) points of every sorted roll in every category, in ``_TABLES.rolls`` order.
-_POINTS = np.array([rules.category_scores(r) for r in _TABLES.rolls])
-_TOTALS = np.array([sum(r) for r in _TABLES.rolls])
+#: The keep tables of six dice (rolls, keeps and their chances: :func:`envs.games.dice_math.keep_tables`).
+KEEP_TABLES = keep_tables(rules.NUM_DICE)
+#: (462, 18) points of every sorted roll in every category, in ``KEEP_TABLES.rolls`` order.
+ROLL_POINTS = np.array([rules.category_scores(r) for r in KEEP_TABLES.rolls])
+_TOTALS = np.array([sum(r) for r in KEEP_TABLES.rolls])
 #: The categories where a 0 loses the game bonus (the rungs lose it by the ladder).
-_MUST_SCORE = [c for c in range(rules.NUM_CATEGORIES) if c not in rules.RUNGS and c != rules.SEXTET]
+MUST_SCORE = [c for c in range(rules.NUM_CATEGORIES) if c not in rules.RUNGS and c != rules.SEXTET]
 
 #: Mean and variance of the count of an open number's face when it is finally written
 #: (a dedicated turn gives Binomial(6, 91/216): 2.53; choosing the number after seeing
@@ -55,10 +56,10 @@ FLEXIBILITY = 0.5
 
 def turn_value(roll_values: np.ndarray) -> np.ndarray:
     """Expected value of one three-roll turn played to maximise ``roll_values`` (per column)."""
-    one_left = _TABLES.transition @ roll_values
+    one_left = KEEP_TABLES.transition @ roll_values
     two_left = expect_after_lock(rules.NUM_DICE, one_left)
-    first = _TABLES.best_over_keeps(two_left, include_full_keep=True)
-    return _TABLES.first_roll @ first
+    first = KEEP_TABLES.best_over_keeps(two_left, include_full_keep=True)
+    return KEEP_TABLES.first_roll @ first
 
 
 #: Expected total of a turn that chases a high total (exactly 28: lock 5s and 6s, then 4s too).
@@ -66,10 +67,10 @@ _HIGH_TOTAL = float(turn_value(_TOTALS.astype(float)))
 
 
 @functools.cache
-def _category_tables() -> tuple[np.ndarray, np.ndarray]:
+def category_tables() -> tuple[np.ndarray, np.ndarray]:
     """Par (expected points) and chance of scoring at least 1 of a turn spent on each category."""
-    par = turn_value(_POINTS.astype(float))
-    hit = turn_value((_POINTS > 0).astype(float))
+    par = turn_value(ROLL_POINTS.astype(float))
+    hit = turn_value((ROLL_POINTS > 0).astype(float))
     return par, hit
 
 
@@ -146,7 +147,7 @@ def numbers_bonus_chance(numbers_total: int, open_numbers) -> float:
 
 def sheet_value(sheet: list[int | None], numbers_bonus: bool) -> float:
     """Expected final score of a sheet (points per category, None while open)."""
-    par, hit = _category_tables()
+    par, hit = category_tables()
     written = sum(v for c, v in enumerate(sheet) if v is not None and c not in rules.RUNGS)
     open_par = sum(par[c] for c, v in enumerate(sheet) if v is None and c not in rules.RUNGS)
     ladder_chance, ladder_points = ladder_value(tuple(sheet[rules.RUNGS.start : rules.RUNGS.stop]))
@@ -156,11 +157,11 @@ def sheet_value(sheet: list[int | None], numbers_bonus: bool) -> float:
     else:
         open_numbers = [c for c in rules.NUMBERS if numbers[c] is None]
         bonus = rules.NUMBERS_BONUS * numbers_bonus_chance(sum(v or 0 for v in numbers), open_numbers)
-    if any(sheet[c] == 0 for c in _MUST_SCORE):
+    if any(sheet[c] == 0 for c in MUST_SCORE):
         game_bonus = 0.0
     else:
         game_bonus = rules.GAME_BONUS * ladder_chance
-        for c in _MUST_SCORE:
+        for c in MUST_SCORE:
             if sheet[c] is None:
                 game_bonus *= hit[c] ** FLEXIBILITY
     return written + open_par + ladder_points + bonus + game_bonus
@@ -188,7 +189,7 @@ _CATEGORIES = np.arange(rules.NUM_CATEGORIES)
 _POINT_VALUES = np.arange(rules.MAX_CATEGORY_POINTS + 1)
 _IS_RUNG = np.isin(_CATEGORIES, rules.RUNGS)
 _IS_NUMBER = np.isin(_CATEGORIES, rules.NUMBERS)
-_IS_MUST_SCORE = np.isin(_CATEGORIES, _MUST_SCORE)
+_IS_MUST_SCORE = np.isin(_CATEGORIES, MUST_SCORE)
 
 
 def write_values(sheet: list[int | None], numbers_bonus: bool) -> np.ndarray:
@@ -203,7 +204,7 @@ def write_values_batch(sheets: np.ndarray, numbers_bonus: np.ndarray) -> np.ndar
     Numbers bonus is earned), :func:`sheet_value` of the sheet each sorted roll makes in each
     open category (-inf: closed): :func:`values_after_writes` read off per roll."""
     is_open = sheets < 0
-    values = values_after_writes(sheets, numbers_bonus)[:, _CATEGORIES, _POINTS]  # [sheet, roll, category]
+    values = values_after_writes(sheets, numbers_bonus)[:, _CATEGORIES, ROLL_POINTS]  # [sheet, roll, category]
     return np.where(is_open[:, None, :], values, -np.inf)
 
 
@@ -217,7 +218,7 @@ def values_after_writes(sheets: np.ndarray, numbers_bonus: np.ndarray) -> np.nda
     categories left open (summed in category order), the ladder, the Numbers bonus, the game
     bonus (the open categories' chances multiplied in category order).
     """
-    par, hit = _category_tables()
+    par, hit = category_tables()
     is_open = sheets < 0
     written = np.where(is_open, 0, sheets)
     points = _POINT_VALUES[None, None, :]
@@ -234,7 +235,7 @@ def values_after_writes(sheets: np.ndarray, numbers_bonus: np.ndarray) -> np.nda
     bonus = _numbers_bonus_points()[np.minimum(after_total, rules.NUMBERS_BONUS_THRESHOLD), after_open[:, :, None]]
     bonus = np.where(numbers_bonus[:, None, None], float(rules.NUMBERS_BONUS), bonus)
     game_bonus = rules.GAME_BONUS * ladder_chance
-    for k in _MUST_SCORE:
+    for k in MUST_SCORE:
         still_open = is_open[:, k, None, None] & (_CATEGORIES != k)[:, None]
         game_bonus = game_bonus * np.where(still_open, hit[k] ** FLEXIBILITY, 1.0)
     zero_written = ((written == 0) & ~is_open & _IS_MUST_SCORE).any(axis=1)
@@ -260,7 +261,7 @@ def _ladders(sheets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def lock_values(roll_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The value of every keep (``_TABLES.keeps``) with one and with two rolls left.
+    """The value of every keep (``KEEP_TABLES.keeps``) with one and with two rolls left.
 
     ``roll_values`` is ``(462, S)``: the value of stopping with each sorted roll, for ``S``
     sheets. With one roll left a keep is worth the mean of the rolls it can become; with
@@ -270,7 +271,7 @@ def lock_values(roll_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     the same, bit for bit, whatever else is planned beside it: ``act`` and ``act_batch``
     play the same moves.
     """
-    one_left = np.concatenate([_TABLES.expected_partial(roll_values), roll_values])
+    one_left = np.concatenate([KEEP_TABLES.expected_partial(roll_values), roll_values])
     two_left = np.empty_like(one_left)
     for lock_rows, extended, fresh in lock_groups(rules.NUM_DICE):
         values = one_left[extended]  # (locks, fresh keeps, S)
@@ -294,7 +295,7 @@ class TurnPlan(NamedTuple):
     """How the heuristic plays the turns of one sheet."""
 
     best_category: np.ndarray  #: (462,): the category to write each sorted roll into
-    lock_values: dict[int, np.ndarray]  #: rolls made (1, 2) -> the value of every keep (by ``_TABLES.keep_index``)
+    lock_values: dict[int, np.ndarray]  #: rolls made (1, 2) -> the value of every keep (by ``KEEP_TABLES.keep_index``)
 
 
 #: Sheets whose plans ``act_batch`` keeps between calls (a plan is ~15 KB); beyond, they are planned afresh.
@@ -397,17 +398,17 @@ class SixHundredHeuristic(Agent):
     def _choose(plan: TurnPlan, locked: tuple[int, ...], free: tuple[int, ...], roll: int) -> int:
         """Score now, or the lock (a real roll) with the best value."""
         hand = tuple(sorted(locked + free))
-        score = rules.score_action(int(plan.best_category[_TABLES.roll_index[hand]]))
+        score = rules.score_action(int(plan.best_category[KEEP_TABLES.roll_index[hand]]))
         if roll == rules.MAX_ROLLS:
             return score
         values = plan.lock_values[roll]
-        best_value, best_more = values[_TABLES.keep_index[hand]], free  # locking all = scoring
+        best_value, best_more = values[KEEP_TABLES.keep_index[hand]], free  # locking all = scoring
         fresh = keep_tables(len(free))
         for row in fresh.rerolls_of_roll[fresh.roll_index[free]]:
             if row < 0:
                 break
             more = fresh.keeps[row]
-            value = values[_TABLES.keep_index[tuple(sorted(locked + more))]]
+            value = values[KEEP_TABLES.keep_index[tuple(sorted(locked + more))]]
             if value > best_value:
                 best_value, best_more = value, more
         if best_more == free:

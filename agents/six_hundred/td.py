@@ -37,8 +37,9 @@ import itertools
 import numpy as np
 
 from agents.six_hundred.heuristic import (
-    _POINTS,
-    _TABLES,
+    KEEP_TABLES,
+    MUST_SCORE,
+    ROLL_POINTS,
     SixHundredHeuristic,
     TurnPlan,
     lock_values,
@@ -57,8 +58,7 @@ NUM_FEATURES = 2 * N + 14
 #: Scale of the heuristic's estimate of the points to come, as a feature.
 ESTIMATE_SCALE = 300.0
 #: The distinct points each category can be written with (one turn's six dice).
-_CATEGORY_POINTS = tuple(np.unique(_POINTS[:, c]) for c in range(N))
-_MUST_SCORE = [c for c in range(N) if c not in rules.RUNGS and c != rules.SEXTET]
+CATEGORY_POINTS = tuple(np.unique(ROLL_POINTS[:, c]) for c in range(N))
 
 
 def sheet_features(sheet: list[int | None], numbers_bonus: bool) -> np.ndarray:
@@ -73,7 +73,7 @@ def sheet_features(sheet: list[int | None], numbers_bonus: bool) -> np.ndarray:
     row[F_NUMBERS] = min(total, rules.NUMBERS_BONUS_THRESHOLD) / rules.NUMBERS_BONUS_THRESHOLD
     row[F_BONUS] = numbers_bonus
     row[F_LADDER] = windows is not None
-    row[F_GAME_BONUS] = windows is not None and not any(sheet[c] == 0 for c in _MUST_SCORE)
+    row[F_GAME_BONUS] = windows is not None and not any(sheet[c] == 0 for c in MUST_SCORE)
     row[F_OPEN_COUNT] = sum(v is None for v in sheet) / N
     row[F_ESTIMATE] = points_to_come(sheet, numbers_bonus) / ESTIMATE_SCALE
     return row
@@ -138,7 +138,7 @@ class SixHundredTD(TurnValueAgent, SixHundredHeuristic):
         if action < rules.SCORE:
             return action
         faces = observation[rules.OBS_DICE].reshape(rules.NUM_DICE, rules.FACES).argmax(axis=1) + 1
-        values = self.write_values_of(observation[None])[0, _TABLES.roll_index[tuple(sorted(faces.tolist()))]]
+        values = self.write_values_of(observation[None])[0, KEEP_TABLES.roll_index[tuple(sorted(faces.tolist()))]]
         best = [c for c in np.argsort(-values, kind="stable")[:top] if np.isfinite(values[c])]
         return rules.score_action(int(best[rng.integers(len(best))]))
 
@@ -160,9 +160,9 @@ class SixHundredTD(TurnValueAgent, SixHundredHeuristic):
         numbers_bonus = bool(observation[rules.OBS_NUMBERS_BONUS] > 0.5)
         numbers_total = sum(v or 0 for v in sheet[: len(rules.NUMBERS)])
         faces = observation[rules.OBS_DICE].reshape(rules.NUM_DICE, rules.FACES).argmax(axis=1) + 1
-        roll = _TABLES.roll_index[tuple(sorted(faces.tolist()))]
+        roll = KEEP_TABLES.roll_index[tuple(sorted(faces.tolist()))]
         categories = np.array([c for c, v in enumerate(sheet) if v is None])
-        points = _POINTS[roll, categories]
+        points = ROLL_POINTS[roll, categories]
         now = np.array([p + _bonus_now(c, p, numbers_total, numbers_bonus) for c, p in zip(categories, points)], float)
         after = np.repeat(np.asarray(observation, np.float32)[None], len(categories), axis=0)
         index = np.arange(len(categories))
@@ -175,7 +175,7 @@ class SixHundredTD(TurnValueAgent, SixHundredHeuristic):
     def turn_values(self, observations: np.ndarray) -> np.ndarray:
         write_values = self.write_values_of(observations)
         _, two_left = lock_values(write_values.max(axis=2).T)
-        return _TABLES.first_roll @ _TABLES.best_over_keeps(two_left, include_full_keep=True)
+        return KEEP_TABLES.first_roll @ KEEP_TABLES.best_over_keeps(two_left, include_full_keep=True)
 
     def write_values_of(self, observations: np.ndarray) -> np.ndarray:
         """:meth:`write_values` of the sheet of each observation, stacked."""
@@ -187,17 +187,17 @@ class SixHundredTD(TurnValueAgent, SixHundredHeuristic):
         """Points now + V(sheet after), for every roll and open category; -inf where closed."""
         open_categories = [c for c, v in enumerate(sheet) if v is None]
         numbers_total = sum(v or 0 for v in sheet[: len(rules.NUMBERS)])
-        writes = [(c, int(p)) for c in open_categories for p in _CATEGORY_POINTS[c]]
+        writes = [(c, int(p)) for c in open_categories for p in CATEGORY_POINTS[c]]
         now = np.array([p + _bonus_now(c, p, numbers_total, numbers_bonus) for c, p in writes], float)
         if len(open_categories) == 1:  # the last write: the game's settlement, exactly
             after = np.array([settlement([p if i == c else v for i, v in enumerate(sheet)]) for c, p in writes])
         else:
             after = self.values(self._after_features(sheet, numbers_bonus, numbers_total, writes))
         value_of = {write: v for write, v in zip(writes, now + after)}
-        write_values = np.full(_POINTS.shape, -np.inf)
+        write_values = np.full(ROLL_POINTS.shape, -np.inf)
         for c in open_categories:
             table = np.array([value_of.get((c, p), -np.inf) for p in range(rules.MAX_CATEGORY_POINTS + 1)])
-            write_values[:, c] = table[_POINTS[:, c]]
+            write_values[:, c] = table[ROLL_POINTS[:, c]]
         return write_values
 
     @staticmethod
@@ -225,7 +225,7 @@ class SixHundredTD(TurnValueAgent, SixHundredHeuristic):
             rows[k, F_LADDER] = windows is not None
             if windows is None:
                 rows[k, F_GAME_BONUS] = 0.0
-        zero = (points == 0) & np.isin(categories, _MUST_SCORE)
+        zero = (points == 0) & np.isin(categories, MUST_SCORE)
         rows[zero, F_GAME_BONUS] = 0.0
         # points_to_come of each sheet after, its sheet_value read off the heuristic's batch (bit for bit)
         written = np.array([[-1 if v is None else v for v in sheet]])
@@ -246,7 +246,7 @@ class SixHundredTD(TurnValueAgent, SixHundredHeuristic):
         open_categories = [c for c, v in enumerate(sheet) if v is None]
         if len(open_categories) == 1:  # the last write is valued exactly, never by V
             return None
-        writes = [(c, int(p)) for c in open_categories for p in _CATEGORY_POINTS[c]]
+        writes = [(c, int(p)) for c in open_categories for p in CATEGORY_POINTS[c]]
         writes = [writes[k] for k in rng.choice(len(writes), size=min(samples, len(writes)), replace=False)]
         numbers_total = sum(v or 0 for v in sheet[: len(rules.NUMBERS)])
         features = self._after_features(sheet, numbers_bonus, numbers_total, writes)
@@ -254,6 +254,6 @@ class SixHundredTD(TurnValueAgent, SixHundredHeuristic):
 
     def plan_turn(self, observation: np.ndarray) -> TurnPlan:
         plan = super().plan_turn(observation)
-        first = _TABLES.best_over_keeps(plan.lock_values[1], include_full_keep=True)
-        self.last_turn_value = float(_TABLES.first_roll @ first)
+        first = KEEP_TABLES.best_over_keeps(plan.lock_values[1], include_full_keep=True)
+        self.last_turn_value = float(KEEP_TABLES.first_roll @ first)
         return plan
