@@ -26,15 +26,12 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import sys
 import time
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from tqdm import tqdm
 
 from agents.base import Agent, acts_in_batch
 from agents.inverted_dice.solver import START, cached_solution
@@ -54,6 +51,7 @@ from training.evaluation.harness import (
 )
 from training.evaluation.suite import SUITE_VERSION, Anchors, Task, load_anchors, suite, task_by_name
 from training.evaluation.timed import TimedAgent
+from training.framework.progress import Progress
 from training.framework.schema import ConfigError
 
 #: Bootstrap resamples behind the aggregates' intervals and the performance profile's bands.
@@ -344,34 +342,6 @@ def _jobs(tasks: list[tuple[Task, bool]], quick: bool, workers: int, batch: int)
     return jobs
 
 
-@contextmanager
-def progress_bar(total: int, enabled: bool = True) -> Iterator[Callable[[int], None]]:
-    """Games done / total on stderr: a bar on a terminal, else a line about every tenth (None: silent)."""
-    if not enabled:
-        yield lambda n: None
-        return
-    if sys.stderr.isatty():  # the bar only where there is a terminal to draw it on
-        with tqdm(total=total, desc="benchmark games", unit="game", file=sys.stderr) as bar:
-            yield bar.update
-        return
-    started, done, step = time.perf_counter(), 0, max(1, total // 10)
-    next_line = step
-
-    def update(n: int) -> None:
-        nonlocal done, next_line
-        done += n
-        if done >= next_line or done == total:
-            next_line = (done // step + 1) * step
-            elapsed = time.perf_counter() - started
-            print(
-                f"benchmark games {done}/{total}, {elapsed:.0f} s, about {elapsed / done * (total - done):.0f} s left",
-                file=sys.stderr,
-                flush=True,
-            )
-
-    yield update
-
-
 def run_benchmark(
     agent: AgentSource,
     quick: bool = False,
@@ -434,11 +404,11 @@ def run_benchmark(
     ]
     jobs = _jobs(playable, quick, workers, batch)
     try:
-        with progress_bar(sum(job[2] for job in jobs), show_progress) as update:
+        with Progress.on_stderr("benchmark games", sum(job[2] for job in jobs), show_progress) as progress:
             for job, (records, seconds) in zip(jobs, _map(jobs, (agent, move_time_limit, anchors), workers)):
                 runs[job[0].name].records += records  # jobs come back in order: games stay in order
                 runs[job[0].name].wall_seconds += seconds
-                update(len(records))
+                progress.advance(len(records))
     finally:
         _worker.clear()
     return BenchmarkRun(

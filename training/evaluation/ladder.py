@@ -22,7 +22,6 @@ from itertools import combinations
 from pathlib import Path
 
 import numpy as np
-from tqdm import tqdm
 
 from agents.base import acts_in_batch
 from agents.match import pairing_seat, pairing_seats, pairing_seed
@@ -41,6 +40,7 @@ from training.evaluation.run_sets import is_run_set, runs_of
 from training.evaluation.sprt import Sprt, SprtResult
 from training.evaluation.timed import Tally, TimedAgent
 from training.framework.config import build_agent, make_checked_game
+from training.framework.progress import Progress
 from training.framework.schema import ConfigError
 
 BOOTSTRAP = 1000  #: bootstrap resamples behind the rating intervals
@@ -383,7 +383,7 @@ def run_ladder(
     agents = {spec: TimedAgent(build_agent(env, spec, game, seed=seed)) for spec in specs}  # also checks every spec
     in_batch = frozenset(spec for spec, agent in agents.items() if acts_in_batch(agent))
     pairs = len(specs) * (len(specs) - 1) // 2
-    with tqdm(total=games * pairs, desc="ladder games", leave=False, disable=None) as bar:
+    with Progress.on_stderr("ladder games", games * pairs) as progress:
         if workers > 1:
             results, agents = parallel_round_robin(
                 env,
@@ -393,13 +393,13 @@ def run_ladder(
                 seed,
                 random_opening_plies,
                 workers,
-                bar.update,
+                progress.advance,
                 batch,
                 in_batch,
                 sprt,
             )
         else:
-            results = round_robin(game, agents, games, seed, random_opening_plies, bar.update, batch, sprt)
+            results = round_robin(game, agents, games, seed, random_opening_plies, progress.advance, batch, sprt)
     ratings = ladder_ratings(specs, results, game.num_players)
     out.mkdir(parents=True, exist_ok=True)
     report = f"# {env} rating ladder\n\nGame: `{game!r}`; seed {seed}.\n\n" + ladder_report(

@@ -14,9 +14,7 @@ import csv
 import os
 import re
 import shutil
-import sys
 import tempfile
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -24,7 +22,6 @@ from itertools import combinations
 from pathlib import Path
 
 import numpy as np
-from tqdm import tqdm
 
 from agents.base import Agent, acts_in_batch
 from agents.registry import NETWORK_AGENTS, TURN_VALUE_AGENTS, parse_spec
@@ -44,6 +41,7 @@ from training.evaluation.harness import (
 from training.evaluation.sprt import Sprt
 from training.framework.config import build_agent, make_checked_game
 from training.framework.paths import checkpoint_root, results_root
+from training.framework.progress import Progress
 from training.framework.run_files import new_report_dir
 from training.framework.schema import ConfigError
 from training.records.game_record import SUFFIX, record_of
@@ -401,34 +399,6 @@ def _score_histogram(path: Path, results: list[SolitaireResult]) -> None:
     plt.close(fig)
 
 
-@contextmanager
-def progress(total: int, clock: Callable[[], float] = time.perf_counter) -> Iterator[Callable[[], None]]:
-    """Games done / total and the time left, on stderr: a bar on a terminal, else a line per 10%.
-
-    The time left is the time so far per game times the games left, which holds because the
-    harness mixes the games of every agent and pairing from the start (some cost many times
-    others); the bar estimates it the same way (no smoothing towards the latest games). ``clock``
-    gives the time in seconds (a test's fake clock).
-    """
-    if sys.stderr.isatty():
-        with tqdm(total=total, desc="games", unit="game", file=sys.stderr, smoothing=0) as bar:
-            yield bar.update
-        return
-    started, done, step = clock(), 0, max(1, total // 10)
-
-    def update() -> None:
-        nonlocal done
-        done += 1
-        if done % step == 0 or done == total:
-            elapsed = clock() - started
-            left = elapsed / done * (total - done)
-            print(
-                f"games {done}/{total}, {elapsed:.0f} s elapsed, about {left:.0f} s left", file=sys.stderr, flush=True
-            )
-
-    yield update
-
-
 def game_recorder(folder: Path, env: str, game: Game, specs: dict[str, str]) -> Callable:
     """A harness ``on_game`` that writes each game to ``folder`` as ``<seat labels>-<seed>.jsonl``."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -490,9 +460,9 @@ def evaluate(
     title = f"# {env} evaluation\n\n{about}\n\n"
     if game.num_players == 1:
         print(f"Evaluating {', '.join(agents)}: {len(agents)} agents x {games} games", flush=True)
-        with progress(games * len(agents)) as update:
+        with Progress.on_stderr("games", games * len(agents)) as progress:
             seeds = range(seed, seed + games)
-            solitaire = evaluate_solitaire(game, agents, seeds, progress=update, on_game=on_game, batch=batch)
+            solitaire = evaluate_solitaire(game, agents, seeds, progress.advance, on_game, batch)
         table, rows = solitaire_report(solitaire)
         note = f"All agents played the same {games} seeds (same dice). Δ is the paired mean difference with its 95% CI."
     else:
@@ -506,8 +476,9 @@ def evaluate(
             flush=True,
         )
         played = pairs + reference_pairings(env, game, specs, opponents, seed)
-        with progress(games * len(played)) as update:
-            results = evaluate_pairings(game, played, games, seed, random_opening_plies, update, on_game, batch, sprt)
+        with Progress.on_stderr("games", games * len(played)) as progress:
+            advance = progress.advance
+            results = evaluate_pairings(game, played, games, seed, random_opening_plies, advance, on_game, batch, sprt)
         pairings, references = results[: len(pairs)], {r.opponent: r for r in results[len(pairs) :]}
         table, rows = pairing_report(pairings, references, game.num_players)
         paired, paired_rows = paired_report(pairings)
