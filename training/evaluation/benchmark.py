@@ -24,7 +24,6 @@ both mapped to the normalized scale. Aggregates over tasks (:func:`aggregates`) 
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import time
 from collections.abc import Mapping
@@ -51,6 +50,7 @@ from training.evaluation.harness import (
 )
 from training.evaluation.suite import SUITE_VERSION, Anchors, Task, load_anchors, suite, task_by_name
 from training.evaluation.timed import TimedAgent
+from training.evaluation.workers import one_torch_thread, worker_pool
 from training.framework.progress import Progress
 from training.framework.schema import ConfigError
 
@@ -295,16 +295,12 @@ class BenchmarkRun:
         return [t for t in self.tasks if not t.not_played]
 
 
-#: One worker process's games, agents and anchors (built on first use, per task).
+#: This process's games, agents and anchors (built on first use, per task): the process
+#: that runs the benchmark checks the agents with them, and each worker plays with its own.
 _worker: dict = {}
 
 
 def _start_worker(source: AgentSource, move_time_limit: float | None, anchors: dict[str, Anchors]) -> None:
-    import torch  # noqa: PLC0415 (torch takes seconds to import; only a worker sets its threads)
-
-    # agents with networks: one thread per process, as every evaluation sets it
-
-    torch.set_num_threads(1)
     _worker.update(source=source, limit=move_time_limit, tasks={}, anchors=anchors)
 
 
@@ -382,6 +378,7 @@ def run_benchmark(
     check_source(agent, chosen)
     started = time.perf_counter()
     anchors = anchors or load_anchors(version=suite_version)
+    one_torch_thread()
     _start_worker(agent, move_time_limit, anchors)
     runs = {task.name: TaskRun(task) for task in chosen}
     for task in chosen:  # built here first: a task the agent cannot play is known before any game
@@ -404,8 +401,11 @@ def run_benchmark(
     ]
     jobs = _jobs(playable, quick, workers, batch)
     try:
-        with Progress.on_stderr("benchmark games", sum(job[2] for job in jobs), show_progress) as progress:
-            for job, (records, seconds) in zip(jobs, _map(jobs, (agent, move_time_limit, anchors), workers)):
+        with (
+            Progress.on_stderr("benchmark games", sum(job[2] for job in jobs), show_progress) as progress,
+            worker_pool(workers, _start_worker, (agent, move_time_limit, anchors)) as imap,
+        ):
+            for job, (records, seconds) in zip(jobs, imap(_play_job, jobs)):
                 runs[job[0].name].records += records  # jobs come back in order: games stay in order
                 runs[job[0].name].wall_seconds += seconds
                 progress.advance(len(records))
@@ -422,15 +422,6 @@ def run_benchmark(
         batch,
         suite_version,
     )
-
-
-def _map(jobs, worker_args: tuple, workers: int):
-    if workers == 1:
-        yield from map(_play_job, jobs)
-        return
-    context = multiprocessing.get_context("spawn")  # forked torch and Numba threads can deadlock
-    with context.Pool(workers, initializer=_start_worker, initargs=worker_args) as pool:
-        yield from pool.imap(_play_job, jobs)
 
 
 # -- scores ------------------------------------------------------------------------------

@@ -39,6 +39,7 @@ from training.evaluation.harness import (
     opening_scores,
 )
 from training.evaluation.sprt import Sprt
+from training.evaluation.workers import one_torch_thread
 from training.framework.config import build_agent, make_checked_game
 from training.framework.paths import checkpoint_root, results_root
 from training.framework.progress import Progress
@@ -441,9 +442,7 @@ def evaluate(
     the files are written together (:func:`report_folder`). With ``record_games``, every
     game is also written there as a record (:mod:`training.records.game_record`) to replay.
     """
-    import torch  # noqa: PLC0415 (torch takes seconds to import; --help and bad input need not wait)
-
-    torch.set_num_threads(1)  # one observation at a time: threads only add overhead
+    one_torch_thread()
     game = make_checked_game(env, env_kwargs or {})
     if game.num_players > 1 and len(agent_specs) < 2:
         given = " ".join(agent_specs) or "none"
