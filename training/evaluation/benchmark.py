@@ -24,21 +24,17 @@ both mapped to the normalized scale. Aggregates over tasks (:func:`aggregates`) 
 
 from __future__ import annotations
 
-import os
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
 from agents.base import Agent, acts_in_batch
 from agents.inverted_dice.solver import START, cached_solution
-from agents.match import pairing_seat, pairing_seats, play_game, play_games_in_batch
-from agents.registry import check_spec, is_user_spec, make_agent
-from agents.user import as_agent, load_factory
+from agents.registry import make_agent
 from envs.core import Game
 from envs.registry import make_game
+from training.evaluation.candidate import AgentSource, NotPlayable, build_candidate, check_source, describe
 from training.evaluation.harness import (
     DEFAULT_BATCH,
     PSEUDO_OPENINGS,
@@ -48,8 +44,8 @@ from training.evaluation.harness import (
     played_in_batches,
     share_interval,
 )
+from training.evaluation.referee import GameRecord, GuardedAgent, play_task_games
 from training.evaluation.suite import SUITE_VERSION, Anchors, Task, load_anchors, suite, task_by_name
-from training.evaluation.timed import TimedAgent
 from training.evaluation.workers import one_torch_thread, worker_pool
 from training.framework.progress import Progress
 from training.framework.schema import ConfigError
@@ -59,210 +55,6 @@ BOOTSTRAP_REPS = 2000
 BOOTSTRAP_SEED = 0
 #: Normalized-score thresholds of the performance profile.
 PROFILE_TAUS = np.linspace(-0.25, 2.0, 91)
-
-
-class Forfeit(Exception):
-    """The agent under test broke a rule of the benchmark during a game."""
-
-    def __init__(self, kind: str, detail: str):
-        super().__init__(f"{kind}: {detail}")
-        self.kind, self.detail = kind, detail
-
-
-class GuardedAgent(TimedAgent):
-    """The agent under test, refereed: an exception, an illegal action or a move over the
-    time limit is a :class:`Forfeit`; thinking time and moves are added up
-    (:class:`~training.evaluation.timed.TimedAgent`, in batch too)."""
-
-    def __init__(self, agent: Agent, game: Game, move_time_limit: float | None = None):
-        self.move_time_limit = move_time_limit
-        super().__init__(agent)
-        self.game = game
-
-    def failed(self, call: str, error: Exception) -> Exception:
-        return Forfeit("exception", f"{call} raised {type(error).__name__}: {error}")
-
-    def judge(self, action, action_mask: np.ndarray, seconds: float) -> int:
-        if self.move_time_limit is not None and seconds > self.move_time_limit:
-            raise Forfeit("time limit", f"a move took {seconds:.3f} s, over the limit of {self.move_time_limit:g} s")
-        try:
-            action = self.game.check_action(action)
-        except ValueError as error:
-            raise Forfeit("illegal action", str(error)) from None
-        if not action_mask[action]:
-            raise Forfeit("illegal action", f"action {action} ({self.game.action_name(action)}) is not legal here")
-        return action
-
-
-@dataclass(frozen=True)
-class GameRecord:
-    """One game of a task, as the CSV of every game writes it."""
-
-    task: str
-    game: int  #: the game's number in the task
-    seed: int
-    seat: int  #: the agent's seat
-    raw: float  #: final score (one player) or 1 / ½ / 0 (several)
-    normalized: float
-    forfeit: str  #: "" or the kind: "exception", "illegal action", "time limit"
-    detail: str
-    moves: int  #: the agent's moves
-    think_seconds: float
-
-
-def play_task_game(
-    task: Task, game: Game, agent: GuardedAgent, opponent: Agent | None, number: int, anchors: Anchors
-) -> GameRecord:
-    """Game ``number`` of ``task``; a forfeit ends it as the agent's loss."""
-    seat = pairing_seat(game, number)
-    moves, seconds = agent.moves, agent.seconds
-    forfeit = detail = ""
-    seats = [agent] if opponent is None else pairing_seats(game, agent, opponent, number)
-    try:
-        state, _ = play_game(game, seats, task.game_seed(number), task.random_opening_plies)
-        raw = float(state.scores()[0]) if opponent is None else (float(state.returns()[seat]) + 1.0) / 2.0
-    except Forfeit as error:
-        forfeit, detail = error.kind, error.detail
-        raw = float(game.score_bounds()[0]) if opponent is None else 0.0
-    return GameRecord(
-        task.name,
-        number,
-        task.game_seed(number),
-        seat,
-        raw,
-        float(anchors.normalize(raw)),
-        forfeit,
-        detail,
-        agent.moves - moves,
-        agent.seconds - seconds,
-    )
-
-
-def play_task_games(
-    task: Task,
-    game: Game,
-    agent: GuardedAgent,
-    opponent: Agent | None,
-    numbers: range,
-    anchors: Anchors,
-    in_batch: bool,
-) -> list[GameRecord]:
-    """Games ``numbers`` of ``task``: one at a time (:func:`play_task_game`), or, ``in_batch``, all
-    at once as rows of the batched twin (:func:`agents.match.play_games_in_batch`; every agent
-    of the table must act in batch), with the same records. A forfeit in batch (an exception of
-    ``act_batch``, an illegal action, a batch over the time limit per move) plays the games
-    again one at a time, where each game's forfeit is judged on its own move, so a table's
-    records never depend on how it was played. In batch a game's thinking time is its share,
-    by its moves, of the time of the calls that decided them."""
-    if not in_batch:
-        return [play_task_game(task, game, agent, opponent, g, anchors) for g in numbers]
-    before = (agent.tally.seconds, agent.tally.moves)
-    tables = [[agent] if opponent is None else pairing_seats(game, agent, opponent, g) for g in numbers]
-    try:
-        seeds = [task.game_seed(g) for g in numbers]
-        played = play_games_in_batch(game, tables, seeds, task.random_opening_plies, states=False)
-    except Forfeit:
-        agent.tally.seconds, agent.tally.moves = before  # the games are played again: their time then counts
-        return [play_task_game(task, game, agent, opponent, g, anchors) for g in numbers]
-    seconds = agent.tally.seconds - before[0]
-    seats = [pairing_seat(game, g) for g in numbers]
-    moves = [
-        sum(1 for ply, (player, _) in enumerate(history) if player == seat and ply >= task.random_opening_plies)
-        for seat, (_, history) in zip(seats, played)
-    ]
-    records = []
-    for g, seat, (state, _), own in zip(numbers, seats, played, moves):
-        raw = float(state.scores()[0]) if opponent is None else (float(state.returns()[seat]) + 1.0) / 2.0
-        share = seconds * own / max(sum(moves), 1)
-        records.append(
-            GameRecord(task.name, g, task.game_seed(g), seat, raw, float(anchors.normalize(raw)), "", "", own, share)
-        )
-    return records
-
-
-# -- the agent under test ------------------------------------------------------------------
-#: A spec, a mapping of task or env names to specs (a task's own entry first; None: not played),
-#: a factory or an agent object.
-AgentSource = Any
-
-
-def spec_for(source: AgentSource, task: Task) -> str | None:
-    """The spec that plays ``task`` when ``source`` names agents by spec; None when none does."""
-    if isinstance(source, str):
-        return source
-    if isinstance(source, Mapping):
-        return source[task.name] if task.name in source else source.get(task.env)  # a task's own entry first
-    return None
-
-
-def is_factory(source: AgentSource) -> bool:
-    """A class or a function to call for each task's agent (an agent object is used as it is)."""
-    return isinstance(source, type) or (callable(source) and not hasattr(source, "act"))
-
-
-def describe(source: AgentSource) -> str:
-    """The agent in a few words, for reports."""
-    if isinstance(source, str):
-        return source
-    if isinstance(source, Mapping):
-        return ", ".join(f"{key}={value}" for key, value in source.items() if value is not None)
-    if is_factory(source):
-        return f"{getattr(source, '__module__', '?')}:{getattr(source, '__qualname__', repr(source))}"
-    return f"{type(source).__module__}:{type(source).__qualname__} (an object)"
-
-
-def build_candidate(source: AgentSource, task: Task, game: Game) -> Agent:
-    """The agent under test for ``task``, or :class:`NotPlayable` saying why there is none."""
-    seed = task.seed
-    spec = spec_for(source, task)
-    if isinstance(source, (str, Mapping)):
-        if spec is None:
-            where = task.name if task.name == task.env else f"{task.name} or {task.env}"
-            raise NotPlayable(f"no agent is named for {where}")
-        try:
-            return make_agent(task.env, spec, game, seed=seed)
-        except Exception as error:  # a bot missing in this game, a network not shipped for it, a user's factory failing
-            raise NotPlayable(one_line(error)) from None
-    try:
-        agent = source(game, seed=seed) if is_factory(source) else source
-        return as_agent(game, agent, describe(source))
-    except Exception as error:  # a user's factory may fail for a game in any way
-        raise NotPlayable(one_line(error)) from None
-
-
-class NotPlayable(Exception):
-    """The agent under test cannot be built for a task."""
-
-
-def one_line(error: Exception) -> str:
-    """An error's message on one line, paths under the working directory shown relative to it
-    (a report names ``checkpoints/...``, not the machine's own folders)."""
-    message = str(error.args[0]) if error.args else type(error).__name__
-    return " ".join(message.replace(f"{os.getcwd()}{os.sep}", "").split())
-
-
-def check_source(source: AgentSource, tasks: list[Task]) -> None:
-    """Bad input before any game, as a :class:`ConfigError`: a user's spec that cannot be imported,
-    or a spec that no game of its tasks knows (a misspelt bot, an option it does not take)."""
-    specs = [source] if isinstance(source, str) else list(source.values()) if isinstance(source, Mapping) else []
-    for spec in dict.fromkeys(spec for spec in specs if spec is not None):
-        if is_user_spec(spec):
-            try:
-                load_factory(spec)
-            except ValueError as error:
-                raise ConfigError(one_line(error)) from None
-        errors = []
-        for task in tasks:
-            if spec_for(source, task) != spec:
-                continue
-            try:
-                check_spec(task.env, spec)
-                break
-            except ValueError as error:
-                errors.append(one_line(error))
-        else:
-            if errors:
-                raise ConfigError(f"agent {spec!r} plays none of the suite's tasks: {errors[0]}")
 
 
 # -- running -----------------------------------------------------------------------------
