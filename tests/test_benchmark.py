@@ -18,7 +18,7 @@ from agents.registry import check_spec, is_user_spec, make_agent, parse_spec
 from envs.registry import make_game
 from training import benchmark as command
 from training import evaluate
-from training.evaluation import benchmark
+from training.evaluation import benchmark, benchmark_scores, bootstrap
 from training.evaluation.benchmark_report import Summary, leaderboard_agents
 from training.evaluation.harness import PairingResult, wilson_interval
 from training.evaluation.report import paired_report, pairing_report
@@ -75,7 +75,7 @@ def make_uniform(game, seed=None, temperature=1.0):
 
 @pytest.fixture(autouse=True)
 def few_resamples(monkeypatch):
-    monkeypatch.setattr(benchmark, "BOOTSTRAP_REPS", 200)  # the intervals' code, not their precision, is tested here
+    monkeypatch.setattr(bootstrap, "BOOTSTRAP_REPS", 200)  # the intervals' code, not their precision, is tested here
 
 
 @pytest.fixture
@@ -134,9 +134,13 @@ def test_a_losing_agents_aggregate_interval_is_never_of_zero_width():
     while its tasks read [0.000, 0.555]; the bootstrap's pseudo-openings keep the tasks' uncertainty."""
     run = benchmark.run_benchmark("random", quick=True, show_progress=False)
     assert (
-        sum(task.raw == 0 for task in map(lambda t: benchmark.task_score(t, run.anchors[t.task.name]), run.played)) >= 3
+        sum(
+            task.raw == 0
+            for task in map(lambda t: benchmark_scores.task_score(t, run.anchors[t.task.name]), run.played)
+        )
+        >= 3
     )
-    for name, (point, low, high) in benchmark.aggregates(run).items():
+    for name, (point, low, high) in benchmark_scores.aggregates(run).items():
         assert low <= point <= high and high - low > 0.05, (name, point, low, high)
 
 

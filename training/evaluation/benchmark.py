@@ -1,25 +1,18 @@
-"""Playing an agent through the benchmark suite (:mod:`training.evaluation.suite`) and scoring it.
+"""Playing an agent through the benchmark suite (:mod:`training.evaluation.suite`): a benchmark run.
 
-:func:`run_benchmark` takes the agent as a spec (the same at every task), a mapping of
-task or env names to specs, a factory called as ``factory(game, seed=seed)``, or an
-agent object (any object with ``reset(seed)`` and ``act(observation, action_mask)``),
-builds it once per task, and plays every task's games through the project's game loop
-(:func:`agents.match.play_game`, :func:`agents.match.pairing_game`): in this process or
-spread over ``workers`` processes, with the same games and results either way (every
-game is seeded by its number).
+:func:`run_benchmark` takes the agent under test as a spec, a mapping of task or env names
+to specs, a factory or an agent object (:mod:`training.evaluation.candidate`), builds it
+once per task, and plays every task's games under the referee
+(:mod:`training.evaluation.referee`) through the project's game loop
+(:func:`agents.match.play_game`, :func:`agents.match.play_games_in_batch`): in this process
+or spread over ``workers`` processes (:mod:`training.evaluation.workers`), with the same
+games and results either way (every game is seeded by its number).
 
-A task the agent cannot be built for (no such bot in that game, no network shipped for
-that table, a factory that raises) is **not played**: the result names it and why, and
-the aggregates cover the tasks played. An agent that, during a game, raises, returns an
-illegal action, or takes longer than ``move_time_limit`` seconds over a move (timed
-after it returns: an agent that never returns is not stopped) **forfeits** that game:
-a loss (share 0) with several players, the game's lowest possible score
-(:meth:`envs.core.Game.score_bounds`) alone; the suite goes on, and the result counts
-each kind of forfeit and names its first occurrence.
-
-Scores per task (:func:`task_score`): the raw mean with its 95% interval (for a share, over
-the task's seat-paired openings, always inside [0, 1]; the normal one for a mean score), and
-both mapped to the normalized scale. Aggregates over tasks (:func:`aggregates`) are rliable's.
+A task the agent cannot be built for is **not played**: the result names it and why, and
+the aggregates cover the tasks played. A game the agent forfeits (an exception, an
+illegal action, a move over ``move_time_limit``) is lost and the suite goes on. The
+:class:`BenchmarkRun` holds every game's record; :mod:`training.evaluation.benchmark_scores`
+scores it and :mod:`training.evaluation.benchmark_report` writes its report folder.
 """
 
 from __future__ import annotations
@@ -37,12 +30,7 @@ from envs.registry import make_game
 from training.evaluation.candidate import AgentSource, NotPlayable, build_candidate, check_source, describe
 from training.evaluation.harness import (
     DEFAULT_BATCH,
-    PSEUDO_OPENINGS,
-    mean_ci,
-    opening_scores,
-    paired_share_interval,
     played_in_batches,
-    share_interval,
 )
 from training.evaluation.referee import GameRecord, GuardedAgent, play_task_games
 from training.evaluation.suite import SUITE_VERSION, Anchors, Task, load_anchors, suite, task_by_name
@@ -50,14 +38,7 @@ from training.evaluation.workers import one_torch_thread, worker_pool
 from training.framework.progress import Progress
 from training.framework.schema import ConfigError
 
-#: Bootstrap resamples behind the aggregates' intervals and the performance profile's bands.
-BOOTSTRAP_REPS = 2000
-BOOTSTRAP_SEED = 0
-#: Normalized-score thresholds of the performance profile.
-PROFILE_TAUS = np.linspace(-0.25, 2.0, 91)
 
-
-# -- running -----------------------------------------------------------------------------
 @dataclass
 class TaskRun:
     """One task's outcome: its games, or why it was not played."""
@@ -214,143 +195,6 @@ def run_benchmark(
         batch,
         suite_version,
     )
-
-
-# -- scores ------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class TaskScore:
-    task: str
-    games: int
-    raw: float
-    raw_low: float
-    raw_high: float
-    normalized: float
-    low: float
-    high: float
-    forfeits: dict[str, int]  #: kind -> games
-    forfeit_examples: dict[str, str]  #: kind -> the first one's detail
-    ms_per_move: float
-
-
-def task_score(run: TaskRun, anchors: Anchors) -> TaskScore:
-    """The raw mean and its 95% interval (the normal one for a mean score; for a share, over the
-    openings where the task is seat-paired, :func:`~training.evaluation.harness.paired_share_interval`,
-    else Wilson's), both also on the normalized scale."""
-    raw = np.array([r.raw for r in run.records])
-    if run.task.players == 1:
-        mean, half = mean_ci(raw)
-        low, high = mean - half, mean + half
-    elif run.task.seat_paired:
-        mean, low, high = paired_share_interval(raw, [run.task.opening(r.game) for r in run.records])
-    else:
-        mean, low, high = share_interval(raw)
-    forfeits: dict[str, int] = {}
-    examples: dict[str, str] = {}
-    for record in run.records:
-        if record.forfeit:
-            forfeits[record.forfeit] = forfeits.get(record.forfeit, 0) + 1
-            examples.setdefault(record.forfeit, f"game {record.game}: {record.detail}")
-    moves = sum(r.moves for r in run.records)
-    seconds = sum(r.think_seconds for r in run.records)
-    return TaskScore(
-        run.task.name,
-        len(raw),
-        mean,
-        low,
-        high,
-        float(anchors.normalize(mean)),
-        float(anchors.normalize(low)),
-        float(anchors.normalize(high)),
-        forfeits,
-        examples,
-        1000.0 * seconds / max(moves, 1),
-    )
-
-
-AGGREGATES = ("IQM", "mean", "median", "optimality gap")
-
-
-def _aggregate(*task_scores: np.ndarray) -> np.ndarray:
-    """rliable's aggregates over the tasks' mean normalized scores (one agent: one run per task)."""
-    from rliable import metrics  # noqa: PLC0415 (rliable loads statsmodels and arch: seconds, paid only to aggregate)
-
-    means = np.array([[scores.mean() for scores in task_scores]])
-    return np.array(
-        [
-            metrics.aggregate_iqm(means),
-            metrics.aggregate_mean(means),
-            metrics.aggregate_median(means),
-            metrics.aggregate_optimality_gap(means, 1.0),
-        ]
-    )
-
-
-def _profile(*task_scores: np.ndarray) -> np.ndarray:
-    """The performance profile: the fraction of tasks whose mean normalized score exceeds each threshold."""
-    means = np.array([scores.mean() for scores in task_scores])
-    return (means[:, None] > PROFILE_TAUS[None, :]).mean(axis=0)
-
-
-def _interval_estimates(per_task: list[np.ndarray], func) -> tuple[np.ndarray, np.ndarray]:
-    """``func`` of the tasks' samples and its 95% stratified bootstrap interval: each task's
-    samples resampled on their own (rliable's ``StratifiedIndependentBootstrap``)."""
-    from rliable import library  # noqa: PLC0415 (rliable loads statsmodels and arch: seconds, paid only to aggregate)
-
-    # rliable's StratifiedIndependentBootstrap draws its indices from numpy's global generator
-    # (its random_state goes unused): seeded here, for the same intervals on every run, and restored
-    saved = np.random.get_state()
-    np.random.seed(BOOTSTRAP_SEED)
-    try:
-        point, interval = library.get_interval_estimates(
-            {"agent": per_task}, func, reps=BOOTSTRAP_REPS, random_state=np.random.RandomState(BOOTSTRAP_SEED)
-        )
-    finally:
-        np.random.set_state(saved)
-    return np.asarray(point["agent"]), np.asarray(interval["agent"])
-
-
-def per_task_normalized(run: BenchmarkRun) -> list[np.ndarray]:
-    """Each task's normalized score per opening, the bootstrap's unit: the mean of its seat
-    rotations' games in a seat-paired task (:meth:`Task.opening`), else per game."""
-    return [
-        opening_scores([r.normalized for r in task.records], [task.task.opening(r.game) for r in task.records])
-        for task in run.played
-    ]
-
-
-def bootstrap_samples(run: BenchmarkRun) -> list[np.ndarray]:
-    """:func:`per_task_normalized`, each share task with :data:`PSEUDO_OPENINGS` pseudo-openings
-    at a share of 0 and as many at 1 (normalized): a task whose openings all scored alike (an
-    agent that lost every game) still carries into the aggregates the uncertainty its own
-    Wilson-like interval shows, where resampling its openings alone would give none, and an
-    aggregate of such tasks an interval of zero width. The point estimates are the games' own."""
-    samples = []
-    for task, values in zip(run.played, per_task_normalized(run)):
-        if task.task.players > 1:
-            ends = run.anchors[task.task.name].normalize(np.array([0.0, 1.0]))
-            values = np.concatenate([values, np.repeat(ends, PSEUDO_OPENINGS)])
-        samples.append(values)
-    return samples
-
-
-def aggregates(run: BenchmarkRun) -> dict[str, tuple[float, float, float]]:
-    """IQM, mean, median and optimality gap over the tasks played, each with its 95% interval
-    from a stratified bootstrap over each task's openings (:func:`bootstrap_samples`).
-
-    The pseudo-openings move the bootstrap's centre (towards ½ on a share task, as Wilson's
-    centre moves), so the interval is the bootstrap's spread about its own centre put about
-    the games' point estimate: it always holds the point, and where the games are many it is
-    the plain percentile interval."""
-    point = _aggregate(*per_task_normalized(run))
-    centre, interval = _interval_estimates(bootstrap_samples(run), _aggregate)
-    low, high = point - (centre - interval[0]), point + (interval[1] - centre)
-    return {name: (float(point[i]), float(low[i]), float(high[i])) for i, name in enumerate(AGGREGATES)}
-
-
-def performance_profile(run: BenchmarkRun) -> tuple[np.ndarray, np.ndarray]:
-    """The profile over :data:`PROFILE_TAUS` and its 95% band (2 x taus)."""
-    _, band = _interval_estimates(bootstrap_samples(run), _profile)
-    return _profile(*per_task_normalized(run)), band
 
 
 # -- the references ----------------------------------------------------------------------

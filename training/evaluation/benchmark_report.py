@@ -35,14 +35,13 @@ import numpy as np
 
 from agents.registry import BOTS, NETWORK_AGENTS
 from envs.registry import get_entry
-from training.evaluation.benchmark import (
+from training.evaluation.benchmark import BenchmarkRun, run_benchmark
+from training.evaluation.benchmark_scores import (
     AGGREGATES,
     PROFILE_TAUS,
-    BenchmarkRun,
     TaskScore,
     aggregates,
     performance_profile,
-    run_benchmark,
     task_score,
 )
 from training.evaluation.harness import DEFAULT_BATCH
