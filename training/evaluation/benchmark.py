@@ -20,18 +20,12 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from agents.base import Agent, acts_in_batch
-from agents.inverted_dice.solver import START, cached_solution
 from agents.registry import make_agent
 from envs.core import Game
 from envs.registry import make_game
 from training.evaluation.candidate import AgentSource, NotPlayable, build_candidate, check_source, describe
-from training.evaluation.harness import (
-    DEFAULT_BATCH,
-    played_in_batches,
-)
+from training.evaluation.harness import DEFAULT_BATCH
 from training.evaluation.referee import GameRecord, GuardedAgent, play_task_games
 from training.evaluation.suite import SUITE_VERSION, Anchors, Task, load_anchors, suite, task_by_name
 from training.evaluation.workers import one_torch_thread, worker_pool
@@ -134,8 +128,9 @@ def run_benchmark(
     mapping of task or env names to specs, a factory ``factory(game, seed=seed)`` or an
     agent object. Bad input is a :class:`ConfigError`; see the module docstring for the
     tasks not played and the games forfeited. ``anchors`` replaces the suite's stored
-    references (:func:`measure_anchors` scores raw points with the identity); ``label`` names
-    the agent in reports (default: the spec, or the factory's or object's class).
+    references (:func:`~training.evaluation.references.measure_anchors` scores raw points
+    with the identity); ``label`` names the agent in reports (default: the spec, or the
+    factory's or object's class).
     """
     if workers <= 0:
         raise ConfigError(f"workers must be positive, got {workers}")
@@ -195,50 +190,3 @@ def run_benchmark(
         batch,
         suite_version,
     )
-
-
-# -- the references ----------------------------------------------------------------------
-def measure_anchors(
-    workers: int = 1, show_progress: bool = True, suite_version: str = SUITE_VERSION, batch: int = DEFAULT_BATCH
-) -> dict[str, Anchors]:
-    """Every task's anchors, measured on the default games of suite ``suite_version``."""
-    tasks = suite(suite_version).tasks
-    identity = Anchors(0.0, 1.0, "", "")  # raw scores: the run is scored against nothing yet
-    raw = {task.name: identity for task in tasks}
-    measured = dict(show_progress=show_progress, anchors=raw, batch=batch, suite_version=suite_version)
-    random_run = run_benchmark("random", workers=workers, **measured)
-    anchors = {}
-    for task in tasks:
-        (played,) = [r for r in random_run.tasks if r.task.name == task.name]
-        random_mean = float(np.mean([r.raw for r in played.records]))
-        random_source = f"random's {task.measure} over the task's {task.games} games"
-        if task.env == "inverted_dice":
-            reference = float(cached_solution(task.env_kwargs.get("free_cross_out", False)).value[START])
-            source = "the exact optimum: the solver's expected score of a fresh sheet (agents/inverted_dice/solver.py)"
-        elif task.players == 1:
-            run = run_benchmark(task.reference, workers=workers, tasks=[task.name], **measured)
-            reference = float(np.mean([r.raw for r in run.tasks[0].records]))
-            source = f"{task.reference}'s mean score over the task's {task.games} games"
-        elif task.players == 2:
-            reference = 0.5
-            source = f"{task.reference} against itself: exactly ½ (the two seats' scores add up to 1 in every game)"
-        else:
-            reference = self_play_share(task, batch)
-            source = (
-                f"{task.reference} against {task.players - 1} copies of itself: the mean share of all "
-                f"{task.players} seats over the task's {task.games} games, measured"
-            )
-        anchors[task.name] = Anchors(random_mean, reference, random_source, source)
-    return anchors
-
-
-def self_play_share(task: Task, batch: int = DEFAULT_BATCH) -> float:
-    """The reference's mean share at a table of itself: every seat of the task's games, counted
-    (``batch`` games at a time as rows of the batched twin, the same games as one at a time)."""
-    game = make_game(task.env, **task.env_kwargs)
-    agents = [make_agent(task.env, task.opponent, game, seed=task.seed + seat) for seat in range(game.num_players)]
-    seeds = [task.game_seed(number) for number in range(task.games)]
-    total = 0.0
-    for _, _, (state, _) in played_in_batches(game, [(0, lambda _: agents)], seeds, task.random_opening_plies, batch):
-        total += float(((state.returns() + 1.0) / 2.0).sum())
-    return total / (task.games * game.num_players)
