@@ -22,7 +22,7 @@ from training import evaluate
 from training.evaluation import benchmark, benchmark_scores, bootstrap
 from training.evaluation.benchmark_report import Summary, leaderboard_agents
 from training.evaluation.harness import PairingResult, wilson_interval
-from training.evaluation.report import paired_report, pairing_report
+from training.evaluation.report_tables import paired_report, pairing_report
 from training.evaluation.suite import (
     SUITE_VERSION,
     SUITES,

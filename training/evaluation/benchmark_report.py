@@ -46,7 +46,7 @@ from training.evaluation.benchmark_scores import (
 )
 from training.evaluation.harness import DEFAULT_BATCH
 from training.evaluation.machine import TIMING_FILE, load_average, machine
-from training.evaluation.report import report_folder
+from training.evaluation.report_files import report_folder
 from training.evaluation.suite import MEASURE_COMMAND, SUITE_VERSION, Task, suite
 
 #: Version of ``benchmark.json`` and ``leaderboard.json``: bumped when a key changes meaning.

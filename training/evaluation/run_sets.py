@@ -39,6 +39,7 @@ import numpy as np
 from agents.run_folder import CURVE_FILE, EVALUATION_DIR
 from training.evaluation.bootstrap import BOOTSTRAP_REPS, BOOTSTRAP_SEED, padded, recentred
 from training.evaluation.harness import Z95, opening_scores, paired_share_interval
+from training.evaluation.report_files import write_csv
 
 RUN_SET_FILE = "run_set.json"  #: marks a run-set folder: env, pipeline, seeds, command
 REPORT_FILE = "report.md"
@@ -286,11 +287,7 @@ def write_aggregate(folder: Path, title: str, runs: list[RunScores], note: str =
     report = aggregate_report(title, runs, result, note)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / REPORT_FILE).write_text(report)
-    rows = aggregate_rows(runs, result)
-    with (folder / "summary.csv").open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    write_csv(folder / "summary.csv", aggregate_rows(runs, result))
     return report
 
 
