@@ -120,9 +120,10 @@ def run_benchmark(
     """Play ``agent`` through the suite of ``suite_version`` (or the ``tasks`` named) and return every game.
 
     ``batch`` above 0 plays up to that many games of a task at once as rows of the batched
-    twin (:func:`play_task_games`: the same records), wherever the agent and the task's
-    opponent both act in batch; a task where one cannot is played one game at a time, and
-    its :attr:`TaskRun.one_at_a_time` says why. 0 plays every task one game at a time.
+    twin (:func:`~training.evaluation.referee.play_task_games`: the same records), wherever
+    the agent and the task's opponent both act in batch; a task where one cannot is played
+    one game at a time, and its :attr:`TaskRun.one_at_a_time` says why. 0 plays every task
+    one game at a time.
 
     ``agent``: an agent spec (``"heuristic"``, ``"my_agents:Greedy"``, a run folder), a
     mapping of task or env names to specs, a factory ``factory(game, seed=seed)`` or an
