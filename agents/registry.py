@@ -93,6 +93,13 @@ TURN_VALUE_AGENTS: dict[str, str] = {
     "six_hundred": "agents.six_hundred.td:SixHundredTD",
 }
 
+#: Games the project solves exactly, alone at the table: ``"module:function"``, called as
+#: ``function(game)`` for the expected final score of optimal play from the start and where it
+#: comes from, in words (:func:`exact_optimum`; a benchmark task's reference where there is one).
+EXACT_OPTIMA: dict[str, str] = {
+    "inverted_dice": "agents.inverted_dice.solver:exact_optimum",
+}
+
 #: Agents that play the network shipped for a game (:func:`agents.shipped.shipped_network`).
 NETWORK_AGENTS = ("ppo", "ppo+search")
 
@@ -134,6 +141,15 @@ def agent_names(env_name: str) -> list[str]:
         *(["td"] if env_name in TURN_VALUE_AGENTS else []),
         *(name for name in NETWORK_AGENTS if name == "ppo" or searchable),
     ]
+
+
+def exact_optimum(env_name: str, game: Game) -> tuple[float, str] | None:
+    """The expected final score of optimal play of the one-player ``game`` and where it comes from,
+    in words, where the project solves ``env_name`` exactly (:data:`EXACT_OPTIMA`); else None."""
+    if env_name not in EXACT_OPTIMA or game.num_players != 1:
+        return None
+    module_name, function = EXACT_OPTIMA[env_name].split(":")
+    return getattr(importlib.import_module(module_name), function)(game)
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, object]]:

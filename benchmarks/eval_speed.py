@@ -42,7 +42,8 @@ from agents.match import pairing_seats
 from agents.registry import make_agent
 from agents.shipped import shipped_network
 from envs.registry import ENVS, make_game
-from training.evaluation.benchmark import NotPlayable, build_candidate, run_benchmark
+from training.evaluation.benchmark import run_benchmark
+from training.evaluation.candidate import NotPlayable, build_candidate
 from training.evaluation.harness import DEFAULT_BATCH, played_in_batches
 from training.evaluation.machine import MachineRecord, measurement_page
 from training.evaluation.suite import SUITE_VERSION, SUITES, Task, suite, task_by_name

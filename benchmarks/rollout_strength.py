@@ -26,7 +26,7 @@ from agents.registry import make_agent
 from agents.shipped import shipped_envs
 from envs.registry import ENVS, get_entry, make_game
 from training.evaluation.harness import evaluate_pairing, evaluate_solitaire, mean_ci
-from training.evaluation.ladder import TimedAgent
+from training.evaluation.timed import TimedAgent
 from training.framework.console import USER_ERRORS, fail
 from training.framework.schema import ConfigError
 

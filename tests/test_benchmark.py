@@ -14,14 +14,15 @@ import numpy as np
 import pytest
 
 from agents.base import RandomAgent
-from agents.registry import check_spec, is_user_spec, make_agent, parse_spec
+from agents.inverted_dice import solver
+from agents.registry import check_spec, exact_optimum, is_user_spec, make_agent, parse_spec
 from envs.registry import make_game
 from training import benchmark as command
 from training import evaluate
-from training.evaluation import benchmark
+from training.evaluation import benchmark, benchmark_scores, bootstrap
 from training.evaluation.benchmark_report import Summary, leaderboard_agents
 from training.evaluation.harness import PairingResult, wilson_interval
-from training.evaluation.report import paired_report, pairing_report
+from training.evaluation.report_tables import paired_report, pairing_report
 from training.evaluation.suite import (
     SUITE_VERSION,
     SUITES,
@@ -75,7 +76,7 @@ def make_uniform(game, seed=None, temperature=1.0):
 
 @pytest.fixture(autouse=True)
 def few_resamples(monkeypatch):
-    monkeypatch.setattr(benchmark, "BOOTSTRAP_REPS", 200)  # the intervals' code, not their precision, is tested here
+    monkeypatch.setattr(bootstrap, "BOOTSTRAP_REPS", 200)  # the intervals' code, not their precision, is tested here
 
 
 @pytest.fixture
@@ -134,9 +135,13 @@ def test_a_losing_agents_aggregate_interval_is_never_of_zero_width():
     while its tasks read [0.000, 0.555]; the bootstrap's pseudo-openings keep the tasks' uncertainty."""
     run = benchmark.run_benchmark("random", quick=True, show_progress=False)
     assert (
-        sum(task.raw == 0 for task in map(lambda t: benchmark.task_score(t, run.anchors[t.task.name]), run.played)) >= 3
+        sum(
+            task.raw == 0
+            for task in map(lambda t: benchmark_scores.task_score(t, run.anchors[t.task.name]), run.played)
+        )
+        >= 3
     )
-    for name, (point, low, high) in benchmark.aggregates(run).items():
+    for name, (point, low, high) in benchmark_scores.aggregates(run).items():
         assert low <= point <= high and high - low > 0.05, (name, point, low, high)
 
 
@@ -163,6 +168,32 @@ def test_suite_v2_intervals_are_narrow_enough_for_an_agent_at_the_references_lev
         share = a.reference
         low, high = wilson_interval(share * task.games, task.games)
         assert (high - low) / 2 / (a.reference - a.random) <= 0.05, task.name
+
+
+@pytest.mark.parametrize("version", sorted(SUITES))
+def test_an_exact_reference_comes_from_the_games_own_package_as_its_references_file_says(version, monkeypatch):
+    """The benchmark names no game: Inverted Dice's reference, the solver's expected score of a
+    fresh sheet, is asked of the game's package through the registry (EXACT_OPTIMA), for the
+    table's own rules, and is the value and the words the suite's references file holds."""
+    asked = []
+
+    def solved(free_cross_out=False, cache_dir=None, force=False):  # the full solve takes minutes: a stand-in
+        asked.append(free_cross_out)
+        value = np.zeros(solver.START + 1)
+        value[solver.START] = 226.25
+        return solver.Solution(free_cross_out, 20, value, value)
+
+    monkeypatch.setattr(solver, "cached_solution", solved)
+    stored = json.loads(references_path(version).read_text())["tasks"]
+    for task in suite(version).tasks:
+        optimum = exact_optimum(task.env, make_game(task.env, **task.env_kwargs))
+        assert (optimum is not None) == (task.env == "inverted_dice"), task.name
+        if optimum is not None:
+            assert optimum == (226.25, stored[task.name]["reference_source"])
+    assert asked == [False]
+    assert exact_optimum("inverted_dice", make_game("inverted_dice", free_cross_out=True))[0] == 226.25
+    assert asked == [False, True]
+    assert exact_optimum("inverted_dice", make_game("inverted_dice", num_players=2)) is None  # alone at the table only
 
 
 @pytest.mark.parametrize("version", sorted(SUITES))

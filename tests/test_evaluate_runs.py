@@ -211,7 +211,7 @@ def test_an_evaluation_that_fails_while_writing_leaves_nothing_behind(tmp_path, 
         raise RuntimeError("the picture could not be drawn")
 
     out = tmp_path / "report"
-    monkeypatch.setattr(report, "_score_histogram", broken)
+    monkeypatch.setattr(report, "score_histogram", broken)
     with pytest.raises(RuntimeError, match="could not be drawn"):  # a bug keeps its traceback ...
         evaluate.main(["--env", "inverted_dice", "--agents", "random", "--games", "2", "--out", str(out)])
     assert list(tmp_path.iterdir()) == []  # ... and leaves no file, not even a hidden partial folder

@@ -19,10 +19,10 @@ from agents.base import RandomAgent
 from agents.registry import make_agent
 from envs.core import Game
 from envs.registry import make_game
-from training.evaluation import report
 from training.evaluation.harness import evaluate_pairing, evaluate_pairings, evaluate_solitaire
+from training.framework.progress import Progress
 
-LINE = re.compile(r"games (\d+)/(\d+), (\d+) s elapsed, about (\d+) s left")
+LINE = re.compile(r"games (\d+)/(\d+), (\d+) s, about (\d+) s left")
 
 
 class FakeClock:
@@ -84,8 +84,8 @@ def test_the_time_left_of_cheap_and_costly_pairings_holds_from_the_first_line(ca
     other = ("other", TimedAgent(game, clock, 0.1))
     pairs = [(cheap, other), (other, cheap), (cheap, costly)]  # the costly pairing last, as the search bots come
     started = clock.now
-    with report.progress(20 * len(pairs), clock=clock) as update:
-        evaluate_pairings(game, pairs, games=20, base_seed=0, progress=update)
+    with Progress.on_stderr("games", 20 * len(pairs), clock=clock) as progress:
+        evaluate_pairings(game, pairs, games=20, base_seed=0, progress=progress.advance)
     took = clock.now - started
     lines = estimates(capsys.readouterr().err)
     assert len(lines) == 10
@@ -98,8 +98,8 @@ def test_the_time_left_of_a_costly_one_player_agent_holds_from_the_first_line(ca
     game = make_game("inverted_dice")
     agents = {"quick": TimedAgent(game, clock, 0.1), "slow": TimedAgent(game, clock, 5.0)}
     started = clock.now
-    with report.progress(10 * len(agents), clock=clock) as update:
-        evaluate_solitaire(game, agents, range(10), progress=update)
+    with Progress.on_stderr("games", 10 * len(agents), clock=clock) as progress:
+        evaluate_solitaire(game, agents, range(10), progress=progress.advance)
     took = clock.now - started
     lines = estimates(capsys.readouterr().err)
     assert len(lines) == 10
@@ -139,3 +139,16 @@ def test_games_played_in_batch_are_reported_as_they_end_not_when_the_batch_is_do
         evaluate_pairing(game, ("greedy", agent), opponent, 30, 0, 2, lambda: seen.append(agent.calls), batch=100)
     assert len(seen) == 30 and seen == sorted(seen)
     assert seen[0] < agent.calls  # the first game was counted before the batch's last move
+
+
+def test_a_benchmarks_jobs_of_several_games_give_a_line_about_every_tenth_and_silence_when_told(capsys):
+    """The one reporter serves a benchmark's jobs too (several games a step): a line once each tenth
+    is passed, the last at the end; ``--no-progress`` (enabled False) prints nothing."""
+    with Progress.on_stderr("games", 95) as progress:
+        for _ in range(19):
+            progress.advance(5)
+    done = [int(done) for done, *_ in LINE.findall(capsys.readouterr().err)]
+    assert done == [10, 20, 30, 40, 45, 55, 65, 75, 85, 90, 95]
+    with Progress.on_stderr("games", 95, enabled=False) as progress:
+        progress.advance(95)
+    assert capsys.readouterr().err == ""

@@ -13,6 +13,7 @@ from envs.registry import make_game
 from training import ladder
 from training.evaluation import ladder as tournament
 from training.evaluation.ratings import fit_bradley_terry, rate
+from training.evaluation.timed import TimedAgent
 
 
 def test_bradley_terry_recovers_a_known_rating_gap():
@@ -48,7 +49,7 @@ def test_parallel_and_batched_games_are_the_sequential_games():
     game = make_game("invers", max_plies=60)
     runs = {}
     for batch in (0, 4):  # 4: chunks that do not divide the games
-        agents = {spec: tournament.TimedAgent(make_agent("invers", spec, game, seed=5)) for spec in specs}
+        agents = {spec: TimedAgent(make_agent("invers", spec, game, seed=5)) for spec in specs}
         runs[batch] = (tournament.round_robin(game, agents, 6, 5, 2, batch=batch), agents)
     parallel, timings = tournament.parallel_round_robin(
         "invers", {"max_plies": 60}, specs, 6, 5, 2, workers=2, batch=4, in_batch=frozenset(specs)

@@ -17,7 +17,7 @@ from agents.registry import make_agent
 from envs import invers_v0
 from envs.games.lost_dice_faces import default_dice_file, load_dice
 from envs.registry import ENVS, make_game
-from training.evaluation.report import output_dir
+from training.evaluation.report_files import output_dir
 from training.framework import paths
 from training.framework.command import default_config
 from training.framework.config import load_config

@@ -20,7 +20,8 @@ from envs.games.inverted_dice import InvertedDice
 from envs.registry import make_game
 from training import evaluate, ship, train, train_rllib
 from training.evaluation.harness import PairingResult, evaluate_pairing
-from training.evaluation.report import Setup, paired_report, pairing_report
+from training.evaluation.report import Setup
+from training.evaluation.report_tables import paired_report, pairing_report
 from training.framework.config import config_from_dict, load_config
 from training.framework.schema import ConfigError
 from training.pipelines.ppo.config import PPOConfig

@@ -272,6 +272,16 @@ def cached_solution(
     return _cached(bool(free_cross_out), cache_path(free_cross_out, cache_dir).resolve(), bool(force))
 
 
+def exact_optimum(game: rules.InvertedDice) -> tuple[float, str]:
+    """The expected final score of optimal play from a fresh sheet under ``game``'s rules (its
+    ``free_cross_out``), and where it comes from, in words: the benchmark's reference of a
+    solitaire Inverted Dice task, found through :data:`agents.registry.EXACT_OPTIMA`."""
+    return (
+        float(cached_solution(game.free_cross_out).value[START]),
+        "the exact optimum: the solver's expected score of a fresh sheet (agents/inverted_dice/solver.py)",
+    )
+
+
 # -- command line --------------------------------------------------------------------------
 
 

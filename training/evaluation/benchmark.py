@@ -1,273 +1,38 @@
-"""Playing an agent through the benchmark suite (:mod:`training.evaluation.suite`) and scoring it.
+"""Playing an agent through the benchmark suite (:mod:`training.evaluation.suite`): a benchmark run.
 
-:func:`run_benchmark` takes the agent as a spec (the same at every task), a mapping of
-task or env names to specs, a factory called as ``factory(game, seed=seed)``, or an
-agent object (any object with ``reset(seed)`` and ``act(observation, action_mask)``),
-builds it once per task, and plays every task's games through the project's game loop
-(:func:`agents.match.play_game`, :func:`agents.match.pairing_game`): in this process or
-spread over ``workers`` processes, with the same games and results either way (every
-game is seeded by its number).
+:func:`run_benchmark` takes the agent under test as a spec, a mapping of task or env names
+to specs, a factory or an agent object (:mod:`training.evaluation.candidate`), builds it
+once per task, and plays every task's games under the referee
+(:mod:`training.evaluation.referee`) through the project's game loop
+(:func:`agents.match.play_game`, :func:`agents.match.play_games_in_batch`): in this process
+or spread over ``workers`` processes (:mod:`training.evaluation.workers`), with the same
+games and results either way (every game is seeded by its number).
 
-A task the agent cannot be built for (no such bot in that game, no network shipped for
-that table, a factory that raises) is **not played**: the result names it and why, and
-the aggregates cover the tasks played. An agent that, during a game, raises, returns an
-illegal action, or takes longer than ``move_time_limit`` seconds over a move (timed
-after it returns: an agent that never returns is not stopped) **forfeits** that game:
-a loss (share 0) with several players, the game's lowest possible score
-(:meth:`envs.core.Game.score_bounds`) alone; the suite goes on, and the result counts
-each kind of forfeit and names its first occurrence.
-
-Scores per task (:func:`task_score`): the raw mean with its 95% interval (for a share, over
-the task's seat-paired openings, always inside [0, 1]; the normal one for a mean score), and
-both mapped to the normalized scale. Aggregates over tasks (:func:`aggregates`) are rliable's.
+A task the agent cannot be built for is **not played**: the result names it and why, and
+the aggregates cover the tasks played. A game the agent forfeits (an exception, an
+illegal action, a move over ``move_time_limit``) is lost and the suite goes on. The
+:class:`BenchmarkRun` holds every game's record; :mod:`training.evaluation.benchmark_scores`
+scores it and :mod:`training.evaluation.benchmark_report` writes its report folder.
 """
 
 from __future__ import annotations
 
-import multiprocessing
-import os
-import sys
 import time
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
-
-import numpy as np
-from tqdm import tqdm
 
 from agents.base import Agent, acts_in_batch
-from agents.inverted_dice.solver import START, cached_solution
-from agents.match import pairing_seat, pairing_seats, play_game, play_games_in_batch
-from agents.registry import check_spec, is_user_spec, make_agent
-from agents.user import as_agent, load_factory
+from agents.registry import make_agent
 from envs.core import Game
 from envs.registry import make_game
-from training.evaluation.harness import (
-    DEFAULT_BATCH,
-    PSEUDO_OPENINGS,
-    mean_ci,
-    opening_scores,
-    paired_share_interval,
-    played_in_batches,
-    share_interval,
-)
+from training.evaluation.candidate import AgentSource, NotPlayable, build_candidate, check_source, describe
+from training.evaluation.harness import DEFAULT_BATCH
+from training.evaluation.referee import GameRecord, GuardedAgent, play_task_games
 from training.evaluation.suite import SUITE_VERSION, Anchors, Task, load_anchors, suite, task_by_name
-from training.evaluation.timed import TimedAgent
+from training.evaluation.workers import one_torch_thread, worker_pool
+from training.framework.progress import Progress
 from training.framework.schema import ConfigError
 
-#: Bootstrap resamples behind the aggregates' intervals and the performance profile's bands.
-BOOTSTRAP_REPS = 2000
-BOOTSTRAP_SEED = 0
-#: Normalized-score thresholds of the performance profile.
-PROFILE_TAUS = np.linspace(-0.25, 2.0, 91)
 
-
-class Forfeit(Exception):
-    """The agent under test broke a rule of the benchmark during a game."""
-
-    def __init__(self, kind: str, detail: str):
-        super().__init__(f"{kind}: {detail}")
-        self.kind, self.detail = kind, detail
-
-
-class GuardedAgent(TimedAgent):
-    """The agent under test, refereed: an exception, an illegal action or a move over the
-    time limit is a :class:`Forfeit`; thinking time and moves are added up
-    (:class:`~training.evaluation.timed.TimedAgent`, in batch too)."""
-
-    def __init__(self, agent: Agent, game: Game, move_time_limit: float | None = None):
-        self.move_time_limit = move_time_limit
-        super().__init__(agent)
-        self.game = game
-
-    def failed(self, call: str, error: Exception) -> Exception:
-        return Forfeit("exception", f"{call} raised {type(error).__name__}: {error}")
-
-    def judge(self, action, action_mask: np.ndarray, seconds: float) -> int:
-        if self.move_time_limit is not None and seconds > self.move_time_limit:
-            raise Forfeit("time limit", f"a move took {seconds:.3f} s, over the limit of {self.move_time_limit:g} s")
-        try:
-            action = self.game.check_action(action)
-        except ValueError as error:
-            raise Forfeit("illegal action", str(error)) from None
-        if not action_mask[action]:
-            raise Forfeit("illegal action", f"action {action} ({self.game.action_name(action)}) is not legal here")
-        return action
-
-
-@dataclass(frozen=True)
-class GameRecord:
-    """One game of a task, as the CSV of every game writes it."""
-
-    task: str
-    game: int  #: the game's number in the task
-    seed: int
-    seat: int  #: the agent's seat
-    raw: float  #: final score (one player) or 1 / ½ / 0 (several)
-    normalized: float
-    forfeit: str  #: "" or the kind: "exception", "illegal action", "time limit"
-    detail: str
-    moves: int  #: the agent's moves
-    think_seconds: float
-
-
-def play_task_game(
-    task: Task, game: Game, agent: GuardedAgent, opponent: Agent | None, number: int, anchors: Anchors
-) -> GameRecord:
-    """Game ``number`` of ``task``; a forfeit ends it as the agent's loss."""
-    seat = pairing_seat(game, number)
-    moves, seconds = agent.moves, agent.seconds
-    forfeit = detail = ""
-    seats = [agent] if opponent is None else pairing_seats(game, agent, opponent, number)
-    try:
-        state, _ = play_game(game, seats, task.game_seed(number), task.random_opening_plies)
-        raw = float(state.scores()[0]) if opponent is None else (float(state.returns()[seat]) + 1.0) / 2.0
-    except Forfeit as error:
-        forfeit, detail = error.kind, error.detail
-        raw = float(game.score_bounds()[0]) if opponent is None else 0.0
-    return GameRecord(
-        task.name,
-        number,
-        task.game_seed(number),
-        seat,
-        raw,
-        float(anchors.normalize(raw)),
-        forfeit,
-        detail,
-        agent.moves - moves,
-        agent.seconds - seconds,
-    )
-
-
-def play_task_games(
-    task: Task,
-    game: Game,
-    agent: GuardedAgent,
-    opponent: Agent | None,
-    numbers: range,
-    anchors: Anchors,
-    in_batch: bool,
-) -> list[GameRecord]:
-    """Games ``numbers`` of ``task``: one at a time (:func:`play_task_game`), or, ``in_batch``, all
-    at once as rows of the batched twin (:func:`agents.match.play_games_in_batch`; every agent
-    of the table must act in batch), with the same records. A forfeit in batch (an exception of
-    ``act_batch``, an illegal action, a batch over the time limit per move) plays the games
-    again one at a time, where each game's forfeit is judged on its own move, so a table's
-    records never depend on how it was played. In batch a game's thinking time is its share,
-    by its moves, of the time of the calls that decided them."""
-    if not in_batch:
-        return [play_task_game(task, game, agent, opponent, g, anchors) for g in numbers]
-    before = (agent.tally.seconds, agent.tally.moves)
-    tables = [[agent] if opponent is None else pairing_seats(game, agent, opponent, g) for g in numbers]
-    try:
-        seeds = [task.game_seed(g) for g in numbers]
-        played = play_games_in_batch(game, tables, seeds, task.random_opening_plies, states=False)
-    except Forfeit:
-        agent.tally.seconds, agent.tally.moves = before  # the games are played again: their time then counts
-        return [play_task_game(task, game, agent, opponent, g, anchors) for g in numbers]
-    seconds = agent.tally.seconds - before[0]
-    seats = [pairing_seat(game, g) for g in numbers]
-    moves = [
-        sum(1 for ply, (player, _) in enumerate(history) if player == seat and ply >= task.random_opening_plies)
-        for seat, (_, history) in zip(seats, played)
-    ]
-    records = []
-    for g, seat, (state, _), own in zip(numbers, seats, played, moves):
-        raw = float(state.scores()[0]) if opponent is None else (float(state.returns()[seat]) + 1.0) / 2.0
-        share = seconds * own / max(sum(moves), 1)
-        records.append(
-            GameRecord(task.name, g, task.game_seed(g), seat, raw, float(anchors.normalize(raw)), "", "", own, share)
-        )
-    return records
-
-
-# -- the agent under test ------------------------------------------------------------------
-#: A spec, a mapping of task or env names to specs (a task's own entry first; None: not played),
-#: a factory or an agent object.
-AgentSource = Any
-
-
-def spec_for(source: AgentSource, task: Task) -> str | None:
-    """The spec that plays ``task`` when ``source`` names agents by spec; None when none does."""
-    if isinstance(source, str):
-        return source
-    if isinstance(source, Mapping):
-        return source[task.name] if task.name in source else source.get(task.env)  # a task's own entry first
-    return None
-
-
-def is_factory(source: AgentSource) -> bool:
-    """A class or a function to call for each task's agent (an agent object is used as it is)."""
-    return isinstance(source, type) or (callable(source) and not hasattr(source, "act"))
-
-
-def describe(source: AgentSource) -> str:
-    """The agent in a few words, for reports."""
-    if isinstance(source, str):
-        return source
-    if isinstance(source, Mapping):
-        return ", ".join(f"{key}={value}" for key, value in source.items() if value is not None)
-    if is_factory(source):
-        return f"{getattr(source, '__module__', '?')}:{getattr(source, '__qualname__', repr(source))}"
-    return f"{type(source).__module__}:{type(source).__qualname__} (an object)"
-
-
-def build_candidate(source: AgentSource, task: Task, game: Game) -> Agent:
-    """The agent under test for ``task``, or :class:`NotPlayable` saying why there is none."""
-    seed = task.seed
-    spec = spec_for(source, task)
-    if isinstance(source, (str, Mapping)):
-        if spec is None:
-            where = task.name if task.name == task.env else f"{task.name} or {task.env}"
-            raise NotPlayable(f"no agent is named for {where}")
-        try:
-            return make_agent(task.env, spec, game, seed=seed)
-        except Exception as error:  # a bot missing in this game, a network not shipped for it, a user's factory failing
-            raise NotPlayable(one_line(error)) from None
-    try:
-        agent = source(game, seed=seed) if is_factory(source) else source
-        return as_agent(game, agent, describe(source))
-    except Exception as error:  # a user's factory may fail for a game in any way
-        raise NotPlayable(one_line(error)) from None
-
-
-class NotPlayable(Exception):
-    """The agent under test cannot be built for a task."""
-
-
-def one_line(error: Exception) -> str:
-    """An error's message on one line, paths under the working directory shown relative to it
-    (a report names ``checkpoints/...``, not the machine's own folders)."""
-    message = str(error.args[0]) if error.args else type(error).__name__
-    return " ".join(message.replace(f"{os.getcwd()}{os.sep}", "").split())
-
-
-def check_source(source: AgentSource, tasks: list[Task]) -> None:
-    """Bad input before any game, as a :class:`ConfigError`: a user's spec that cannot be imported,
-    or a spec that no game of its tasks knows (a misspelt bot, an option it does not take)."""
-    specs = [source] if isinstance(source, str) else list(source.values()) if isinstance(source, Mapping) else []
-    for spec in dict.fromkeys(spec for spec in specs if spec is not None):
-        if is_user_spec(spec):
-            try:
-                load_factory(spec)
-            except ValueError as error:
-                raise ConfigError(one_line(error)) from None
-        errors = []
-        for task in tasks:
-            if spec_for(source, task) != spec:
-                continue
-            try:
-                check_spec(task.env, spec)
-                break
-            except ValueError as error:
-                errors.append(one_line(error))
-        else:
-            if errors:
-                raise ConfigError(f"agent {spec!r} plays none of the suite's tasks: {errors[0]}")
-
-
-# -- running -----------------------------------------------------------------------------
 @dataclass
 class TaskRun:
     """One task's outcome: its games, or why it was not played."""
@@ -297,16 +62,12 @@ class BenchmarkRun:
         return [t for t in self.tasks if not t.not_played]
 
 
-#: One worker process's games, agents and anchors (built on first use, per task).
+#: This process's games, agents and anchors (built on first use, per task): the process
+#: that runs the benchmark checks the agents with them, and each worker plays with its own.
 _worker: dict = {}
 
 
 def _start_worker(source: AgentSource, move_time_limit: float | None, anchors: dict[str, Anchors]) -> None:
-    import torch  # noqa: PLC0415 (torch takes seconds to import; only a worker sets its threads)
-
-    # agents with networks: one thread per process, as every evaluation sets it
-
-    torch.set_num_threads(1)
     _worker.update(source=source, limit=move_time_limit, tasks={}, anchors=anchors)
 
 
@@ -344,34 +105,6 @@ def _jobs(tasks: list[tuple[Task, bool]], quick: bool, workers: int, batch: int)
     return jobs
 
 
-@contextmanager
-def progress_bar(total: int, enabled: bool = True) -> Iterator[Callable[[int], None]]:
-    """Games done / total on stderr: a bar on a terminal, else a line about every tenth (None: silent)."""
-    if not enabled:
-        yield lambda n: None
-        return
-    if sys.stderr.isatty():  # the bar only where there is a terminal to draw it on
-        with tqdm(total=total, desc="benchmark games", unit="game", file=sys.stderr) as bar:
-            yield bar.update
-        return
-    started, done, step = time.perf_counter(), 0, max(1, total // 10)
-    next_line = step
-
-    def update(n: int) -> None:
-        nonlocal done, next_line
-        done += n
-        if done >= next_line or done == total:
-            next_line = (done // step + 1) * step
-            elapsed = time.perf_counter() - started
-            print(
-                f"benchmark games {done}/{total}, {elapsed:.0f} s, about {elapsed / done * (total - done):.0f} s left",
-                file=sys.stderr,
-                flush=True,
-            )
-
-    yield update
-
-
 def run_benchmark(
     agent: AgentSource,
     quick: bool = False,
@@ -387,16 +120,18 @@ def run_benchmark(
     """Play ``agent`` through the suite of ``suite_version`` (or the ``tasks`` named) and return every game.
 
     ``batch`` above 0 plays up to that many games of a task at once as rows of the batched
-    twin (:func:`play_task_games`: the same records), wherever the agent and the task's
-    opponent both act in batch; a task where one cannot is played one game at a time, and
-    its :attr:`TaskRun.one_at_a_time` says why. 0 plays every task one game at a time.
+    twin (:func:`~training.evaluation.referee.play_task_games`: the same records), wherever
+    the agent and the task's opponent both act in batch; a task where one cannot is played
+    one game at a time, and its :attr:`TaskRun.one_at_a_time` says why. 0 plays every task
+    one game at a time.
 
     ``agent``: an agent spec (``"heuristic"``, ``"my_agents:Greedy"``, a run folder), a
     mapping of task or env names to specs, a factory ``factory(game, seed=seed)`` or an
     agent object. Bad input is a :class:`ConfigError`; see the module docstring for the
     tasks not played and the games forfeited. ``anchors`` replaces the suite's stored
-    references (:func:`measure_anchors` scores raw points with the identity); ``label`` names
-    the agent in reports (default: the spec, or the factory's or object's class).
+    references (:func:`~training.evaluation.references.measure_anchors` scores raw points
+    with the identity); ``label`` names the agent in reports (default: the spec, or the
+    factory's or object's class).
     """
     if workers <= 0:
         raise ConfigError(f"workers must be positive, got {workers}")
@@ -412,6 +147,7 @@ def run_benchmark(
     check_source(agent, chosen)
     started = time.perf_counter()
     anchors = anchors or load_anchors(version=suite_version)
+    one_torch_thread()
     _start_worker(agent, move_time_limit, anchors)
     runs = {task.name: TaskRun(task) for task in chosen}
     for task in chosen:  # built here first: a task the agent cannot play is known before any game
@@ -434,11 +170,14 @@ def run_benchmark(
     ]
     jobs = _jobs(playable, quick, workers, batch)
     try:
-        with progress_bar(sum(job[2] for job in jobs), show_progress) as update:
-            for job, (records, seconds) in zip(jobs, _map(jobs, (agent, move_time_limit, anchors), workers)):
+        with (
+            Progress.on_stderr("benchmark games", sum(job[2] for job in jobs), show_progress) as progress,
+            worker_pool(workers, _start_worker, (agent, move_time_limit, anchors)) as imap,
+        ):
+            for job, (records, seconds) in zip(jobs, imap(_play_job, jobs)):
                 runs[job[0].name].records += records  # jobs come back in order: games stay in order
                 runs[job[0].name].wall_seconds += seconds
-                update(len(records))
+                progress.advance(len(records))
     finally:
         _worker.clear()
     return BenchmarkRun(
@@ -452,196 +191,3 @@ def run_benchmark(
         batch,
         suite_version,
     )
-
-
-def _map(jobs, worker_args: tuple, workers: int):
-    if workers == 1:
-        yield from map(_play_job, jobs)
-        return
-    context = multiprocessing.get_context("spawn")  # forked torch and Numba threads can deadlock
-    with context.Pool(workers, initializer=_start_worker, initargs=worker_args) as pool:
-        yield from pool.imap(_play_job, jobs)
-
-
-# -- scores ------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class TaskScore:
-    task: str
-    games: int
-    raw: float
-    raw_low: float
-    raw_high: float
-    normalized: float
-    low: float
-    high: float
-    forfeits: dict[str, int]  #: kind -> games
-    forfeit_examples: dict[str, str]  #: kind -> the first one's detail
-    ms_per_move: float
-
-
-def task_score(run: TaskRun, anchors: Anchors) -> TaskScore:
-    """The raw mean and its 95% interval (the normal one for a mean score; for a share, over the
-    openings where the task is seat-paired, :func:`~training.evaluation.harness.paired_share_interval`,
-    else Wilson's), both also on the normalized scale."""
-    raw = np.array([r.raw for r in run.records])
-    if run.task.players == 1:
-        mean, half = mean_ci(raw)
-        low, high = mean - half, mean + half
-    elif run.task.seat_paired:
-        mean, low, high = paired_share_interval(raw, [run.task.opening(r.game) for r in run.records])
-    else:
-        mean, low, high = share_interval(raw)
-    forfeits: dict[str, int] = {}
-    examples: dict[str, str] = {}
-    for record in run.records:
-        if record.forfeit:
-            forfeits[record.forfeit] = forfeits.get(record.forfeit, 0) + 1
-            examples.setdefault(record.forfeit, f"game {record.game}: {record.detail}")
-    moves = sum(r.moves for r in run.records)
-    seconds = sum(r.think_seconds for r in run.records)
-    return TaskScore(
-        run.task.name,
-        len(raw),
-        mean,
-        low,
-        high,
-        float(anchors.normalize(mean)),
-        float(anchors.normalize(low)),
-        float(anchors.normalize(high)),
-        forfeits,
-        examples,
-        1000.0 * seconds / max(moves, 1),
-    )
-
-
-AGGREGATES = ("IQM", "mean", "median", "optimality gap")
-
-
-def _aggregate(*task_scores: np.ndarray) -> np.ndarray:
-    """rliable's aggregates over the tasks' mean normalized scores (one agent: one run per task)."""
-    from rliable import metrics  # noqa: PLC0415 (rliable loads statsmodels and arch: seconds, paid only to aggregate)
-
-    means = np.array([[scores.mean() for scores in task_scores]])
-    return np.array(
-        [
-            metrics.aggregate_iqm(means),
-            metrics.aggregate_mean(means),
-            metrics.aggregate_median(means),
-            metrics.aggregate_optimality_gap(means, 1.0),
-        ]
-    )
-
-
-def _profile(*task_scores: np.ndarray) -> np.ndarray:
-    """The performance profile: the fraction of tasks whose mean normalized score exceeds each threshold."""
-    means = np.array([scores.mean() for scores in task_scores])
-    return (means[:, None] > PROFILE_TAUS[None, :]).mean(axis=0)
-
-
-def _interval_estimates(per_task: list[np.ndarray], func) -> tuple[np.ndarray, np.ndarray]:
-    """``func`` of the tasks' samples and its 95% stratified bootstrap interval: each task's
-    samples resampled on their own (rliable's ``StratifiedIndependentBootstrap``)."""
-    from rliable import library  # noqa: PLC0415 (rliable loads statsmodels and arch: seconds, paid only to aggregate)
-
-    # rliable's StratifiedIndependentBootstrap draws its indices from numpy's global generator
-    # (its random_state goes unused): seeded here, for the same intervals on every run, and restored
-    saved = np.random.get_state()
-    np.random.seed(BOOTSTRAP_SEED)
-    try:
-        point, interval = library.get_interval_estimates(
-            {"agent": per_task}, func, reps=BOOTSTRAP_REPS, random_state=np.random.RandomState(BOOTSTRAP_SEED)
-        )
-    finally:
-        np.random.set_state(saved)
-    return np.asarray(point["agent"]), np.asarray(interval["agent"])
-
-
-def per_task_normalized(run: BenchmarkRun) -> list[np.ndarray]:
-    """Each task's normalized score per opening, the bootstrap's unit: the mean of its seat
-    rotations' games in a seat-paired task (:meth:`Task.opening`), else per game."""
-    return [
-        opening_scores([r.normalized for r in task.records], [task.task.opening(r.game) for r in task.records])
-        for task in run.played
-    ]
-
-
-def bootstrap_samples(run: BenchmarkRun) -> list[np.ndarray]:
-    """:func:`per_task_normalized`, each share task with :data:`PSEUDO_OPENINGS` pseudo-openings
-    at a share of 0 and as many at 1 (normalized): a task whose openings all scored alike (an
-    agent that lost every game) still carries into the aggregates the uncertainty its own
-    Wilson-like interval shows, where resampling its openings alone would give none, and an
-    aggregate of such tasks an interval of zero width. The point estimates are the games' own."""
-    samples = []
-    for task, values in zip(run.played, per_task_normalized(run)):
-        if task.task.players > 1:
-            ends = run.anchors[task.task.name].normalize(np.array([0.0, 1.0]))
-            values = np.concatenate([values, np.repeat(ends, PSEUDO_OPENINGS)])
-        samples.append(values)
-    return samples
-
-
-def aggregates(run: BenchmarkRun) -> dict[str, tuple[float, float, float]]:
-    """IQM, mean, median and optimality gap over the tasks played, each with its 95% interval
-    from a stratified bootstrap over each task's openings (:func:`bootstrap_samples`).
-
-    The pseudo-openings move the bootstrap's centre (towards ½ on a share task, as Wilson's
-    centre moves), so the interval is the bootstrap's spread about its own centre put about
-    the games' point estimate: it always holds the point, and where the games are many it is
-    the plain percentile interval."""
-    point = _aggregate(*per_task_normalized(run))
-    centre, interval = _interval_estimates(bootstrap_samples(run), _aggregate)
-    low, high = point - (centre - interval[0]), point + (interval[1] - centre)
-    return {name: (float(point[i]), float(low[i]), float(high[i])) for i, name in enumerate(AGGREGATES)}
-
-
-def performance_profile(run: BenchmarkRun) -> tuple[np.ndarray, np.ndarray]:
-    """The profile over :data:`PROFILE_TAUS` and its 95% band (2 x taus)."""
-    _, band = _interval_estimates(bootstrap_samples(run), _profile)
-    return _profile(*per_task_normalized(run)), band
-
-
-# -- the references ----------------------------------------------------------------------
-def measure_anchors(
-    workers: int = 1, show_progress: bool = True, suite_version: str = SUITE_VERSION, batch: int = DEFAULT_BATCH
-) -> dict[str, Anchors]:
-    """Every task's anchors, measured on the default games of suite ``suite_version``."""
-    tasks = suite(suite_version).tasks
-    identity = Anchors(0.0, 1.0, "", "")  # raw scores: the run is scored against nothing yet
-    raw = {task.name: identity for task in tasks}
-    measured = dict(show_progress=show_progress, anchors=raw, batch=batch, suite_version=suite_version)
-    random_run = run_benchmark("random", workers=workers, **measured)
-    anchors = {}
-    for task in tasks:
-        (played,) = [r for r in random_run.tasks if r.task.name == task.name]
-        random_mean = float(np.mean([r.raw for r in played.records]))
-        random_source = f"random's {task.measure} over the task's {task.games} games"
-        if task.env == "inverted_dice":
-            reference = float(cached_solution(task.env_kwargs.get("free_cross_out", False)).value[START])
-            source = "the exact optimum: the solver's expected score of a fresh sheet (agents/inverted_dice/solver.py)"
-        elif task.players == 1:
-            run = run_benchmark(task.reference, workers=workers, tasks=[task.name], **measured)
-            reference = float(np.mean([r.raw for r in run.tasks[0].records]))
-            source = f"{task.reference}'s mean score over the task's {task.games} games"
-        elif task.players == 2:
-            reference = 0.5
-            source = f"{task.reference} against itself: exactly ½ (the two seats' scores add up to 1 in every game)"
-        else:
-            reference = self_play_share(task, batch)
-            source = (
-                f"{task.reference} against {task.players - 1} copies of itself: the mean share of all "
-                f"{task.players} seats over the task's {task.games} games, measured"
-            )
-        anchors[task.name] = Anchors(random_mean, reference, random_source, source)
-    return anchors
-
-
-def self_play_share(task: Task, batch: int = DEFAULT_BATCH) -> float:
-    """The reference's mean share at a table of itself: every seat of the task's games, counted
-    (``batch`` games at a time as rows of the batched twin, the same games as one at a time)."""
-    game = make_game(task.env, **task.env_kwargs)
-    agents = [make_agent(task.env, task.opponent, game, seed=task.seed + seat) for seat in range(game.num_players)]
-    seeds = [task.game_seed(number) for number in range(task.games)]
-    total = 0.0
-    for _, _, (state, _) in played_in_batches(game, [(0, lambda _: agents)], seeds, task.random_opening_plies, batch):
-        total += float(((state.returns() + 1.0) / 2.0).sum())
-    return total / (task.games * game.num_players)

@@ -35,19 +35,18 @@ import numpy as np
 
 from agents.registry import BOTS, NETWORK_AGENTS
 from envs.registry import get_entry
-from training.evaluation.benchmark import (
+from training.evaluation.benchmark import BenchmarkRun, run_benchmark
+from training.evaluation.benchmark_scores import (
     AGGREGATES,
     PROFILE_TAUS,
-    BenchmarkRun,
     TaskScore,
     aggregates,
     performance_profile,
-    run_benchmark,
     task_score,
 )
 from training.evaluation.harness import DEFAULT_BATCH
 from training.evaluation.machine import TIMING_FILE, load_average, machine
-from training.evaluation.report import report_folder
+from training.evaluation.report_files import report_folder
 from training.evaluation.suite import MEASURE_COMMAND, SUITE_VERSION, Task, suite
 
 #: Version of ``benchmark.json`` and ``leaderboard.json``: bumped when a key changes meaning.

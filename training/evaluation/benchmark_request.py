@@ -8,10 +8,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from training.evaluation.benchmark import measure_anchors
 from training.evaluation.benchmark_report import benchmark, write_leaderboard
 from training.evaluation.benchmark_sets import benchmark_set
-from training.evaluation.report import output_dir
+from training.evaluation.references import measure_anchors
+from training.evaluation.report_files import output_dir
 from training.evaluation.run_sets import is_run_set
 from training.evaluation.suite import agent_mapping, write_anchors
 from training.framework.schema import ConfigError

@@ -4,7 +4,7 @@ runs and tasks, and two agents compared by rliable's probability of improvement.
 An agent here is a run set (:mod:`training.evaluation.run_sets`: every run of it plays) or any
 single agent spec (one run). Each run is benchmarked as ``benchmark.py --agent RUN`` is, its
 report in ``<out>/<name>/``; its samples are each task's normalized scores per opening
-(:func:`training.evaluation.benchmark.per_task_normalized`), and the tasks are those every
+(:func:`training.evaluation.benchmark_scores.per_task_normalized`), and the tasks are those every
 run played. The aggregates (mean and IQM over runs and tasks) and the probability of
 improvement take their intervals from the two-level bootstrap of
 :func:`training.evaluation.run_sets.aggregate` (runs, then each run's openings), with the share
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from training.evaluation.benchmark import per_task_normalized
 from training.evaluation.benchmark_report import benchmark
+from training.evaluation.benchmark_scores import per_task_normalized
 from training.evaluation.run_sets import (
     RunScores,
     is_run_set,

@@ -45,11 +45,6 @@ from training.evaluation.sprt import Sprt, SprtResult
 
 Z95 = 1.959963984540054
 
-#: Pseudo-openings per share task that an aggregate's bootstrap adds at each end of the share's
-#: range (Agresti and Coull's "add two successes and two failures", which Wilson's interval
-#: approximates): a task whose games all ended alike keeps the uncertainty its interval shows.
-PSEUDO_OPENINGS = 2
-
 
 def mean_ci(values: np.ndarray) -> tuple[float, float]:
     """Mean and the half-width of its 95% confidence interval."""

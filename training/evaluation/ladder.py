@@ -16,13 +16,11 @@ move, the machine's); the command line is ``training/ladder.py``.
 from __future__ import annotations
 
 import csv
-import multiprocessing
 import os
 from itertools import combinations
 from pathlib import Path
 
 import numpy as np
-from tqdm import tqdm
 
 from agents.base import acts_in_batch
 from agents.match import pairing_seat, pairing_seats, pairing_seed
@@ -40,7 +38,9 @@ from training.evaluation.ratings import Ratings, rate
 from training.evaluation.run_sets import is_run_set, runs_of
 from training.evaluation.sprt import Sprt, SprtResult
 from training.evaluation.timed import Tally, TimedAgent
+from training.evaluation.workers import one_torch_thread, worker_pool
 from training.framework.config import build_agent, make_checked_game
+from training.framework.progress import Progress
 from training.framework.schema import ConfigError
 
 BOOTSTRAP = 1000  #: bootstrap resamples behind the rating intervals
@@ -70,9 +70,6 @@ _worker: dict = {}
 
 
 def _start_worker(env: str, env_kwargs: dict, seed: int) -> None:
-    import torch  # noqa: PLC0415 (torch takes seconds to import; only a worker sets its threads)
-
-    torch.set_num_threads(1)
     _worker.update(env=env, game=make_game(env, **env_kwargs), seed=seed, agents={})
 
 
@@ -117,7 +114,8 @@ def parallel_round_robin(
     in_batch: frozenset[str] = frozenset(),
     sprt: Sprt | None = None,
 ) -> tuple[list[PairingResult], dict[str, Tally]]:
-    """:func:`round_robin` with the games spread over ``workers`` processes: the same games
+    """:func:`round_robin` with the games spread over ``workers`` processes (two or more: with one,
+    :func:`round_robin` plays in this process; :func:`~training.evaluation.workers.worker_pool`): the same games
     and results (every game is seeded by its number), in a fraction of the wall time.
     Thinking times are measured inside the workers, all under the same load. A pairing of two
     agents of ``in_batch`` (the specs that act in batch) is dealt out in jobs of up to ``batch``
@@ -132,8 +130,7 @@ def parallel_round_robin(
     outcomes: dict[tuple[str, str], list] = {pair: [] for pair in pairs}
     histories: dict[tuple[str, str], set] = {pair: set() for pair in pairs}
     decisions: dict[tuple[str, str], SprtResult] = {}
-    context = multiprocessing.get_context("spawn")
-    with context.Pool(workers, initializer=_start_worker, initargs=(env, env_kwargs, seed)) as pool:
+    with worker_pool(workers, _start_worker, (env, env_kwargs, seed)) as imap:
         for start in range(0, games, stretch):
             end = min(start + stretch, games)
             jobs = []
@@ -146,7 +143,7 @@ def parallel_round_robin(
                     (a, b, first, min(chunk, end - first), seed, random_opening_plies, batch)
                     for first in range(start, end, chunk)
                 ]
-            for job, (job_outcomes, job_histories, timing) in zip(jobs, pool.imap(_play_games, jobs)):
+            for job, (job_outcomes, job_histories, timing) in zip(jobs, imap(_play_games, jobs)):
                 outcomes[job[:2]] += job_outcomes  # imap keeps the jobs' order: games stay in order
                 histories[job[:2]].update(job_histories)
                 for spec, (seconds, moves) in timing.items():
@@ -367,9 +364,7 @@ def run_ladder(
     the batched twin (0: one at a time); any other pairing one at a time. The games, and so the
     tables, are the same either way; the report says which pairings were played one at a time.
     """
-    import torch  # noqa: PLC0415 (torch takes seconds to import; --help and bad input need not wait)
-
-    torch.set_num_threads(1)
+    one_torch_thread()
     game = make_checked_game(env, env_kwargs or {})
     if game.num_players < 2:
         raise ConfigError(f"a ladder needs a game of several players; {env} is set up for {game.num_players}")
@@ -383,7 +378,7 @@ def run_ladder(
     agents = {spec: TimedAgent(build_agent(env, spec, game, seed=seed)) for spec in specs}  # also checks every spec
     in_batch = frozenset(spec for spec, agent in agents.items() if acts_in_batch(agent))
     pairs = len(specs) * (len(specs) - 1) // 2
-    with tqdm(total=games * pairs, desc="ladder games", leave=False, disable=None) as bar:
+    with Progress.on_stderr("ladder games", games * pairs) as progress:
         if workers > 1:
             results, agents = parallel_round_robin(
                 env,
@@ -393,13 +388,13 @@ def run_ladder(
                 seed,
                 random_opening_plies,
                 workers,
-                bar.update,
+                progress.advance,
                 batch,
                 in_batch,
                 sprt,
             )
         else:
-            results = round_robin(game, agents, games, seed, random_opening_plies, bar.update, batch, sprt)
+            results = round_robin(game, agents, games, seed, random_opening_plies, progress.advance, batch, sprt)
     ratings = ladder_ratings(specs, results, game.num_players)
     out.mkdir(parents=True, exist_ok=True)
     report = f"# {env} rating ladder\n\nGame: `{game!r}`; seed {seed}.\n\n" + ladder_report(

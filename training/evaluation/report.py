@@ -1,95 +1,47 @@
-"""Evaluation reports: agents played against each other, written as Markdown and CSV.
+"""Evaluation reports: agents played against each other, from the agents to the report folder.
 
 :func:`evaluate` plays a set of agent specs (one-player games: mean scores on common
 dice; several players: every pairing in seat-paired openings; see
 :mod:`training.evaluation.harness`) and writes ``report.md``, ``summary.csv`` and, for
 one player, ``games.csv`` and ``scores.png``; :func:`evaluate_run` is the closing
 evaluation of a trained run against its config's opponents. The command line is
-``training/evaluate.py``.
+``training/evaluate.py`` (:mod:`training.evaluation.request` resolves what it asks for).
+
+This module runs an evaluation: it builds the agents, plays the games and puts the report
+together; the runs it plays are found by :mod:`training.evaluation.trained_runs`, its tables
+are :mod:`training.evaluation.report_tables`' and its files are written by
+:mod:`training.evaluation.report_files`.
 """
 
 from __future__ import annotations
 
-import csv
-import os
 import re
-import shutil
-import sys
-import tempfile
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 
-import numpy as np
-from tqdm import tqdm
-
-from agents.base import Agent, acts_in_batch
-from agents.registry import NETWORK_AGENTS, TURN_VALUE_AGENTS, parse_spec
-from agents.run_folder import CONFIG_FILE, EVALUATION_DIR, folder_of, read_config, run_loaders
-from agents.shipped import is_shipped, shipped_network
+from agents.base import Agent
+from agents.run_folder import EVALUATION_DIR, read_config
 from envs.core import Game
-from training.evaluation.harness import (
-    DEFAULT_BATCH,
-    PairingResult,
-    SolitaireResult,
-    clipped_mean_ci,
-    evaluate_pairings,
-    evaluate_solitaire,
-    mean_ci,
-    opening_scores,
+from training.evaluation.harness import DEFAULT_BATCH, evaluate_pairings, evaluate_solitaire
+from training.evaluation.report_files import report_folder, write_csv
+from training.evaluation.report_tables import (
+    how_played,
+    paired_report,
+    pairing_games_rows,
+    pairing_report,
+    score_histogram,
+    solitaire_report,
 )
 from training.evaluation.sprt import Sprt
+from training.evaluation.trained_runs import agent_labels
+from training.evaluation.workers import one_torch_thread
 from training.framework.config import build_agent, make_checked_game
-from training.framework.paths import checkpoint_root, results_root
+from training.framework.progress import Progress
 from training.framework.run_files import new_report_dir
 from training.framework.schema import ConfigError
 from training.records.game_record import SUFFIX, record_of
-
-PERCENTILES = (5, 25, 50, 75, 95)
-
-
-def latest_run(env: str) -> Path | None:
-    """The most recently saved run of ``env`` under ``checkpoints/`` that an evaluation can play, if any.
-
-    A run counts by its checkpoint file (:func:`agents.run_folder.run_loaders`): ``model.zip``
-    (PPO, expert iteration), ``value.pt`` (turn-value TD, for the games with a ``td``
-    agent) and ``rllib_checkpoint.zip`` (RLlib, only where Ray is installed to play it).
-    A shipped network's folder (:func:`agents.shipped.is_shipped`) is never a run: in a
-    fresh clone every file is as new as the others, and the shipped agents are played by
-    their specs (``ppo``, ``td``).
-    """
-    names = [loader.checkpoint for loader in run_loaders() if loader.plays(env)]
-    runs = [path for name in names for path in (checkpoint_root() / env).glob(f"*/{name}")]
-    runs = [path for path in runs if not is_shipped(path.parent)]
-    return max(runs, key=lambda p: p.stat().st_mtime).parent if runs else None
-
-
-def trained_runs(env: str, specs: list[str]) -> list[Path]:
-    """The run folders of the trained agents among ``specs``, in order: a path to a run
-    (or its checkpoint file), ``ppo`` / ``ppo+search`` / ``td`` (the shipped network's
-    folder, or their ``path=``). Only those that exist; bots have none."""
-    runs = []
-    for spec in specs:
-        if Path(spec).exists():
-            path = Path(spec)
-        else:
-            try:
-                name, options = parse_spec(spec)
-            except ValueError:
-                continue  # a bad spec: the evaluation names it when it builds the agent
-            if name in NETWORK_AGENTS:
-                path = Path(str(options["path"])) if "path" in options else shipped_network(env)
-            elif name == "td" and env in TURN_VALUE_AGENTS:
-                path = Path(str(options["path"])) if "path" in options else shipped_network(env, "td")
-            else:
-                continue
-        folder = folder_of(path)
-        if (folder / CONFIG_FILE).is_file() and folder not in runs:
-            runs.append(folder)
-    return runs
 
 
 def shown_path(path: Path) -> str:
@@ -129,136 +81,6 @@ class Setup:
         return f"Run: {run}; " + ", ".join(parts) + "."
 
 
-def solitaire_report(results: list[SolitaireResult]) -> tuple[str, list[dict]]:
-    """Markdown table and CSV rows of a one-player evaluation (first agent = reference)."""
-    reference = results[0]
-    stat_keys = sorted({k for r in results for k in r.stats})
-    header = ["agent", "games", "mean score", "95% CI", "std", f"Δ vs {reference.agent} (paired)"]
-    header += [f"{k} (mean)" for k in stat_keys] + [f"p{q}" for q in PERCENTILES] + ["min", "max"]
-    rows, table = [], []
-    for r in results:
-        mean, half = mean_ci(r.scores)
-        diff, diff_half = mean_ci(r.scores - reference.scores)
-        row = {
-            "agent": r.agent,
-            "games": len(r.scores),
-            "mean": round(mean, 3),
-            "ci95_low": round(mean - half, 3),
-            "ci95_high": round(mean + half, 3),
-            "std": round(float(r.scores.std(ddof=1)), 3),
-            "diff_vs_reference": round(diff, 3),
-            "diff_ci95_half_width": round(diff_half, 3),
-        }
-        row.update({f"{k}_rate": round(float(r.stats[k].mean()), 4) if k in r.stats else None for k in stat_keys})
-        percentiles = np.percentile(r.scores, PERCENTILES)
-        row.update({f"p{q}": float(v) for q, v in zip(PERCENTILES, percentiles)})
-        row.update({"min": float(r.scores.min()), "max": float(r.scores.max())})
-        rows.append(row)
-        cells = [
-            r.agent,
-            str(len(r.scores)),
-            f"{mean:.1f}",
-            f"[{mean - half:.1f}, {mean + half:.1f}]",
-            f"{row['std']:.1f}",
-        ]
-        cells.append("—" if r is reference else f"{diff:+.1f} ± {diff_half:.1f}")
-        cells += [f"{row[f'{k}_rate']:.3f}" if row[f"{k}_rate"] is not None else "—" for k in stat_keys]
-        cells += [f"{v:g}" for v in percentiles] + [f"{row['min']:g}", f"{row['max']:g}"]
-        table.append(cells)
-    return _markdown(header, table), rows
-
-
-def pairing_report(
-    results: list[PairingResult], references: dict[str, PairingResult] | None = None, players: int = 2
-) -> tuple[str, list[dict]]:
-    """Markdown table and CSV rows of the pairings of a game of ``players``; with ``references``
-    (opponent -> that opponent against copies of itself, :func:`reference_pairings`), a column
-    gives the share of a game an agent as good as the opponent would take at that table. At two
-    players a column counts the openings by the points the agent took in their two games (the
-    pentanomial model's five outcomes)."""
-    references = references or {}
-    header = [
-        "agent",
-        "opponent",
-        "games",
-        "distinct",
-        "win rate",
-        "95% CI",
-        "draw rate",
-        "loss rate",
-        "95% CI",
-        "score (wins + ½ draws), 95% CI",
-        "mean outcome, 95% CI",
-    ]
-    if references:
-        header.append("opponent's own score, 95% CI")
-    two_players = players == 2
-    if two_players:
-        header.append("openings 0 / ½ / 1 / 1½ / 2")
-    rows, table = [], []
-    for r in results:
-        win, win_low, win_high = r.rate(1)
-        draw, _, _ = r.rate(0)
-        loss, loss_low, loss_high = r.rate(-1)
-        score, score_low, score_high = r.share()
-        # the mean outcome is 2 score - 1 game by game: its interval is the score's, mapped onto [-1, 1]
-        mean, mean_low, mean_high = 2 * score - 1, 2 * score_low - 1, 2 * score_high - 1
-        rows.append(
-            {
-                "agent": r.candidate,
-                "opponent": r.opponent,
-                "games": r.games,
-                "openings": int(len(np.unique(r.openings))),
-                "distinct_games": r.distinct_games,
-                "win_rate": round(win, 4),
-                "win_ci95_low": round(win_low, 4),
-                "win_ci95_high": round(win_high, 4),
-                "draw_rate": round(draw, 4),
-                "loss_rate": round(loss, 4),
-                "loss_ci95_low": round(loss_low, 4),
-                "loss_ci95_high": round(loss_high, 4),
-                "score": round(score, 4),
-                "score_ci95_low": round(score_low, 4),
-                "score_ci95_high": round(score_high, 4),
-                "mean_outcome": round(mean, 4),
-                "mean_outcome_ci95_low": round(mean_low, 4),
-                "mean_outcome_ci95_high": round(mean_high, 4),
-            }
-        )
-        table.append(
-            [
-                r.candidate,
-                r.opponent,
-                str(r.games),
-                str(r.distinct_games),
-                f"{win:.3f}",
-                f"[{win_low:.3f}, {win_high:.3f}]",
-                f"{draw:.3f}",
-                f"{loss:.3f}",
-                f"[{loss_low:.3f}, {loss_high:.3f}]",
-                f"{score:.3f} [{score_low:.3f}, {score_high:.3f}]",
-                f"{mean:+.3f} [{mean_low:+.3f}, {mean_high:+.3f}]",
-            ]
-        )
-        if r.sprt is not None:
-            rows[-1].update({"sprt": r.sprt.decision or "undecided", "sprt_llr": round(r.sprt.llr, 3)})
-        if references:
-            own, own_low, own_high = references[r.opponent].share()
-            rows[-1].update(
-                {
-                    "opponent_own_score": round(own, 4),
-                    "opponent_own_score_ci95_low": round(own_low, 4),
-                    "opponent_own_score_ci95_high": round(own_high, 4),
-                }
-            )
-            table[-1].append(f"{own:.3f} [{own_low:.3f}, {own_high:.3f}]")
-        if two_players:
-            counts = r.pentanomial()
-            rows[-1]["pentanomial"] = "/".join(map(str, counts))
-            table[-1].append(" / ".join(map(str, counts)))
-    return _markdown(header, table), rows
-
-
 def reference_pairings(
     env: str, game: Game, specs: dict[str, str], opponents: list[str], seed: int
 ) -> list[tuple[tuple[str, Agent], tuple[str, Agent]]]:
@@ -278,155 +100,6 @@ def reference_pairings(
         )
         for label in opponents
     ]
-
-
-def paired_report(results: list[PairingResult]) -> tuple[str, list[dict]]:
-    """Two agents against the same opponent on the same games (seeds, seats, openings): the
-    paired difference of their scores, with its 95% CI over the openings (much tighter than
-    the two scores' own intervals, since each game's dice are shared). Empty without such pairs."""
-    header = ["agent", "minus agent", "against", "games", "score difference (paired)", "95% CI"]
-    rows, table = [], []
-    for first, second in combinations(results, 2):
-        if first.opponent != second.opponent or first.games != second.games or not (first.seats == second.seats).all():
-            continue
-        diff, low, high = clipped_mean_ci(opening_scores(first.scores - second.scores, first.openings), -1.0, 1.0)
-        rows.append(
-            {
-                "agent": first.candidate,
-                "minus_agent": second.candidate,
-                "against": first.opponent,
-                "games": first.games,
-                "score_difference": round(diff, 4),
-                "ci95_low": round(low, 4),
-                "ci95_high": round(high, 4),
-            }
-        )
-        table.append(
-            [
-                first.candidate,
-                second.candidate,
-                first.opponent,
-                str(first.games),
-                f"{diff:+.4f}",
-                f"[{low:+.4f}, {high:+.4f}]",
-            ]
-        )
-    return (_markdown(header, table) if table else ""), rows
-
-
-def pairing_games_rows(results: list[PairingResult]) -> list[dict]:
-    """Every game of the pairings, for ``games.csv``: the agent's score per game with its opening
-    and seat, what an aggregate over several runs resamples (:mod:`training.evaluation.run_sets`)."""
-    return [
-        {
-            "agent": r.candidate,
-            "opponent": r.opponent,
-            "game": g,
-            "opening": int(opening),
-            "seat": int(seat),
-            "score": score,
-        }
-        for r in results
-        for g, (opening, seat, score) in enumerate(zip(r.openings, r.seats, r.scores.tolist()))
-    ]
-
-
-def _markdown(header: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines)
-
-
-def _write_csv(path: Path, rows: list[dict]) -> None:
-    with path.open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-
-
-@contextmanager
-def report_folder(out_dir: Path) -> Iterator[Path]:
-    """A fresh hidden folder beside ``out_dir`` to write a report into.
-
-    Its files move into ``out_dir`` (created then) when the block ends without an error,
-    and the folder is removed either way: an evaluation that fails while writing its
-    report leaves no half report, and nothing in ``out_dir`` that blocks a rerun.
-    """
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.partial-", dir=out_dir.parent))
-    try:
-        yield staging
-        out_dir.mkdir(parents=True, exist_ok=True)
-        for path in sorted(staging.iterdir()):
-            os.replace(path, out_dir / path.name)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-
-
-def agent_labels(specs: list[str]) -> list[str]:
-    """The name of each agent in the tables: a run's path is ``trained`` (``trained seed 3``, by its
-    config's seed, where several runs of different seeds play), anything else its spec; a name
-    given twice gets ``#2``, ``#3`` ... so that no agent is lost."""
-    runs = [spec for spec in specs if Path(spec).exists()]
-    seeds = {run: read_config(run).get("seed") for run in runs}
-    by_seed = len(runs) > 1 and None not in seeds.values() and len(set(seeds.values())) == len(runs)
-    labels: list[str] = []
-    for spec in specs:
-        base = spec if spec not in runs else f"trained seed {seeds[spec]}" if by_seed else "trained"
-        label, copy = base, 1
-        while label in labels:
-            copy += 1
-            label = f"{base} #{copy}"
-        labels.append(label)
-    return labels
-
-
-def _score_histogram(path: Path, results: list[SolitaireResult]) -> None:
-    import matplotlib  # noqa: PLC0415 (matplotlib takes a second to import; only the histogram needs it)
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # noqa: PLC0415 (as matplotlib, and after its backend is chosen)
-
-    fig, ax = plt.subplots(figsize=(7, 4))
-    low = min(r.scores.min() for r in results)
-    high = max(r.scores.max() for r in results)
-    bins = np.linspace(low, high + 1, 40)
-    for r in results:
-        ax.hist(r.scores, bins=bins, histtype="step", linewidth=1.5, label=f"{r.agent} (mean {r.scores.mean():.1f})")
-    ax.set_xlabel("final score")
-    ax.set_ylabel("games")
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-
-
-@contextmanager
-def progress(total: int, clock: Callable[[], float] = time.perf_counter) -> Iterator[Callable[[], None]]:
-    """Games done / total and the time left, on stderr: a bar on a terminal, else a line per 10%.
-
-    The time left is the time so far per game times the games left, which holds because the
-    harness mixes the games of every agent and pairing from the start (some cost many times
-    others); the bar estimates it the same way (no smoothing towards the latest games). ``clock``
-    gives the time in seconds (a test's fake clock).
-    """
-    if sys.stderr.isatty():
-        with tqdm(total=total, desc="games", unit="game", file=sys.stderr, smoothing=0) as bar:
-            yield bar.update
-        return
-    started, done, step = clock(), 0, max(1, total // 10)
-
-    def update() -> None:
-        nonlocal done
-        done += 1
-        if done % step == 0 or done == total:
-            elapsed = clock() - started
-            left = elapsed / done * (total - done)
-            print(
-                f"games {done}/{total}, {elapsed:.0f} s elapsed, about {left:.0f} s left", file=sys.stderr, flush=True
-            )
-
-    yield update
 
 
 def game_recorder(folder: Path, env: str, game: Game, specs: dict[str, str]) -> Callable:
@@ -471,9 +144,7 @@ def evaluate(
     the files are written together (:func:`report_folder`). With ``record_games``, every
     game is also written there as a record (:mod:`training.records.game_record`) to replay.
     """
-    import torch  # noqa: PLC0415 (torch takes seconds to import; --help and bad input need not wait)
-
-    torch.set_num_threads(1)  # one observation at a time: threads only add overhead
+    one_torch_thread()
     game = make_checked_game(env, env_kwargs or {})
     if game.num_players > 1 and len(agent_specs) < 2:
         given = " ".join(agent_specs) or "none"
@@ -490,9 +161,9 @@ def evaluate(
     title = f"# {env} evaluation\n\n{about}\n\n"
     if game.num_players == 1:
         print(f"Evaluating {', '.join(agents)}: {len(agents)} agents x {games} games", flush=True)
-        with progress(games * len(agents)) as update:
+        with Progress.on_stderr("games", games * len(agents)) as progress:
             seeds = range(seed, seed + games)
-            solitaire = evaluate_solitaire(game, agents, seeds, progress=update, on_game=on_game, batch=batch)
+            solitaire = evaluate_solitaire(game, agents, seeds, progress.advance, on_game, batch)
         table, rows = solitaire_report(solitaire)
         note = f"All agents played the same {games} seeds (same dice). Δ is the paired mean difference with its 95% CI."
     else:
@@ -506,8 +177,9 @@ def evaluate(
             flush=True,
         )
         played = pairs + reference_pairings(env, game, specs, opponents, seed)
-        with progress(games * len(played)) as update:
-            results = evaluate_pairings(game, played, games, seed, random_opening_plies, update, on_game, batch, sprt)
+        with Progress.on_stderr("games", games * len(played)) as progress:
+            advance = progress.advance
+            results = evaluate_pairings(game, played, games, seed, random_opening_plies, advance, on_game, batch, sprt)
         pairings, references = results[: len(pairs)], {r.opponent: r for r in results[len(pairs) :]}
         table, rows = pairing_report(pairings, references, game.num_players)
         paired, paired_rows = paired_report(pairings)
@@ -543,33 +215,19 @@ def evaluate(
     note += "\n\n" + how_played(agents, specs, batch)
     report = title + table + "\n\n" + note + "\n"
     with report_folder(out_dir) as staging:
-        _write_csv(staging / "summary.csv", rows)
+        write_csv(staging / "summary.csv", rows)
         if game.num_players > 1 and paired_rows:
-            _write_csv(staging / "paired.csv", paired_rows)
+            write_csv(staging / "paired.csv", paired_rows)
         if game.num_players > 1:
-            _write_csv(staging / "games.csv", pairing_games_rows(pairings))
+            write_csv(staging / "games.csv", pairing_games_rows(pairings))
         if game.num_players == 1:
-            _write_csv(
+            write_csv(
                 staging / "games.csv",
                 [{"seed": seed + i, **{r.agent: float(r.scores[i]) for r in solitaire}} for i in range(games)],
             )
-            _score_histogram(staging / "scores.png", solitaire)
+            score_histogram(staging / "scores.png", solitaire)
         (staging / "report.md").write_text(report)
     return report
-
-
-def how_played(agents: dict[str, Agent], specs: dict[str, str], batch: int) -> str:
-    """The report's line on how the games were played: in batches, and which agents' games one at a time."""
-    if batch <= 0:
-        return "The games were played one at a time (--batch 0)."
-    unable = [f"`{specs[label]}`" for label, agent in agents.items() if not acts_in_batch(agent)]
-    line = f"The games were played {batch} at a time as rows of the batched twin"
-    if not unable:
-        return line + " (the same games as one at a time)."
-    return (
-        line + f", except every game of {', '.join(unable)}, played one at a time: "
-        f"{'it has' if len(unable) == 1 else 'they have'} no act_batch."
-    )
 
 
 def table_name(options: dict) -> str:
@@ -625,21 +283,3 @@ def evaluate_run(run_dir: Path, games: int | None = None, seed: int = 10_000, ca
     print(report)
     print(f"Report written to {out}")
     return report
-
-
-def output_dir(out: str | None, overwrite: bool, checkpoint: Path | None, env: str) -> Path:
-    """Where the report goes: ``--out`` (never over a report unless ``--overwrite``), else a new
-    dated folder: in the run folder of ``checkpoint`` when it is one (it holds the run's
-    config) and not a shipped network's, else under ``results/<env>/`` (neither a shipped
-    folder nor a bare model file's folder is the user's to write in)."""
-    if out is not None:
-        out_dir = Path(out)
-        if out_dir.is_dir() and any(out_dir.iterdir()) and not overwrite:
-            raise ConfigError(
-                f"{out_dir} already holds files (an earlier report?); choose another --out or pass --overwrite"
-            )
-        return out_dir
-    folder = None if checkpoint is None else folder_of(checkpoint)
-    if folder is not None and (folder / CONFIG_FILE).is_file() and not is_shipped(folder):
-        return new_report_dir(folder, f"{EVALUATION_DIR}-")
-    return new_report_dir(results_root() / env)

@@ -17,13 +17,8 @@ from pathlib import Path
 from agents.registry import bot_names
 from agents.run_folder import CONFIG_FILE, EVALUATION_DIR, CheckpointError, read_config, read_metadata
 from envs.registry import get_entry
-from training.evaluation.report import (
-    Setup,
-    evaluate,
-    latest_run,
-    output_dir,
-    trained_runs,
-)
+from training.evaluation.report import Setup, evaluate
+from training.evaluation.report_files import output_dir
 from training.evaluation.run_sets import (
     evaluation_scores,
     is_run_set,
@@ -32,6 +27,7 @@ from training.evaluation.run_sets import (
     write_aggregate,
 )
 from training.evaluation.sprt import Sprt
+from training.evaluation.trained_runs import latest_run, trained_runs
 from training.framework.config import make_checked_game
 from training.framework.console import yaml_mapping
 from training.framework.paths import checkpoint_root

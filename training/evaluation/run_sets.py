@@ -37,13 +37,13 @@ from pathlib import Path
 import numpy as np
 
 from agents.run_folder import CURVE_FILE, EVALUATION_DIR
-from training.evaluation.harness import PSEUDO_OPENINGS, Z95, opening_scores, paired_share_interval
+from training.evaluation.bootstrap import BOOTSTRAP_REPS, BOOTSTRAP_SEED, padded, recentred
+from training.evaluation.harness import Z95, opening_scores, paired_share_interval
+from training.evaluation.report_files import write_csv
 
 RUN_SET_FILE = "run_set.json"  #: marks a run-set folder: env, pipeline, seeds, command
 REPORT_FILE = "report.md"
 CURVES_FILE = "curves.png"
-BOOTSTRAP_REPS = 2000
-BOOTSTRAP_SEED = 0
 
 
 def is_run_set(path: Path) -> bool:
@@ -135,16 +135,13 @@ def _table(runs: list[RunScores], tasks: list[str], draws: list[dict[str, np.nda
 
 def with_pseudo_openings(runs: list[RunScores]) -> list[RunScores]:
     """Each run's openings of every share task (its ``bounds``: 0 and 1, or their normalized
-    values) with :data:`~training.evaluation.harness.PSEUDO_OPENINGS`-many pseudo-openings at
-    each end, as the benchmark's bootstrap adds them: a task whose games all ended alike keeps
-    the uncertainty its own interval shows."""
+    values) with pseudo-openings at each end (:func:`~training.evaluation.bootstrap.padded`),
+    as the benchmark's bootstrap adds them."""
     return [
         RunScores(
             run.label,
             {
-                task: np.concatenate([values, np.repeat(run.bounds[task], PSEUDO_OPENINGS)])
-                if task in run.bounds
-                else values
+                task: padded(values, run.bounds[task]) if task in run.bounds else values
                 for task, values in run.tasks.items()
             },
             run.bounds,
@@ -194,8 +191,7 @@ def aggregate(runs: list[RunScores], reps: int = BOOTSTRAP_REPS, seed: int = BOO
     per_task = np.array(per_task)
 
     def with_interval(value: float, draws, centred: float, within: list[str]) -> tuple[float, float, float]:
-        low, high = np.percentile(draws, [2.5, 97.5])
-        low, high = value - (centred - low), value + (high - centred)
+        low, high = recentred(value, centred, *np.percentile(draws, [2.5, 97.5]))
         if within and all(task in bounds for task in within):  # shares: never outside their range
             low = max(low, min(bounds[task][0] for task in within))
             high = min(high, max(bounds[task][1] for task in within))
@@ -291,11 +287,7 @@ def write_aggregate(folder: Path, title: str, runs: list[RunScores], note: str =
     report = aggregate_report(title, runs, result, note)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / REPORT_FILE).write_text(report)
-    rows = aggregate_rows(runs, result)
-    with (folder / "summary.csv").open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    write_csv(folder / "summary.csv", aggregate_rows(runs, result))
     return report
 
 

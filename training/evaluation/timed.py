@@ -1,7 +1,7 @@
 """An agent whose thinking time and moves are added up, whether it plays one game at a time or many in batch.
 
 The ladder times every agent (:mod:`training.evaluation.ladder`) and the benchmark referees
-the agent under test (:class:`training.evaluation.benchmark.GuardedAgent`, a subclass).
+the agent under test (:class:`training.evaluation.referee.GuardedAgent`, a subclass).
 Both wrap the agent in a :class:`TimedAgent`, which acts as the agent does:
 
 * ``act`` is the agent's, timed;

@@ -26,6 +26,7 @@ from agents.turn_value import TurnValueAgent
 from envs.batched import streams as random_streams
 from envs.core import Game
 from envs.registry import get_entry
+from training.framework.progress import Progress
 from training.framework.schema import ConfigError
 
 
@@ -37,12 +38,12 @@ def explored_teacher_turns(
     top: int,
     rng: np.random.Generator,
     batch: int = 1024,
-    progress=None,
+    progress: Progress | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(features, targets)``: the turns after the explored write of ``games`` teacher games.
 
-    ``recorder`` reads sheets off observations and explores the writes; ``progress(games
-    done)`` is called after every batch.
+    ``recorder`` reads sheets off observations and explores the writes; ``progress``, if given,
+    advances by each batch's games.
     """
     if not acts_in_batch(teacher):
         raise ConfigError(f"warm_start.explore_top plays the teacher in batch, and {teacher!r} has no act_batch")
@@ -53,7 +54,7 @@ def explored_teacher_turns(
         features.append(found)
         targets.append(returns)
         if progress is not None:
-            progress(start + size)
+            progress.advance(size)
     return np.concatenate(features), np.concatenate(targets)
 
 

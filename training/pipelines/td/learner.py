@@ -29,7 +29,6 @@ stopped).
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import numpy as np
@@ -40,6 +39,7 @@ from agents.run_folder import VALUE_FILE
 from agents.turn_value import TurnValueAgent, TurnValueNet, save_turn_value
 from envs.core import Game
 from training.framework.checkpoint import Checkpoint
+from training.framework.progress import Progress
 from training.framework.run import Override, Pipeline, Session
 from training.pipelines.td.config import TDConfig, td_agent_class
 from training.pipelines.td.explore import explored_teacher_turns
@@ -227,15 +227,9 @@ class TurnValueTD(Pipeline):
     def _explored_turns(self, teacher) -> tuple[np.ndarray, np.ndarray]:
         """The turns after one explored write per teacher game (:mod:`training.pipelines.td.explore`)."""
         settings = self.config.warm_start
-        started = time.perf_counter()
-
-        def progress(done: int) -> None:
-            print(
-                f"Warm start: {done}/{settings.games} explored {settings.teacher} games, "
-                f"{time.perf_counter() - started:.0f} s",
-                flush=True,
-            )
-
+        progress = Progress(
+            f"Warm start: explored {settings.teacher} games", settings.games, lambda line: print(line, flush=True)
+        )
         return explored_teacher_turns(
             self.game, teacher, self.agent, settings.games, settings.explore_top, self.rng, progress=progress
         )
