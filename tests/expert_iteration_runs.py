@@ -10,6 +10,8 @@ from pathlib import Path
 
 import yaml
 
+#: every kind of game: between two bots, the learner against itself, a snapshot or a bot
+GAMES = {"bot_game_weight": 0.4, "self_play_weight": 0.3, "snapshot_weight": 0.3}
 #: a generation in a second or two; every kind of game a unit plays, in three generations
 MIXED = {
     "pipeline": "expert_iteration",
@@ -21,16 +23,21 @@ MIXED = {
     "games_per_unit": 2,
     "search_depth": 1,
     "explore_plies": 2,
-    "pool": ["search:depth=1", "random"],
-    "bot_game_weight": 0.4,
-    "self_play_weight": 0.3,
-    "snapshot_weight": 0.3,
     "max_snapshots": 2,
-    "teacher": "search:depth=2",
     "random_move_rate": 0.1,
-    "self_teacher_from": 2,
-    "self_teacher_depth": 1,
-    "self_teacher_pool": ["ppo:path={teacher}", "ppo+search:depth=1,path={teacher}", "search:depth=1"],
+    "stages": [
+        {
+            "generations": 2,
+            "teacher": "search:depth=2",
+            "pool": ["search:depth=1", "random"],
+            **GAMES,
+        },
+        {  # then the network of generation 2, frozen, in a one-ply search
+            "teacher": "ppo+search:depth=1,path={frozen}",
+            "pool": ["ppo:path={frozen}", "ppo+search:depth=1,path={frozen}", "search:depth=1"],
+            **GAMES,
+        },
+    ],
     "batch_size": 32,
     "checkpoint_every": 1,
 }

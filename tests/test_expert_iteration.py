@@ -1,4 +1,6 @@
-"""Expert iteration: every position is credited with its own seat's outcome; a tiny run end to end."""
+"""Expert iteration: every position is credited with its own seat's outcome; a tiny run end to end;
+its stages (the lookup, the hand-over to the network's frozen search, the refusal of the keys that
+spelled them before, an earlier run resumed)."""
 
 from __future__ import annotations
 
@@ -12,12 +14,13 @@ import yaml
 from agents.base import RandomAgent
 from agents.registry import make_agent
 from envs.games.invers import Invers
+from tests.expert_iteration_runs import MIXED, mixed_config, weights_digest
 from tests.test_search import LinearNetwork
 from training import train
 from training.framework import run as framework_run
 from training.framework.config import load_config
 from training.framework.schema import ConfigError
-from training.pipelines.expert_iteration.config import ExpertIterationConfig
+from training.pipelines.expert_iteration.config import EARLIER_KEYS, ExpertIterationConfig, Stage, stages_from_earlier
 from training.pipelines.expert_iteration.learner import ExpertIteration
 from training.pipelines.expert_iteration.play import Learner, learner_targets, play_training_game
 from training.teacher.labels import teacher_targets
@@ -68,21 +71,27 @@ def test_policy_targets_are_distributions_over_legal_moves():
     assert -1.0 <= record.search_value <= 1.0
 
 
+RECIPE = yaml.safe_load(open("configs/invers_expert_iteration.yaml"))
+
+
+def tiny_stage(**changes) -> dict:
+    """The recipe's one stage (the learner's own search, a share of games between bots), against cheap bots."""
+    return {**RECIPE["stages"][0], "pool": ["random", "search:depth=1"], **changes}
+
+
 def tiny_config(tmp_path, **changes) -> Path:
     """Invers' expert-iteration config at a size that trains a generation in seconds."""
-    config = yaml.safe_load(open("configs/invers_expert_iteration.yaml"))
-    config.update(
-        {
-            "env_kwargs": {"max_plies": 30},
-            "policy_kwargs": {"net_arch": [16]},
-            "games_per_generation": 2,
-            "generations": 1,
-            "pool": ["random", "search:depth=1"],
-            "batch_size": 32,
-            "max_minutes": None,
-            **changes,
-        }
-    )
+    config = {
+        **RECIPE,
+        "env_kwargs": {"max_plies": 30},
+        "policy_kwargs": {"net_arch": [16]},
+        "games_per_generation": 2,
+        "generations": 1,
+        "stages": [tiny_stage()],
+        "batch_size": 32,
+        "max_minutes": None,
+        **changes,
+    }
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(config))
     return path
@@ -120,8 +129,7 @@ def test_teacher_games_keep_both_bots_positions_with_their_outcomes(tmp_path):
         env_kwargs={"max_plies": 60},
         policy_kwargs={"net_arch": [8]},
         games_per_generation=2,
-        pool=["search:depth=1"],
-        bot_game_weight=1.0,
+        stages=[Stage(pool=["search:depth=1"], bot_game_weight=1.0)],
     )
     trainer = ExpertIteration(config, tmp_path)
     units, results = trainer.play_generation()
@@ -138,10 +146,8 @@ def test_a_teacher_labels_every_position_with_its_move_values(tmp_path, workers)
         env_kwargs={"max_plies": 40},
         policy_kwargs={"net_arch": [8]},
         games_per_generation=2,
-        pool=["search:depth=1"],
-        bot_game_weight=1.0,
+        stages=[Stage(teacher="search:depth=2", pool=["search:depth=1"], bot_game_weight=1.0)],
         random_move_rate=0.2,
-        teacher="search:depth=2",
         workers=workers,
         value_mix=0.5,
         policy_temperature=0.05,
@@ -175,9 +181,7 @@ def test_max_minutes_ends_a_generation_of_teacher_games_and_its_progress_is_told
         generations=3,
         games_per_generation=6,
         games_per_unit=2,
-        pool=["search:depth=1"],
-        bot_game_weight=1.0,
-        teacher="search:depth=1",
+        stages=[{"teacher": "search:depth=1", "pool": ["search:depth=1"], "bot_game_weight": 1.0}],
         workers=1,
         max_minutes=1e-6,
     )
@@ -194,7 +198,7 @@ def test_max_minutes_ends_a_generation_of_teacher_games_and_its_progress_is_told
 
 def test_a_log_gets_the_first_progress_line_then_one_a_minute(tmp_path, capsys):
     """Printed to a file, a 5-generation run wrote 134 lines and the default run 6,990."""
-    path = tiny_config(tmp_path, generations=5, games_per_unit=1, teacher="search:depth=1")
+    path = tiny_config(tmp_path, generations=5, games_per_unit=1, stages=[tiny_stage(teacher="search:depth=1")])
     assert train.main(["--config", str(path), "--run-dir", str(tmp_path / "run"), "--no-eval"]) == 0
     out = capsys.readouterr().out.splitlines()
     routine = [line for line in out if line.startswith(("generation 1:", "generation 2:", "generations "))]
@@ -203,7 +207,7 @@ def test_a_log_gets_the_first_progress_line_then_one_a_minute(tmp_path, capsys):
 
 
 def test_a_teacher_without_move_values_is_refused(tmp_path):
-    config = ExpertIterationConfig(env="invers", policy_kwargs={"net_arch": [8]}, teacher="greedy")
+    config = ExpertIterationConfig(env="invers", policy_kwargs={"net_arch": [8]}, stages=[Stage(teacher="greedy")])
     with pytest.raises(ConfigError, match="move_values"):
         ExpertIteration(config, tmp_path)
 
@@ -214,8 +218,7 @@ def test_learning_with_symmetries_keeps_targets_on_legal_moves(tmp_path):
         env_kwargs={"max_plies": 40},
         policy_kwargs={"net_arch": [8]},
         games_per_generation=2,
-        pool=["search:depth=1"],
-        bot_game_weight=1.0,
+        stages=[Stage(pool=["search:depth=1"], bot_game_weight=1.0)],
         batch_size=16,
     )
     trainer = ExpertIteration(config, tmp_path)
@@ -225,6 +228,25 @@ def test_learning_with_symmetries_keeps_targets_on_legal_moves(tmp_path):
         trainer.buffer.add(unit.observations, unit.masks, unit.policies, unit.values)
     losses = trainer.update(sum(unit.positions for unit in units))
     assert np.isfinite(losses["policy_loss"]) and losses["policy_loss"] < 50  # an illegal target would cost 1e9
+
+
+#: keys that only the learner's own games read (none is played where every game is between two bots)
+LEARNER_KEYS = {"search_depth", "explore_plies", "explore_temperature", "imitate_pool"}
+#: a stage's keys that only the learner's own games read
+LEARNER_STAGE_KEYS = {"self_play_weight", "snapshot_weight"}
+
+
+def read_by_the_run(config: ExpertIterationConfig, raw: dict) -> dict:
+    """``raw`` (a config mapping) without the keys that ``config``'s run never reads: the learner's, where
+    no stage plays a learner game, and a stage's shares of learner games where all of its are between bots."""
+    learner_plays = any(stage.learner_plays for stage in config.stages)
+    kept = {key: value for key, value in raw.items() if learner_plays or key not in LEARNER_KEYS}
+    if "stages" in kept:
+        kept["stages"] = [
+            {key: value for key, value in entry.items() if stage.learner_plays or key not in LEARNER_STAGE_KEYS}
+            for entry, stage in zip(kept["stages"], config.stages, strict=True)
+        ]
+    return kept
 
 
 @pytest.mark.parametrize(
@@ -239,16 +261,34 @@ def test_learning_with_symmetries_keeps_targets_on_legal_moves(tmp_path):
 def test_each_kept_networks_recipe_is_the_config_it_ran_and_names_a_teacher_that_values_moves(recipe, network):
     """The shipped Invers network and the three it was distilled from: each recipe is its run's
     config but for the budget, which a recipe fixes at the generations the run reached (a run
-    stopped by its time limit or by hand would not remake the same network otherwise)."""
+    stopped by its time limit or by hand would not remake the same network otherwise), and but for
+    the keys that no game of the run reads (the recipes leave them out)."""
     config = load_config(ExpertIterationConfig, recipe)
-    assert config.teacher and config.bot_game_weight == 1.0
-    teacher = make_agent("invers", config.teacher, Invers(), seed=0)
+    first = config.stages[0]
+    assert first.teacher and all(stage.bot_game_weight == 1.0 for stage in config.stages)
+    teacher = make_agent("invers", first.teacher, Invers(), seed=0)
     assert callable(teacher.move_values)
-    ran = yaml.safe_load(open(f"{network}/config.yaml"))
+    ran = read_by_the_run(config, yaml.safe_load(open(f"{network}/config.yaml")))
+    planned = read_by_the_run(config, config.to_dict())
     budget = ("generations", "max_minutes")
-    assert {k: v for k, v in ran.items() if k not in budget} == {k: config.to_dict()[k] for k in ran if k not in budget}
+    assert {k: v for k, v in ran.items() if k not in budget} == {k: planned[k] for k in ran if k not in budget}
     if config.max_minutes is None:  # the recipe fixes the budget: the generations the run reached
         assert json.loads(open(f"{network}/metadata.json").read())["generations"] == config.generations
+
+
+def shipped_expert_iteration_configs() -> list[Path]:
+    return [
+        path
+        for path in sorted(Path("configs").glob("*.yaml"))
+        if yaml.safe_load(path.read_text()).get("pipeline") == "expert_iteration"
+    ]
+
+
+@pytest.mark.parametrize("path", shipped_expert_iteration_configs(), ids=str)
+def test_a_shipped_config_sets_no_key_its_run_never_reads(path):
+    """``search_depth: 1  # unused`` stood in the default config, whose learner plays no game."""
+    raw = yaml.safe_load(path.read_text())
+    assert read_by_the_run(load_config(ExpertIterationConfig, path), raw) == raw
 
 
 def test_a_run_honours_its_learning_curve_section(tmp_path):
@@ -260,81 +300,249 @@ def test_a_run_honours_its_learning_curve_section(tmp_path):
     assert rows[0].startswith("generations,win_rate") and [row.split(",")[0] for row in rows[1:]] == ["0", "1", "2"]
 
 
-def two_stage_config(tmp_path, **changes) -> Path:
-    """The tiny config distilling search:depth=1, handing over to the network's one-ply search after a generation."""
-    return tiny_config(
-        tmp_path,
-        teacher="search:depth=1",
-        bot_game_weight=1.0,
-        workers=1,
-        self_teacher_from=1,
-        self_teacher_depth=1,
-        **changes,
-    )
+QUIET = ["--no-eval", "--no-progress"]
+
+
+def two_stage_config(tmp_path, later_pool: list[str], later: tuple[int | None, ...] = (None,), **changes) -> Path:
+    """The tiny config distilling search:depth=1 for a generation, then the network's one-ply search,
+    frozen as each later stage begins (``later``: their generations, the last None: to the end)."""
+    first = {
+        "generations": 1,
+        "teacher": "search:depth=1",
+        "pool": ["random", "search:depth=1"],
+        "bot_game_weight": 1.0,
+    }
+    frozen = {"teacher": "ppo+search:depth=1,path={frozen}", "pool": later_pool, "bot_game_weight": 1.0}
+    stages = [first, *({**frozen, **({"generations": n} if n else {})} for n in later)]
+    return tiny_config(tmp_path, stages=stages, workers=1, **changes)
+
+
+def test_the_stage_of_a_generation_and_the_generation_it_begins_at():
+    stages = [Stage(generations=2, teacher="search:depth=1"), Stage(generations=3), Stage(teacher="search:depth=2")]
+    config = ExpertIterationConfig(env="invers", generations=9, stages=stages)
+    found = [config.stage_at(generation) for generation in range(9)]
+    assert [first for first, _ in found] == [0, 0, 2, 2, 2, 5, 5, 5, 5]
+    assert [[s is stage for s in stages].index(True) for _, stage in found] == [0, 0, 1, 1, 1, 2, 2, 2, 2]
+    with pytest.raises(ValueError, match="generation 5 is past the stages, which end at 5"):
+        ExpertIterationConfig(env="invers", stages=stages[:2]).stage_at(5)
 
 
 def test_the_teacher_hands_over_to_the_networks_own_frozen_search(tmp_path):
-    """``self_teacher_from: 1``: generation 0 is labelled by the first teacher; generation 1 first
-    freezes the network in the run folder, then its own search labels and the second pool plays."""
-    path = two_stage_config(tmp_path, generations=2, self_teacher_pool=["ppo:path={teacher}", "search:depth=1"])
+    """A second stage whose teacher is ``{frozen}``: generation 0 is labelled by the first teacher;
+    generation 1 first freezes the network in the run folder, then its own search labels and the
+    second pool plays."""
+    path = two_stage_config(tmp_path, ["ppo:path={frozen}", "search:depth=1"], generations=2)
     run = tmp_path / "run"
-    assert train.main(["--config", str(path), "--run-dir", str(run), "--no-eval", "--no-progress"]) == 0
+    assert train.main(["--config", str(path), "--run-dir", str(run), *QUIET]) == 0
     frozen = run / "teacher" / "model.zip"
     log = json.loads((run / "metadata.json").read_text())["generation_log"]
     assert [entry["teacher"] for entry in log] == ["search:depth=1", f"ppo+search:depth=1,path={frozen}"]
     assert frozen.is_file() and all(entry["positions"] > 0 for entry in log)
+    assert log[1]["games_vs"] == {}  # every game between two bots: the learner's results are none
 
 
-def test_the_teacher_is_frozen_again_every_so_many_generations(tmp_path):
-    """``self_teacher_every: 2`` after ``self_teacher_from: 1``: hand-overs at generations 1 and 3,
-    each freezing the network of that moment (the teacher file is rewritten, the buffer emptied)."""
-    path = two_stage_config(tmp_path, generations=4, self_teacher_every=2, self_teacher_pool=["random"])
+def test_each_later_stage_freezes_a_newer_network(tmp_path):
+    """Stages of 1 and 2 generations, then one to the end: hand-overs at generations 1 and 3, each
+    freezing the network of that moment (the teacher file is rewritten, the buffer emptied)."""
+    path = two_stage_config(tmp_path, ["random"], later=(2, None), generations=4)
     run = tmp_path / "run"
     frozen = []
-    original = ExpertIteration.hand_over_to_self_teacher
+    original = ExpertIteration.begin_stage
 
-    def record(self):
-        original(self)
-        frozen.append((self.done, self.frozen_teacher().read_bytes(), len(self.buffer)))
+    def record(self, stage):
+        original(self, stage)
+        if stage.freezes:
+            frozen.append((self.done, self.frozen_teacher().read_bytes(), len(self.buffer)))
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(ExpertIteration, "hand_over_to_self_teacher", record)
-        assert train.main(["--config", str(path), "--run-dir", str(run), "--no-eval", "--no-progress"]) == 0
+        patch.setattr(ExpertIteration, "begin_stage", record)
+        assert train.main(["--config", str(path), "--run-dir", str(run), *QUIET]) == 0
     assert [generation for generation, _, _ in frozen] == [1, 3]
     assert frozen[0][1] != frozen[1][1] and all(size == 0 for _, _, size in frozen)
     log = json.loads((run / "metadata.json").read_text())["generation_log"]
     assert [entry["teacher"].split(",")[0] for entry in log] == ["search:depth=1"] + ["ppo+search:depth=1"] * 3
 
 
-def test_freezing_the_teacher_again_needs_a_first_hand_over(tmp_path):
-    path = tiny_config(tmp_path, teacher="search:depth=1", self_teacher_every=2)
-    assert train.main(["--config", str(path), "--run-dir", str(tmp_path / "run"), "--no-progress"]) == 2
-
-
-@pytest.mark.parametrize("every", [None, 1])
+@pytest.mark.parametrize("later", [(None,), (1, None)])
 @pytest.mark.parametrize("first_session", [1, 2])
-def test_a_run_resumed_on_either_side_of_the_hand_over_learns_what_one_straight_through_does(
-    tmp_path, first_session, every
+def test_a_run_resumed_on_either_side_of_a_hand_over_learns_what_one_straight_through_does(
+    tmp_path, first_session, later
 ):
-    from tests.test_resume_exact import policy_weights_of, same_tensors  # noqa: PLC0415
-
-    path = two_stage_config(
-        tmp_path,
-        generations=3,
-        max_snapshots=1,
-        self_teacher_pool=["ppo:path={teacher}", "random"],
-        self_teacher_every=every,
-    )
-    quiet = ["--no-eval", "--no-progress"]
+    path = two_stage_config(tmp_path, ["ppo:path={frozen}", "random"], later=later, generations=3, max_snapshots=1)
     straight, resumed = tmp_path / "straight", tmp_path / "resumed"
-    assert train.main(["--config", str(path), "--run-dir", str(straight), *quiet]) == 0
+    assert train.main(["--config", str(path), "--run-dir", str(straight), *QUIET]) == 0
     assert (
-        train.main(["--config", str(path), "--run-dir", str(resumed), "--generations", str(first_session), *quiet]) == 0
+        train.main(["--config", str(path), "--run-dir", str(resumed), "--generations", str(first_session), *QUIET]) == 0
     )
-    assert train.main(["--resume", str(resumed), "--generations", "3", *quiet]) == 0
-    assert same_tensors(policy_weights_of(straight), policy_weights_of(resumed))
+    assert train.main(["--resume", str(resumed), "--generations", "3", *QUIET]) == 0
+    assert weights_digest(straight) == weights_digest(resumed)
 
 
-def test_a_second_stage_without_a_first_teacher_is_refused(tmp_path):
-    path = tiny_config(tmp_path, teacher=None, self_teacher_from=2)
-    assert train.main(["--config", str(path), "--run-dir", str(tmp_path / "run"), "--no-progress"]) == 2
+@pytest.mark.parametrize(
+    "stages, message",
+    [
+        (
+            [{"generations": 1}, {"generations": 2}],
+            "the stages last 1 + 2 = 3 generations, but generations is 5: generations 3 to 4 would have no stage; "
+            "lengthen the last stage, or leave out its generations to run it until the run ends",
+        ),
+        ([{"generations": 4}], "the stages last 4 = 4 generations, but generations is 5: generation 4 would have"),
+        (
+            [{}, {"generations": 2}],
+            "stages[0].generations is missing: only the last stage may leave it out (it then runs until the run ends)",
+        ),
+        ([], "stages must be a non-empty list of stage mappings, got []"),
+        (
+            [{"teacher": "ppo:path={frozen}"}],
+            "stages[0].teacher 'ppo:path={frozen}': the frozen network labels positions inside its search, "
+            "ppo+search:depth=D,path={frozen}",
+        ),
+        (
+            [{"self_play_weight": 0.7, "snapshot_weight": 0.5}],
+            "stages[0]: self_play_weight + snapshot_weight must be at most 1, got 1.2",
+        ),
+        ([{"generations": 0}], "stages[0].generations must be an integer > 0 or null, got 0"),
+        ([{"self_teacher_depth": 2}], "unknown stages[0] key(s) ['self_teacher_depth']; known keys: "),
+    ],
+)
+def test_stages_that_do_not_fit_the_run_are_refused_naming_the_problem(tmp_path, stages, message):
+    path = tiny_config(tmp_path, generations=5, stages=stages)
+    with pytest.raises(ConfigError) as refused:
+        load_config(ExpertIterationConfig, path)
+    assert str(refused.value).startswith(f"{path}: {message}")
+
+
+def test_a_config_without_stages_is_refused_saying_what_they_are(tmp_path):
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump({key: value for key, value in RECIPE.items() if key != "stages"}))
+    with pytest.raises(ConfigError, match="stages is missing: expert iteration's curriculum is a list of stages"):
+        load_config(ExpertIterationConfig, path)
+
+
+#: the start of the refusal of the keys that spelled the curriculum before stages (after the keys)
+NO_LONGER_READ = (
+    "no longer read: expert iteration's curriculum is a `stages:` list, each stage with its generations, "
+    'teacher, pool and game weights (docs/guides/training.md, "Expert iteration\'s stages"); '
+)
+
+
+@pytest.mark.parametrize("key", list(EARLIER_KEYS))
+def test_each_key_that_spelled_the_curriculum_is_refused_in_one_line_saying_how_to_write_it_now(tmp_path, capsys, key):
+    path = tiny_config(tmp_path, **{key: EARLIER_KEYS[key]})  # its default then: any value is refused
+    assert train.main(["--config", str(path), "--run-dir", str(tmp_path / "run"), *QUIET]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line == f"error: {path}: `{key}` is {NO_LONGER_READ}write what it says in this config's stages"
+    assert not (tmp_path / "run").exists()
+
+
+#: ``configs/invers.yaml``'s curriculum as the keys before stages spelled it
+EARLIER_DEFAULT = {
+    "pool": ["search:depth=1", "search:depth=2", "search:depth=3", "search:depth=4"],
+    "teacher": "search:depth=4",
+    "bot_game_weight": 1.0,
+    "self_play_weight": 0.0,
+    "snapshot_weight": 0.0,
+    "self_teacher_from": 110,
+    "self_teacher_depth": 2,
+    "self_teacher_every": 65,
+    "self_teacher_pool": [
+        "ppo+search:depth=2,path={teacher}",
+        "ppo:path={teacher}",
+        "search:depth=2",
+        "search:depth=3",
+    ],
+}
+
+
+def test_the_default_config_in_the_earlier_keys_is_refused_with_its_stages_as_the_default_writes_them(tmp_path, capsys):
+    default = yaml.safe_load(open("configs/invers.yaml"))
+    path = tmp_path / "earlier.yaml"
+    path.write_text(yaml.safe_dump({**{k: v for k, v in default.items() if k != "stages"}, **EARLIER_DEFAULT}))
+    assert train.main(["--config", str(path), *QUIET]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    named = ", ".join(f"`{key}`" for key in EARLIER_KEYS)
+    assert line.startswith(f"error: {path}: {named} are {NO_LONGER_READ}this config's, as stages: `stages: [")
+    shown = line.split("this config's, as stages: `")[1].removesuffix("`")
+    assert yaml.safe_load(shown)["stages"] == default["stages"]
+
+
+@pytest.mark.parametrize(
+    "earlier, lengths",
+    [
+        ({}, [None]),
+        ({"teacher": "search:depth=1", "self_teacher_from": 4}, [4, None]),
+        ({"teacher": "search:depth=1", "self_teacher_from": 4, "self_teacher_every": 3}, [4, 3, None]),
+        ({"teacher": "search:depth=1", "self_teacher_from": 4, "self_teacher_every": 2}, [4, 2, 2, None]),
+        ({"teacher": "search:depth=1", "self_teacher_from": 10}, [None]),  # a hand-over the run never reached
+    ],
+)
+def test_the_earlier_keys_as_stages_cover_the_runs_generations_as_they_did(earlier, lengths):
+    """Over 10 generations: the hand-over at ``self_teacher_from``, then every ``self_teacher_every``."""
+    assert [stage.get("generations") for stage in stages_from_earlier({"generations": 10, **earlier})] == lengths
+
+
+@pytest.mark.parametrize("recipe", ["configs/invers.yaml", "configs/invers_more_compute.yaml"])
+def test_each_generation_of_a_recipe_has_the_teacher_pool_and_hand_over_that_the_earlier_keys_gave(recipe):
+    """The fixture is what the learner's hand-over methods made of the recipe's earlier keys
+    (``self_teacher_from``, ``self_teacher_every``, ``self_teacher_pool``) before stages replaced
+    them, generation by generation, in runs of generations alike: whether its first froze the
+    network (and emptied the buffer), the teacher, the pool, the share of games between bots."""
+    expected = json.loads(Path("tests/fixtures/expert_iteration_schedules.json").read_text())[recipe]
+    config = load_config(ExpertIterationConfig, recipe, {"generations": expected["generations"]})
+    schedule = []
+    for generation in range(config.generations):
+        first, stage = config.stage_at(generation)
+        begins = first == generation and generation > 0  # generation 0's stage begins on an empty buffer
+        assert not begins or stage.freezes  # a stage begins where the buffer was emptied: at a hand-over
+        entry = {"freezes": first == generation and stage.freezes, "teacher": stage.teacher, "pool": stage.pool}
+        schedule.append({**entry, "bot_game_weight": stage.bot_game_weight})
+    runs = expected["runs"]
+    assert schedule == [
+        {
+            **{key: run[key] for key in ("teacher", "pool", "bot_game_weight")},
+            "freezes": run["freezes"] and g == run["from"],
+        }
+        for run in runs
+        for g in range(run["from"], run["to"] + 1)
+    ]
+    assert not any(stage.learner_plays for stage in config.stages)  # so the learner's shares are never read
+
+
+#: :data:`tests.expert_iteration_runs.MIXED`'s curriculum as the keys before stages spelled it, a newer
+#: network frozen every two generations
+EARLIER_MIXED = {
+    "pool": ["search:depth=1", "random"],
+    "teacher": "search:depth=2",
+    "bot_game_weight": 0.4,
+    "self_play_weight": 0.3,
+    "snapshot_weight": 0.3,
+    "self_teacher_from": 2,
+    "self_teacher_depth": 1,
+    "self_teacher_every": 2,
+    "self_teacher_pool": ["ppo:path={teacher}", "ppo+search:depth=1,path={teacher}", "search:depth=1"],
+}
+
+
+def test_a_run_folder_written_with_the_earlier_keys_resumes_as_the_stages_they_meant(tmp_path, capsys):
+    """A run folder of the earlier version differs from today's in its config.yaml alone (the
+    curriculum in the earlier keys): it resumes, the keys read as the stages they meant over the
+    budget the resume asks for (a hand-over past the first session's included), the file rewritten
+    so, and the run learns what one straight through learns, every tensor."""
+    first, later = MIXED["stages"]
+    config = mixed_config(tmp_path, generations=5, stages=[first, {"generations": 2, **later}, later])
+    straight, resumed = tmp_path / "straight", tmp_path / "resumed"
+    assert train.main(["--config", str(config), "--run-dir", str(straight), *QUIET]) == 0
+    assert train.main(["--config", str(config), "--run-dir", str(resumed), "--generations", "3", *QUIET]) == 0
+    saved = yaml.safe_load((resumed / "config.yaml").read_text())
+    del saved["stages"]
+    (resumed / "config.yaml").write_text(yaml.safe_dump({**saved, **EARLIER_MIXED}))
+    capsys.readouterr()
+    assert train.main(["--resume", str(resumed), "--generations", "5", *QUIET]) == 0
+    retired = ", ".join(sorted(EARLIER_MIXED))
+    assert f"{resumed / 'config.yaml'} was written with keys this version no longer reads ({retired}): resumed as " in (
+        capsys.readouterr().out
+    )
+    assert weights_digest(resumed) == weights_digest(straight)
+    rewritten = yaml.safe_load((resumed / "config.yaml").read_text())
+    assert rewritten["stages"] == yaml.safe_load((straight / "config.yaml").read_text())["stages"]
+    assert not set(EARLIER_KEYS) & set(rewritten)

@@ -16,6 +16,7 @@ import pytest
 
 from tests.expert_iteration_runs import MIXED, generation_log, mixed_config, weights_digest
 from training import train
+from training.framework.config import config_from_dict
 from training.framework.ray_cluster import local_cpus
 from training.pipelines.expert_iteration.config import ExpertIterationConfig
 from training.pipelines.expert_iteration.learner import ExpertIteration
@@ -49,15 +50,15 @@ def same_unit(a, b) -> bool:
 def test_a_unit_gives_the_same_positions_whatever_this_process_ran_before(tmp_path):
     """The process keeps agents between units; their generators are reseeded from the unit's
     (seed, generation, chunk), so the order units run in changes nothing."""
-    config = ExpertIterationConfig(**{key: value for key, value in MIXED.items() if key != "pipeline"})
+    config = config_from_dict(ExpertIterationConfig, MIXED)
     trainer = ExpertIteration(config, tmp_path)
     try:
-        plan = plan_generation(config, 0, trainer.teacher_spec, trainer.pool, trainer.policy, [])
+        plan = plan_generation(config, 0, trainer.stage, trainer.policy, [])
         forwards = [play_unit(plan, chunk) for chunk in range(plan.units)]
         backwards = [play_unit(plan, chunk) for chunk in reversed(range(plan.units))][::-1]
         assert all(same_unit(a, b) for a, b in zip(forwards, backwards, strict=True))
         assert not same_unit(forwards[0], forwards[1])  # chunks are other games
-        other = plan_generation(config, 1, trainer.teacher_spec, trainer.pool, trainer.policy, [])
+        other = plan_generation(config, 1, trainer.stage, trainer.policy, [])
         assert not same_unit(play_unit(other, 0), forwards[0])  # and so are other generations'
     finally:
         trainer.close()
@@ -111,11 +112,11 @@ def test_ctrl_c_to_the_whole_process_group_stops_a_run_with_workers_and_saves_it
 
 def test_a_worker_process_that_dies_is_an_error_naming_the_unit_not_a_wait(tmp_path):
     """A multiprocessing pool replaced a dead worker and waited for its unit forever."""
-    config = ExpertIterationConfig(**{key: value for key, value in MIXED.items() if key != "pipeline"})
+    config = config_from_dict(ExpertIterationConfig, MIXED)
     trainer = ExpertIteration(config, tmp_path)
     runner = LocalProcesses(2)
     try:
-        plan = plan_generation(config, 0, trainer.teacher_spec, trainer.pool, trainer.policy, [])
+        plan = plan_generation(config, 0, trainer.stage, trainer.policy, [])
         assert runner.result(runner.submit(plan, 0)).games == 2  # the processes are up
         os.kill(next(iter(runner.pool._processes)), signal.SIGKILL)
         with pytest.raises(RuntimeError, match="a worker process died before unit 1 of generation 0 was played"):

@@ -160,7 +160,13 @@ def resolve(pipeline: type[Pipeline], args: argparse.Namespace):
         run_dir = Path(args.resume)
         if not (run_dir / CONFIG_FILE).is_file():
             raise ConfigError(f"cannot resume: {run_dir / CONFIG_FILE} does not exist (is {run_dir} a run folder?)")
-        config = load_with_overrides(pipeline, run_dir / CONFIG_FILE, overrides)
+        config = load_with_overrides(pipeline, run_dir / CONFIG_FILE, overrides, saved_run=True)
+        retired = sorted(set(read_mapping(run_dir / CONFIG_FILE)) - set(config.to_dict()))
+        if retired:  # read as what they meant (RunConfig.from_earlier); the session rewrites config.yaml so
+            print(
+                f"{run_dir / CONFIG_FILE} was written with keys this version no longer reads ({', '.join(retired)}): "
+                "resumed as what they meant, and rewritten in today's keys"
+            )
         if args.env and args.env != config.env:
             raise ConfigError(f"cannot resume: run {run_dir} trained env {config.env!r}, not {args.env!r}")
         if args.seed is not None:
@@ -206,18 +212,21 @@ def resolve(pipeline: type[Pipeline], args: argparse.Namespace):
     return config, run_dir, checkpoint
 
 
-def load_with_overrides(pipeline: type[Pipeline], path: Path, overrides: dict[str, Any]) -> RunConfig:
+def load_with_overrides(
+    pipeline: type[Pipeline], path: Path, overrides: dict[str, Any], saved_run: bool = False
+) -> RunConfig:
     """The config at ``path`` with the command line's ``overrides``; where the file is valid alone
-    but not with them, the error names the options as the source of the bad values, not the file."""
+    but not with them, the error names the options as the source of the bad values, not the file.
+    ``saved_run``: a run folder's ``config.yaml`` (:func:`~training.framework.config.load_config`)."""
     try:
-        return load_config(pipeline.schema, path, overrides)
+        return load_config(pipeline.schema, path, overrides, saved_run=saved_run)
     except ConfigError:
         if not overrides:
             raise
-        load_config(pipeline.schema, path)  # the file's own faults are the file's
+        load_config(pipeline.schema, path, saved_run=saved_run)  # the file's own faults are the file's
     flags = {option.key: option.flag for option in pipeline.overrides} | {"seed": "seed"}
     options = " ".join(f"--{flags[key]} {value}" for key, value in overrides.items())
-    return load_config(pipeline.schema, path, overrides, source=f"{options} (over {path})")
+    return load_config(pipeline.schema, path, overrides, source=f"{options} (over {path})", saved_run=saved_run)
 
 
 def default_config(pipeline: type[Pipeline], env: str) -> Path:

@@ -119,6 +119,18 @@ class RunConfig:
     def check(self, game: Game) -> None:
         """The schema's own rules that tie keys together (``game``: the configured game)."""
 
+    @classmethod
+    def refuse_retired(cls, raw: dict[str, Any]) -> None:
+        """Raise a ConfigError for a key that an earlier version read and this schema no longer does,
+        saying how to write it now (any other unknown key gets the generic refusal)."""
+
+    @classmethod
+    def from_earlier(cls, raw: dict[str, Any]) -> dict[str, Any]:
+        """A run folder's config mapping in this schema's keys where an earlier version wrote it with
+        retired ones: ``--resume`` reads a run's ``config.yaml`` through it (and the run rewrites the
+        file), where a config file given to start a run is refused instead (:meth:`refuse_retired`)."""
+        return raw
+
 
 def config_from_dict(schema: type[RunConfig], raw: dict[str, Any], source: str = "config") -> RunConfig:
     """Validate a plain dict (as read from YAML) into ``schema``; errors name ``source`` and the key."""
@@ -127,6 +139,7 @@ def config_from_dict(schema: type[RunConfig], raw: dict[str, Any], source: str =
             raise ConfigError("missing required key 'env'")
         if not isinstance(raw["env"], str) or raw["env"] not in ENVS:
             raise ConfigError(f"unknown env {raw['env']!r}; known envs: {', '.join(sorted(ENVS))}")
+        schema.refuse_retired(raw)
         config = parse_section(schema, raw)
         _check_together(config)
     except ConfigError as error:
@@ -135,10 +148,16 @@ def config_from_dict(schema: type[RunConfig], raw: dict[str, Any], source: str =
 
 
 def load_config(
-    schema: type[RunConfig], path: str | Path, overrides: dict[str, Any] | None = None, source: str | None = None
+    schema: type[RunConfig],
+    path: str | Path,
+    overrides: dict[str, Any] | None = None,
+    source: str | None = None,
+    saved_run: bool = False,
 ) -> RunConfig:
     """Read and validate a config file, with ``overrides`` applied first (dotted keys reach into sections:
-    ``{"warm_start.episodes": 100}``); errors name ``source``, by default the file."""
+    ``{"warm_start.episodes": 100}``); errors name ``source``, by default the file. ``saved_run``: the file is
+    a run folder's ``config.yaml``, which an earlier version may have written (:meth:`RunConfig.from_earlier`,
+    after the overrides: a longer budget is part of what the earlier keys meant)."""
     raw = read_mapping(path)
     for key, value in (overrides or {}).items():
         *sections, name = key.split(".")
@@ -146,6 +165,8 @@ def load_config(
         for section in sections:
             target = target.setdefault(section, {}) if isinstance(target.get(section, {}), dict) else target
         target[name] = value
+    if saved_run:
+        raw = schema.from_earlier(raw)
     return config_from_dict(schema, raw, source=source or str(path))
 
 

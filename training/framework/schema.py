@@ -1,12 +1,13 @@
 """The one mechanism every training config is checked by: declared fields, each with its check.
 
 A config schema is a dataclass whose fields are ``setting(default, check)`` (a value and
-the :class:`Check` it must pass) or ``section(cls)`` (a nested dataclass of the same
-kind). :func:`parse_section` validates a plain mapping (as read from YAML) key by key:
-an unknown key, a wrong type or an impossible value is a :class:`ConfigError` naming the
-key, what it must be and what it was, so a typo never trains a silently different
-agent, nor fails after an hour of training. Each pipeline declares its schema in its own
-``config.py`` (see :mod:`training.framework.config` for what all of them share).
+the :class:`Check` it must pass; :func:`sections` checks a list of nested dataclasses) or
+``section(cls)`` (a nested dataclass of the same kind). :func:`parse_section` validates a
+plain mapping (as read from YAML) key by key: an unknown key, a wrong type or an impossible
+value is a :class:`ConfigError` naming the key, what it must be and what it was, so a typo
+never trains a silently different agent, nor fails after an hour of training. Each pipeline
+declares its schema in its own ``config.py`` (see :mod:`training.framework.config` for what
+all of them share).
 """
 
 from __future__ import annotations
@@ -144,6 +145,28 @@ class Table(Check):
 
 def table(settings: dict[str, Check], name: str) -> Table:
     return Table(f"a mapping of {name} settings", lambda v: isinstance(v, dict), settings=settings, name=name)
+
+
+@dataclass(frozen=True)
+class Sections(Check):
+    """A non-empty list of mappings, each validated into the schema dataclass ``cls`` as a section is
+    (an error names the item: ``stages[1].teacher``)."""
+
+    cls: type | None = None
+
+    def __call__(self, value: Any, where: str) -> list[Any]:
+        if not self.accepts(value):
+            raise ConfigError(f"{where} must be {self.requirement}, got {value!r}")
+        return [parse_section(self.cls, item, f"{where}[{index}].") for index, item in enumerate(value)]
+
+
+def sections(cls: type, name: str) -> Sections:
+    """A list of ``name`` mappings, each a ``cls`` (a dataclass of ``setting`` fields)."""
+    return Sections(
+        f"a non-empty list of {name} mappings",
+        lambda v: isinstance(v, list) and bool(v) and all(isinstance(item, dict) for item in v),
+        cls=cls,
+    )
 
 
 # -- declaring and reading a schema --------------------------------------------------------------

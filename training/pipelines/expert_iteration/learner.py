@@ -14,6 +14,7 @@ Each generation (Anthony et al. 2017, "Thinking Fast and Slow"; AlphaZero's targ
    positions are kept too, their move as the policy target (a warm start from the bots'
    play that search-made targets take over as the network outgrows them); a share
    ``bot_game_weight`` of the games are between two bots of the pool, both seats kept.
+   Who plays (the pool and these shares) and who labels are the stage's (below).
 2. **Targets.** Every position the learner moved in is kept with the policy target
    softmax(search values / ``policy_temperature``) and the value target
    ``value_mix`` · search value + (1 − ``value_mix``) · the game's outcome *for the seat
@@ -29,22 +30,22 @@ Steps 1 and 2 run in **units** of ``games_per_unit`` games (:mod:`.units`), each
 Ray tasks on a cluster (``address``; :mod:`.runners`); step 3 runs here, on the units in
 their order, so where they ran does not change the weights learned.
 
-**A teacher search** (``teacher``, the spec of a bot with ``move_values(state)``, such as
+**Stages.** A run plays its ``stages`` in order, each for its ``generations``
+(:class:`~training.pipelines.expert_iteration.config.Stage`; the one lookup is
+:meth:`~training.pipelines.expert_iteration.config.ExpertIterationConfig.stage_at`). **A teacher
+search** (a stage's ``teacher``, the spec of a bot with ``move_values(state)``, such as
 ``search:depth=4`` of Invers) replaces the learner's own search as the source of targets:
 every recorded position, whoever moved in it, is labelled with the teacher's values of
 all the legal moves (policy target: their softmax at ``policy_temperature``; search value:
 the best of them), in the unit that played the position, since labelling is most of
 the cost. With ``bot_game_weight: 1`` the games are all between bots of the pool (spiced with
-``random_move_rate``), and a run is a distillation of the teacher into the network: the
-warm start from which the learner's own search, deeper than the teacher at the same
-time per move, takes over (a later session without ``teacher``). With ``self_teacher_from``
-the run hands over by itself: at that generation the network is frozen in the run folder
-(``teacher/model.zip``), its search (``ppo+search:depth=<self_teacher_depth>``) labels every
-position from then on, the games are drawn from ``self_teacher_pool`` (``{teacher}`` naming
-the frozen network) and the replay buffer starts afresh: the shipped network's first two
-stages in one run. With ``self_teacher_every`` the network is frozen again every so many
-generations, and each time its newer search takes over the same way (the shipped network's
-third stage; ``configs/invers.yaml``).
+``random_move_rate``), and the stage is a distillation of the teacher into the network. A stage
+whose teacher or pool names ``{frozen}`` begins by freezing the network in the run folder
+(``teacher/model.zip``): ``ppo+search:depth=2,path={frozen}`` as its teacher hands the labels over
+to the network's own search, and each later stage that says so freezes a newer network (the
+shipped network's stages in one run: ``configs/invers.yaml``). Every stage begins with an empty
+replay buffer, so that the earlier teacher's labels do not pull the network back towards what
+the new one outplays.
 
 The network is sb3's MaskablePPO actor-critic, so a run's ``model.zip`` loads as the
 agent ``ppo`` (the policy alone) and ``ppo+search`` (the network in the search), and a
@@ -78,7 +79,7 @@ from training.framework.checkpoint import Checkpoint
 from training.framework.progress import Progress
 from training.framework.run import Override, Pipeline, Session
 from training.framework.schema import ConfigError
-from training.pipelines.expert_iteration.config import ExpertIterationConfig
+from training.pipelines.expert_iteration.config import FROZEN, ExpertIterationConfig, Stage
 from training.pipelines.expert_iteration.replay import ReplayBuffer
 from training.pipelines.expert_iteration.runners import run_units, runner_for
 from training.pipelines.expert_iteration.units import UnitResult, plan_generation
@@ -123,10 +124,8 @@ class ExpertIteration(Pipeline):
         self.session: Session | None = None  #: the session training runs in: its progress lines and clock
         earlier = checkpoint.metadata if checkpoint is not None else {}
         self.log: list[dict] = list(earlier.get("generation_log", []))
-        if self.past_hand_over():  # a resumed second stage: the frozen network in the run folder
-            self.use_teacher(self.self_teacher_spec(), config.self_teacher_pool or config.pool)
-        else:
-            self.use_teacher(config.teacher, config.pool)
+        self.check_teachers()
+        self.use_stage(config.stage_at(self.done)[1])  # begun before a resume: the network it froze is in the folder
         self.positions = int(earlier.get("positions", 0))
         self.cpu_s = float(earlier.get("cpu_time_s", 0.0))
         self.runner = runner_for(config)  #: where the units run: this process, local workers or a Ray cluster
@@ -135,51 +134,38 @@ class ExpertIteration(Pipeline):
     def done(self) -> int:
         return len(self.log)
 
-    def use_teacher(self, spec: str | None, pool: list[str]) -> None:
-        """Label with ``spec`` (None: the learner's own search) and draw the fixed bots from
-        ``pool`` (``{teacher}`` standing for the frozen network's file), from now on. The teacher
-        is built here once, so that one that cannot value moves is refused before any game."""
-        teacher = None if spec is None else make_agent(self.config.env, spec, self.game)
-        if teacher is not None and not callable(getattr(teacher, "move_values", None)):
-            raise ConfigError(
-                f"teacher {spec!r} cannot label positions: it has no move_values(state) "
-                "(a search bot such as 'search:depth=4' has)"
-            )
-        self.teacher_spec = spec
-        self.pool = [member.replace("{teacher}", str(self.frozen_teacher())) for member in pool]
+    def check_teachers(self) -> None:
+        """Build each stage's teacher once, so that one that cannot value moves is refused before any
+        game (a teacher on the frozen network is a search, :meth:`ExpertIterationConfig.check`)."""
+        teachers = [stage.teacher for stage in self.config.stages if stage.teacher and FROZEN not in stage.teacher]
+        for spec in dict.fromkeys(teachers):
+            teacher = make_agent(self.config.env, spec, self.game)
+            if not callable(getattr(teacher, "move_values", None)):
+                raise ConfigError(
+                    f"teacher {spec!r} cannot label positions: it has no move_values(state) "
+                    "(a search bot such as 'search:depth=4' has)"
+                )
 
-    def past_hand_over(self) -> bool:
-        """Whether the network's own frozen search has taken over as the teacher: a generation
-        has been played since ``self_teacher_from`` (the hand-over itself comes first in the
-        generation numbered so, :meth:`step`)."""
-        start = self.config.self_teacher_from
-        return start is not None and self.done > start
-
-    def hand_over_due(self) -> bool:
-        """Whether the generation about to be played starts with a hand-over: the one numbered
-        ``self_teacher_from``, and with ``self_teacher_every`` each that many generations later."""
-        start, every = self.config.self_teacher_from, self.config.self_teacher_every
-        if start is None or self.done < start:
-            return False
-        return self.done == start or (every is not None and (self.done - start) % every == 0)
+    def use_stage(self, stage: Stage) -> None:
+        """Label and play as ``stage`` says from now on, ``{frozen}`` naming the network frozen in the run folder."""
+        self.stage = stage.naming(self.frozen_teacher())
 
     def frozen_teacher(self) -> Path:
-        """Where the network frozen as the teacher is kept: in the run folder (the latest one)."""
+        """Where the network frozen as a stage began is kept: in the run folder (the latest one)."""
         return self.run_dir / "teacher" / MODEL_FILE
 
-    def self_teacher_spec(self) -> str:
-        return f"ppo+search:depth={self.config.self_teacher_depth},path={self.frozen_teacher()}"
-
-    def hand_over_to_self_teacher(self) -> None:
-        """Freeze the network as it is now and make its search the teacher (and the second pool);
-        the replay buffer is emptied, so that the first teacher's labels do not pull the network
-        back towards what its own search now outplays."""
-        self.frozen_teacher().parent.mkdir(parents=True, exist_ok=True)
-        save_policy(self.frozen_teacher(), self.policy, self.config.seed)
+    def begin_stage(self, stage: Stage) -> None:
+        """Begin ``stage`` with the generation about to be played: freeze the network as it is now where
+        the stage names it, and empty the replay buffer, so that the earlier teacher's labels do not pull
+        the network back towards what the new one outplays."""
+        if stage.freezes:
+            self.frozen_teacher().parent.mkdir(parents=True, exist_ok=True)
+            save_policy(self.frozen_teacher(), self.policy, self.config.seed)
         self.buffer.clear()
-        self.use_teacher(self.self_teacher_spec(), self.config.self_teacher_pool or self.config.pool)
-        if self.session is not None:
-            self.session.say(f"generation {self.done}: the teacher is now {self.teacher_spec}")
+        self.use_stage(stage)
+        if self.session is not None and self.done:
+            teacher = self.stage.teacher or "the learner's own search"
+            self.session.say(f"generation {self.done}: a new stage begins; the teacher is now {teacher}")
 
     def train(self, session: Session) -> str | None:
         self.session = session
@@ -199,7 +185,7 @@ class ExpertIteration(Pipeline):
         """The generation's units (until ``max_minutes``: at least one), in chunk order, and the
         learner's results against each opponent."""
         config = self.config
-        plan = plan_generation(config, self.done, self.teacher_spec, self.pool, self.policy, self.snapshots)
+        plan = plan_generation(config, self.done, self.stage, self.policy, self.snapshots)
         played = self.progress("games played and labelled", config.games_per_generation)
         units = run_units(self.runner, plan, self.out_of_time, played)
         results: dict[str, list[float]] = {}
@@ -236,9 +222,11 @@ class ExpertIteration(Pipeline):
         del self.snapshots[: -self.config.max_snapshots]
 
     def step(self) -> dict[str, float]:
-        """One generation: its games, the buffer, the updates, a snapshot; its log entry."""
-        if self.hand_over_due():
-            self.hand_over_to_self_teacher()
+        """One generation (the first of a stage begins it): its games, the buffer, the updates, a snapshot;
+        its log entry."""
+        first, stage = self.config.stage_at(self.done)
+        if first == self.done:
+            self.begin_stage(stage)
         t0 = time.perf_counter()
         cpu_started = time.process_time()
         units, results = self.play_generation()
@@ -251,7 +239,7 @@ class ExpertIteration(Pipeline):
         self.add_snapshot(self.done)
         entry = {
             "generation": self.done,
-            "teacher": self.teacher_spec,
+            "teacher": self.stage.teacher,
             "games": sum(unit.games for unit in units),
             "positions": positions,
             "units": len(units),

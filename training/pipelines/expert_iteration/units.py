@@ -5,7 +5,7 @@ A unit (:func:`play_unit`) plays the games of its chunk, labels every kept posit
 the teacher's value of each legal move, and returns the training targets. Everything it
 draws on travels with it in a :class:`GenerationPlan`, made once a generation by the driver:
 
-* the resolved config;
+* the resolved config, and the stage the generation is played in (its teacher, its pool);
 * the learner's weights, and the snapshots', where games with the learner are played;
 * the network files the agent specs name (``ppo:path=...``, ``ppo+search:...,path=...``,
   the frozen teacher): their bytes, which a unit writes once into a folder of its machine's
@@ -41,7 +41,7 @@ from agents.run_folder import MODEL_FILE, checkpoint_file
 from envs.core import Game
 from envs.registry import make_game
 from training.framework import rng as global_rngs
-from training.pipelines.expert_iteration.config import ExpertIterationConfig
+from training.pipelines.expert_iteration.config import ExpertIterationConfig, Stage
 from training.pipelines.expert_iteration.play import Learner, learner_targets, play_training_game
 from training.pipelines.network import build_policy
 from training.teacher.labels import move_values_of, teacher_targets
@@ -56,8 +56,9 @@ class GenerationPlan:
 
     config: ExpertIterationConfig
     generation: int
-    teacher: str | None  #: the teacher's spec as the driver names it (None: the learner's own search)
-    pool: list[str]  #: the fixed bots' specs as the driver names them (results are keyed by these)
+    #: its stage, ``{frozen}`` named as the driver names the frozen network: the teacher (None: the
+    #: learner's own search), the fixed bots (results are keyed by their specs) and the games' shares
+    stage: Stage
     #: the network files those specs name: the driver's path -> (digest, bytes)
     files: dict[str, tuple[str, bytes]] = field(default_factory=dict)
     #: the learner's weights and each snapshot's (name, weights); empty where no game needs them
@@ -102,16 +103,15 @@ class UnitResult:
 def plan_generation(
     config: ExpertIterationConfig,
     generation: int,
-    teacher: str | None,
-    pool: list[str],
+    stage: Stage,
     policy: torch.nn.Module,
     snapshots: list[tuple[str, torch.nn.Module]],
 ) -> GenerationPlan:
-    """The plan of ``generation``: the specs, the files they name, and the networks the games need
+    """The plan of ``generation`` in ``stage``: the files its specs name, and the networks the games need
     (the learner's and the snapshots' weights only where some games are not between two bots)."""
-    learner_games = config.bot_game_weight < 1.0
+    learner_games = stage.learner_plays
     files = {}
-    for spec in [teacher or "", *pool]:
+    for spec in [stage.teacher or "", *stage.pool]:
         path = network_file(spec)
         if path is not None and path not in files:
             data = checkpoint_file(path, MODEL_FILE).read_bytes()
@@ -119,8 +119,7 @@ def plan_generation(
     return GenerationPlan(
         config=config,
         generation=generation,
-        teacher=teacher,
-        pool=list(pool),
+        stage=stage,
         files=files,
         weights=numpy_weights(policy) if learner_games else {},
         snapshots=[(name, numpy_weights(network)) for name, network in snapshots] if learner_games else [],
@@ -166,7 +165,7 @@ class _Worker:
         if key != self.key:
             self.key, self.game, self.agents, self.networks = key, make_game(config.env, **config.env_kwargs), {}, {}
         local = {path: str(materialise(digest, data)) for path, (digest, data) in plan.files.items()}
-        wanted = {self.local_spec(spec, local) for spec in [plan.teacher or "", *plan.pool] if spec}
+        wanted = {self.local_spec(spec, local) for spec in [plan.stage.teacher or "", *plan.stage.pool] if spec}
         self.agents = {spec: agent for spec, agent in self.agents.items() if spec in wanted}
         for spec in wanted - set(self.agents):
             self.agents[spec] = make_agent(config.env, spec, self.game, seed=0)
@@ -214,9 +213,9 @@ def play_unit(plan: GenerationPlan, chunk: int) -> UnitResult:
     torch.set_num_threads(config.torch_threads)  # the same threads wherever it runs: the same float sums
     _worker.prepare(plan)
     game = _worker.game
-    rng, seeds = unit_seeds(config, plan.generation, chunk, 1 + len(plan.pool))
-    teacher = _worker.agent(plan.teacher) if plan.teacher else None
-    bots = [_worker.agent(spec) for spec in plan.pool]
+    rng, seeds = unit_seeds(config, plan.generation, chunk, 1 + len(plan.stage.pool))
+    teacher = _worker.agent(plan.stage.teacher) if plan.stage.teacher else None
+    bots = [_worker.agent(spec) for spec in plan.stage.pool]
     for agent, seed in zip([teacher, *bots], seeds, strict=True):
         if agent is not None:
             agent.reset(seed)
@@ -259,7 +258,8 @@ class UnitGames:
     """The games of one unit: who plays each, and the learner's results."""
 
     def __init__(self, plan: GenerationPlan, game: Game, rng: np.random.Generator, bots: list[Agent]):
-        self.plan, self.config, self.game, self.rng, self.bots = plan, plan.config, game, rng, bots
+        self.plan, self.config, self.stage = plan, plan.config, plan.stage
+        self.game, self.rng, self.bots = game, rng, bots
         self.results: dict[str, list[float]] = {}
         self._learner: Learner | None = None
         self._snapshots: list[tuple[str, Learner]] | None = None
@@ -272,14 +272,14 @@ class UnitGames:
 
     def bot(self) -> tuple[str, Agent]:
         index = self.rng.integers(len(self.bots))
-        return self.plan.pool[index], self.bots[index]
+        return self.stage.pool[index], self.bots[index]
 
     def opponent(self) -> tuple[str, Learner | Agent]:
         """The opponent of one learner game: the learner itself, a snapshot, or a fixed bot."""
         draw = self.rng.random()
-        if draw < self.config.self_play_weight:
+        if draw < self.stage.self_play_weight:
             return "self", self.learner
-        if self.plan.snapshots and draw < self.config.self_play_weight + self.config.snapshot_weight:
+        if self.plan.snapshots and draw < self.stage.self_play_weight + self.stage.snapshot_weight:
             index = int(self.rng.integers(len(self.plan.snapshots)))
             name, weights = self.plan.snapshots[index]
             frozen = dataclasses.replace(self.plan, config=dataclasses.replace(self.config, explore_plies=0))
@@ -289,7 +289,7 @@ class UnitGames:
     def play(self, g: int) -> tuple:
         """Game ``g`` of the generation: (final state, records); the learner's result goes to ``results``."""
         config = self.config
-        if self.rng.random() < config.bot_game_weight:  # a teacher game: two bots, both seats kept
+        if self.rng.random() < self.stage.bot_game_weight:  # a teacher game: two bots, both seats kept
             return play_training_game(
                 self.game,
                 [self.bot()[1], self.bot()[1]],
@@ -302,7 +302,7 @@ class UnitGames:
         seat = g % 2
         seats: list[Any] = [opponent, opponent]
         seats[seat] = self.learner
-        kept = {0, 1} if opponent is self.learner or (config.imitate_pool and name in self.plan.pool) else {seat}
+        kept = {0, 1} if opponent is self.learner or (config.imitate_pool and name in self.stage.pool) else {seat}
         final, records = play_training_game(
             self.game, seats, self.rng, config.random_opening_plies, kept, config.random_move_rate
         )
