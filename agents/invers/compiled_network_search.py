@@ -83,7 +83,10 @@ PROGRESS = np.dtype(
 
 
 class Network(NamedTuple):
-    """The network's heads as :func:`~agents.compiled_network.forward` runs them, and its buffers."""
+    """The network's heads as :func:`~agents.compiled_network.forward` runs them, and its buffers.
+
+    The kernels receive it as a plain tuple and unpack it in this order: Numba's dispatcher types
+    a NamedTuple argument on a slow path, which cost a one-position search a tenth of its time."""
 
     value_weights: tuple  # the value head's layers (:class:`~agents.compiled_network.CompiledHeads`)
     value_biases: tuple
@@ -117,9 +120,10 @@ def _rank(logits, moves, count, order):
 def _policy_order(position, node, network, max_plies):
     """``node.order[:push_count]`` := the position's legal pushes (``node.moves``) by the policy
     head, best first (the generic evaluator's ``order``)."""
-    kernel.observe(position, position.to_move, max_plies, network.observations[0])
-    forward(network.observations, 1, network.policy_weights, network.policy_biases, network.scratch, network.head_out)
-    _rank(network.head_out[0], node.moves, node.push_count, node.order)
+    _, _, policy_weights, policy_biases, observations, scratch, head_out = network
+    kernel.observe(position, position.to_move, max_plies, observations[0])
+    forward(observations, 1, policy_weights, policy_biases, scratch, head_out)
+    _rank(head_out[0], node.moves, node.push_count, node.order)
 
 
 @numba.njit(cache=True)
@@ -128,6 +132,7 @@ def _expand(positions, nodes, network, progress, s, me):
     ``moves`` and ``values``): a finished game by its outcome, the running ones by one pass of
     the network's value head over all of them (the value for the child's player to move,
     clipped to [-1, 1], its sign turned when that is not ``me``); their number."""
+    value_weights, value_biases, _, _, observations, scratch, head_out = network
     node = nodes[s]
     count = kernel.legal_pushes(positions[s], node.moves)
     rows = 0
@@ -138,16 +143,14 @@ def _expand(positions, nodes, network, progress, s, me):
         if child.status != RUNNING:
             node.values[i] = _terminal(child, me, s + 1)
         else:
-            kernel.observe(child, child.to_move, progress.max_plies, network.observations[rows])
+            kernel.observe(child, child.to_move, progress.max_plies, observations[rows])
             running[rows] = i
             rows += 1
     if rows:
-        forward(
-            network.observations, rows, network.value_weights, network.value_biases, network.scratch, network.head_out
-        )
+        forward(observations, rows, value_weights, value_biases, scratch, head_out)
     sign = 1.0 if positions[s].to_move != me else -1.0  # the children's player to move is the opponent of slot s's
     for r in range(rows):
-        value = min(max(network.head_out[r, 0], np.float32(-1.0)), np.float32(1.0))
+        value = min(max(head_out[r, 0], np.float32(-1.0)), np.float32(1.0))
         node.values[running[r]] = sign * float(value)
     progress.leaves += count
     return count
@@ -248,6 +251,7 @@ def _negamax(positions, nodes, children, network, progress, top, me, depth, alph
 @numba.njit(cache=True)
 def _rank_root_children(positions, nodes, children, network, progress, count):
     """Rank each running root child's pushes by the policy head, in one pass over them all."""
+    _, _, policy_weights, policy_biases, observations, scratch, head_out = network
     root = nodes[0]
     rows = 0
     for i in range(count):
@@ -256,16 +260,14 @@ def _rank_root_children(positions, nodes, children, network, progress, count):
         child = positions[1]
         if child.status == RUNNING:
             children[action].count = kernel.legal_pushes(child, children[action].order)
-            kernel.observe(child, child.to_move, progress.max_plies, network.observations[rows])
+            kernel.observe(child, child.to_move, progress.max_plies, observations[rows])
             root.order[rows] = action
             rows += 1
     if rows:
-        forward(
-            network.observations, rows, network.policy_weights, network.policy_biases, network.scratch, network.head_out
-        )
+        forward(observations, rows, policy_weights, policy_biases, scratch, head_out)
     for r in range(rows):
         child = children[root.order[r]]
-        _rank(network.head_out[r], child.order.copy(), child.count, child.order)
+        _rank(head_out[r], child.order.copy(), child.count, child.order)
 
 
 @numba.njit(cache=True)
@@ -456,7 +458,7 @@ class CompiledNetworkSearch:
         where training changed the weights)."""
         heads = self.heads
         heads.refresh()
-        if self._tree is None or self._tree[3].value_weights is not heads.value_weights:
+        if self._tree is None or self._tree[3][0] is not heads.value_weights:
             slots = self.depth + 2
             network = Network(
                 heads.value_weights,
