@@ -77,23 +77,24 @@ class BatchedInvers(BatchedGame):
 
     def __init__(self, game: Invers, num_games: int) -> None:
         super().__init__(game, num_games)
-        initial = game.new_initial_state()
-        self._initial = kernel.new_positions(1)
-        self._load_positions(self._initial, [0], initial)
+        self._initial = self._position_of(game.new_initial_state())
         self._positions = kernel.new_positions(self.num_games)
 
     def _start(self, rows: np.ndarray, streams: np.ndarray) -> None:
         _start_kernel(np.asarray(rows, np.int64), self._initial, *self._kernel_arrays())
 
     def _load(self, rows: np.ndarray, state: InversState) -> None:
-        """The position of ``state`` (its public views) in ``rows``, counts and status as the kernel works them out."""
-        self._load_positions(self._positions, rows, state)
+        """The position of ``state`` in ``rows``."""
+        self._positions[rows] = self._position_of(state)[0]
 
-    def _load_positions(self, positions: np.ndarray, rows, state: InversState) -> None:
+    def _position_of(self, state: InversState) -> np.ndarray:
+        """``state`` as one :data:`~envs.batched.invers_kernel.POSITION` record (from its public
+        views; the counts and status worked out by the kernel, as the core's constructor does)."""
+        position = kernel.new_positions(1)
         board = np.frombuffer(state.board, np.uint8).astype(np.int8)
         hands = np.array([state.tile_in_hand(p) for p in range(2)], np.int8)
-        for row in np.asarray(rows, np.int64).tolist():
-            kernel.load(positions, row, board, hands, state.to_move, state.ply, self.game.max_plies)
+        kernel.load(position, 0, board, hands, state.to_move, state.ply, self.game.max_plies)
+        return position
 
     def _resample(self, rows: np.ndarray, streams: np.ndarray) -> None:
         """Invers has no chance: the core's ``clone_resampled`` is its ``clone``, and draws nothing."""
