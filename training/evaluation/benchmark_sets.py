@@ -17,19 +17,14 @@ from pathlib import Path
 
 from training.evaluation.benchmark_report import benchmark
 from training.evaluation.benchmark_scores import per_task_normalized
-from training.evaluation.run_sets import (
-    RunScores,
-    is_run_set,
-    probability_of_improvement,
-    runs_of,
-    write_aggregate,
-)
+from training.evaluation.run_sets import RunScores, probability_of_improvement, write_aggregate
+from training.framework.run_set_folder import is_run_set, run_label, runs_of
 
 
 def members(source: str) -> dict[str, str]:
     """The runs an agent stands for, by name: a run set's seeds' runs, or the spec itself alone."""
     if is_run_set(Path(source)):
-        return {f"seed {seed}": str(run) for seed, run in runs_of(Path(source)).items()}
+        return {run_label(seed): str(run) for seed, run in runs_of(Path(source)).items()}
     return {source: source}
 
 

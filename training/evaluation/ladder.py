@@ -35,12 +35,12 @@ from training.evaluation.harness import (
 )
 from training.evaluation.machine import TIMING_FILE, load_average
 from training.evaluation.ratings import Ratings, rate
-from training.evaluation.run_sets import is_run_set, runs_of
 from training.evaluation.sprt import Sprt, SprtResult
 from training.evaluation.timed import Tally, TimedAgent
 from training.evaluation.workers import one_torch_thread, worker_pool
 from training.framework.config import build_agent, make_checked_game
 from training.framework.progress import Progress
+from training.framework.run_set_folder import is_run_set, runs_of
 from training.framework.schema import ConfigError
 
 BOOTSTRAP = 1000  #: bootstrap resamples behind the rating intervals

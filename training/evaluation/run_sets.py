@@ -30,38 +30,19 @@ openrlbenchmark and RL Baselines3 Zoo, which publish curves over seeds.
 from __future__ import annotations
 
 import csv
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from agents.run_folder import CURVE_FILE, EVALUATION_DIR
+from agents.run_folder import CURVE_FILE
 from training.evaluation.bootstrap import BOOTSTRAP_REPS, BOOTSTRAP_SEED, padded, recentred
 from training.evaluation.harness import Z95, opening_scores, paired_share_interval
 from training.evaluation.report_files import write_csv
+from training.framework.run_set_folder import closing_games, read_run_set, run_label, runs_of
 
-RUN_SET_FILE = "run_set.json"  #: marks a run-set folder: env, pipeline, seeds, command
 REPORT_FILE = "report.md"
 CURVES_FILE = "curves.png"
-
-
-def is_run_set(path: Path) -> bool:
-    return (Path(path) / RUN_SET_FILE).is_file()
-
-
-def read_run_set(path: Path) -> dict:
-    """``run_set.json`` of the run set at ``path``."""
-    return json.loads((Path(path) / RUN_SET_FILE).read_text())
-
-
-def seed_folder(run_set: Path, seed: int) -> Path:
-    return Path(run_set) / f"seed{seed}"
-
-
-def runs_of(run_set: Path) -> dict[int, Path]:
-    """Every seed of the run set and its run folder, in the seeds' order."""
-    return {int(seed): seed_folder(run_set, seed) for seed in read_run_set(run_set)["seeds"]}
 
 
 @dataclass
@@ -91,7 +72,7 @@ class RunScores:
 
 def closing_scores(run_dir: Path, label: str) -> RunScores:
     """The trained agent's samples in the run's closing evaluation (``evaluation/games.csv``)."""
-    path = Path(run_dir) / EVALUATION_DIR / "games.csv"
+    path = closing_games(run_dir)
     if not path.is_file():
         raise FileNotFoundError(
             f"{path} does not exist: the run has no closing evaluation with its games "
@@ -315,7 +296,7 @@ def curves_picture(run_set: Path, out: Path) -> Path | None:
 
     fig, ax = plt.subplots(figsize=(7.5, 4.5))
     for seed, curve in curves.items():
-        ax.plot(list(curve), list(curve.values()), linewidth=0.8, marker=".", alpha=0.5, label=f"seed {seed}")
+        ax.plot(list(curve), list(curve.values()), linewidth=0.8, marker=".", alpha=0.5, label=run_label(seed))
     shared = sorted(set.intersection(*(set(curve) for curve in curves.values())))
     if shared:
         values = np.array([[curve[x] for x in shared] for curve in curves.values()])
@@ -342,7 +323,7 @@ def run_set_report(run_set: Path) -> str:
     ``curves.png`` written into it; the report returned."""
     run_set = Path(run_set)
     info = read_run_set(run_set)
-    runs = [closing_scores(run, f"seed {seed}") for seed, run in runs_of(run_set).items()]
+    runs = [closing_scores(run, run_label(seed)) for seed, run in runs_of(run_set).items()]
     picture = curves_picture(run_set, run_set / CURVES_FILE)
     note = f"Command: `{info['command']}`." if info.get("command") else ""
     note += f" Learning curves: `{CURVES_FILE}` in the run set's folder." if picture else ""
