@@ -179,7 +179,7 @@ def ladder_ratings(
 
 
 def expand_run_sets(specs: list[str]) -> tuple[list[str], dict[str, list[str]]]:
-    """The ladder's agents with every run set (:mod:`training.evaluation.run_sets`) replaced by its
+    """The ladder's agents with every run set (:mod:`training.framework.run_set_folder`) replaced by its
     runs, and each set's runs by the set."""
     expanded, sets = [], {}
     for spec in specs:

@@ -190,7 +190,7 @@ def paired_report(results: list[PairingResult]) -> tuple[str, list[dict]]:
 
 def pairing_games_rows(results: list[PairingResult]) -> list[dict]:
     """Every game of the pairings, for ``games.csv``: the agent's score per game with its opening
-    and seat, what an aggregate over several runs resamples (:mod:`training.evaluation.run_sets`)."""
+    and seat, what an aggregate over several runs resamples (:mod:`training.evaluation.run_aggregate`)."""
     return [
         {
             "agent": r.candidate,

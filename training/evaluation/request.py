@@ -19,7 +19,8 @@ from agents.run_folder import CONFIG_FILE, EVALUATION_DIR, CheckpointError, read
 from envs.registry import get_entry
 from training.evaluation.report import Setup, evaluate
 from training.evaluation.report_files import output_dir
-from training.evaluation.run_sets import evaluation_scores, write_aggregate
+from training.evaluation.run_aggregate_report import write_aggregate
+from training.evaluation.run_scores import evaluation_scores
 from training.evaluation.sprt import Sprt
 from training.evaluation.trained_runs import latest_run, trained_runs
 from training.framework.config import make_checked_game
@@ -70,7 +71,7 @@ def run_opponents(checkpoint: Path | None, env: str) -> list[str]:
 def evaluate_run_set(args: argparse.Namespace, run_set: Path) -> tuple[str, Path]:
     """``--checkpoint RUN_SET``: every run of the set evaluated as ``--checkpoint RUN`` is (the same
     agents, games and seeds), each into ``seed<N>/`` of the report folder, then the aggregate over
-    the runs (:mod:`training.evaluation.run_sets`): the report's text and its folder."""
+    the runs (:mod:`training.evaluation.run_aggregate`): the report's text and its folder."""
     info = read_run_set(run_set)
     if args.env and args.env != info["env"]:
         raise CheckpointError(f"run set {run_set} trained {info['env']}, not {args.env}: use --env {info['env']}")

@@ -4,7 +4,7 @@
 with ``run_set.json`` and a run folder per seed (``seed1/`` ...), each an ordinary run: the
 same command with ``--seed N --run-dir <set>/seedN`` (its own checkpoints, ``--resume``,
 closing evaluation), its output in ``seedN.log``. Then
-:func:`training.evaluation.run_sets.run_set_report` scores the set.
+:func:`training.evaluation.run_set_report.run_set_report` scores the set.
 
 Where the runs go:
 
@@ -35,7 +35,7 @@ from datetime import datetime
 from pathlib import Path
 
 from agents.run_folder import EVALUATION_DIR, METADATA_FILE
-from training.evaluation.run_sets import run_set_report
+from training.evaluation.run_set_report import SET_REPORT_FILES, run_set_report
 from training.framework import ray_cluster
 from training.framework.paths import checkpoint_root
 from training.framework.run_set_folder import closing_games, read_run_set, runs_of, seed_folder, seed_log, write_run_set
@@ -206,7 +206,7 @@ def train_run_set(run_set: Path, parallel: int | None, address: tuple[str, str] 
             print(f"error: the runs of seeds {failed} failed; their logs are in {run_set}", file=sys.stderr)
             return 1
     print(run_set_report(run_set))
-    print(f"Run set written to {run_set} (report.md, summary.csv, curves.png)")
+    print(f"Run set written to {run_set} ({', '.join(SET_REPORT_FILES)})")
     return 0
 
 
