@@ -39,6 +39,7 @@ import yaml
 
 from agents.run_folder import METADATA_FILE
 from training.evaluation.machine import MachineRecord, cpu_model, load_average
+from training.evaluation.report_files import interval_cell
 from training.evaluation.run_set_report import SET_REPORT_FILES
 from training.framework.run_set_folder import seed_folder
 
@@ -144,7 +145,7 @@ def aggregate_cells(env: str) -> tuple[str, str, str]:
 
     def cell(row: dict) -> str:
         value, low, high = (float(row[key]) for key in ("value", "ci95_low", "ci95_high"))
-        return f"{value:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
+        return interval_cell(value, low, high, digits)
 
     first_task = [row for row in rows if row["run"] == "mean of runs"][0]
     iqm = [row for row in rows if row["run"] == "IQM"][0]

@@ -15,7 +15,6 @@ move, the machine's); the command line is ``training/ladder.py``.
 
 from __future__ import annotations
 
-import csv
 import os
 from itertools import combinations
 from pathlib import Path
@@ -35,6 +34,7 @@ from training.evaluation.harness import (
 )
 from training.evaluation.machine import TIMING_FILE, load_average
 from training.evaluation.ratings import Ratings, rate
+from training.evaluation.report_files import interval_cell, markdown_table, write_csv
 from training.evaluation.sprt import Sprt, SprtResult
 from training.evaluation.timed import Tally, TimedAgent
 from training.evaluation.workers import one_torch_thread, worker_pool
@@ -44,6 +44,8 @@ from training.framework.run_set_folder import is_run_set, runs_of
 from training.framework.schema import ConfigError
 
 BOOTSTRAP = 1000  #: bootstrap resamples behind the rating intervals
+#: The columns of ``ladder.md``'s table of pairings.
+PAIRING_COLUMNS = ["agent", "opponent", "games", "distinct", "win", "draw", "loss", "score, 95% CI over the openings"]
 
 
 def round_robin(
@@ -196,15 +198,20 @@ def run_set_ratings(ratings: Ratings, sets: dict[str, list[str]], seed: int = 0)
     a two-level bootstrap (each ratings draw, which resamples the games' openings, then the
     set's runs drawn with replacement), so that it holds the seeds' spread and the games' noise."""
     rng = np.random.default_rng(seed)
-    lines = ["| run set | runs | Elo, mean of its runs | 95% CI |", "|---|---|---|---|"]
+    rows = []
     for name, runs in sets.items():
         columns = [ratings.agents.index(run) for run in runs]
         draws = [
             ratings.replicas[b, rng.choice(columns, size=len(columns))].mean() for b in range(len(ratings.replicas))
         ]
         low, high = np.percentile(draws, [2.5, 97.5])
-        lines.append(f"| `{name}` | {len(runs)} | {ratings.elo[columns].mean():+.0f} | [{low:+.0f}, {high:+.0f}] |")
-    return "\n".join(lines)
+        rows.append([f"`{name}`", str(len(runs)), f"{ratings.elo[columns].mean():+.0f}", elo_interval(low, high)])
+    return markdown_table(["run set", "runs", "Elo, mean of its runs", "95% CI"], rows)
+
+
+def elo_interval(low: float, high: float) -> str:
+    """A rating's 95% interval as the ladder's tables write it."""
+    return f"[{low:+.0f}, {high:+.0f}]"
 
 
 def score_matrix(labels: list[str], results: list[PairingResult]) -> np.ndarray:
@@ -219,12 +226,8 @@ def score_matrix(labels: list[str], results: list[PairingResult]) -> np.ndarray:
 
 
 def ladder_report(ratings: Ratings, results: list[PairingResult], games: int, random_opening_plies: int) -> str:
-    order = np.argsort(-ratings.elo)
-    lines = [
-        "| rank | agent | Elo | 95% CI | games | score |",
-        "|---|---|---|---|---|---|",
-    ]
-    for rank, i in enumerate(order, 1):
+    standings = []
+    for rank, i in enumerate(np.argsort(-ratings.elo), 1):
         label = ratings.agents[i]
         played = [r for r in results if label in (r.candidate, r.opponent)]
         points = sum(
@@ -232,26 +235,36 @@ def ladder_report(ratings: Ratings, results: list[PairingResult], games: int, ra
             for r in played
         )
         total = sum(r.games for r in played)
-        lines.append(
-            f"| {rank} | `{label}` | {ratings.elo[i]:+.0f} | [{ratings.low[i]:+.0f}, {ratings.high[i]:+.0f}] "
-            f"| {total} | {points / total:.3f} |"
+        standings.append(
+            [
+                str(rank),
+                f"`{label}`",
+                f"{ratings.elo[i]:+.0f}",
+                elo_interval(ratings.low[i], ratings.high[i]),
+                str(total),
+                f"{points / total:.3f}",
+            ]
         )
-    lines += [
-        "",
-        "| agent | opponent | games | distinct | win | draw | loss | score, 95% CI over the openings |",
-        "|---|---|---|---|---|---|---|---|",
+    pairings = [
+        [
+            f"`{r.candidate}`",
+            f"`{r.opponent}`",
+            str(r.games),
+            str(r.distinct_games),
+            *map(str, r.counts()),
+            interval_cell(*r.share()),
+        ]
+        for r in results
     ]
-    for r in results:
-        score, low, high = r.share()
-        counts = " | ".join(str(int((r.outcomes == outcome).sum())) for outcome in (1, 0, -1))
-        lines.append(
-            f"| `{r.candidate}` | `{r.opponent}` | {r.games} | {r.distinct_games} | {counts} "
-            f"| {score:.3f} [{low:.3f}, {high:.3f}] |"
-        )
+    lines = [
+        markdown_table(["rank", "agent", "Elo", "95% CI", "games", "score"], standings),
+        "",
+        markdown_table(PAIRING_COLUMNS, pairings),
+    ]
     stopped = [r for r in results if r.sprt is not None]
     if stopped:
-        lines += ["", "| agent | opponent | games | SPRT |", "|---|---|---|---|"]
-        lines += [f"| `{r.candidate}` | `{r.opponent}` | {r.games} | {r.sprt.words()} |" for r in stopped]
+        rows = [[f"`{r.candidate}`", f"`{r.opponent}`", str(r.games), r.sprt.words()] for r in stopped]
+        lines += ["", markdown_table(["agent", "opponent", "games", "SPRT"], rows)]
     played = (
         f"at most {games} games per pairing (an SPRT stopped each once decided)"
         if stopped
@@ -268,6 +281,25 @@ def ladder_report(ratings: Ratings, results: list[PairingResult], games: int, ra
     return "\n".join(lines) + "\n" + note
 
 
+def pairing_row(r: PairingResult) -> dict:
+    """A pairing's row of ``pairings.csv``."""
+    score, low, high = (round(value, 4) for value in r.share())
+    wins, draws, losses = r.counts()
+    return {
+        "agent": r.candidate,
+        "opponent": r.opponent,
+        "games": r.games,
+        "distinct_games": r.distinct_games,
+        "wins": wins,
+        "draws": draws,
+        "losses": losses,
+        "score": score,
+        "score_ci95_low": low,
+        "score_ci95_high": high,
+        "sprt": "" if r.sprt is None else r.sprt.decision or "undecided",
+    }
+
+
 def timing_report(ratings: Ratings, agents: dict[str, TimedAgent]) -> str:
     """Each agent's mean time per move over the tournament, with the machine and its load (:data:`TIMING_FILE`)."""
     load = load_average()
@@ -275,9 +307,13 @@ def timing_report(ratings: Ratings, agents: dict[str, TimedAgent]) -> str:
         f"Time per move, the mean over the tournament: measured on this machine ({os.cpu_count()} CPUs, load average "
         f"{load} when the ladder ended), so it changes from run to run; compare agents within one ladder only.",
         "",
-        "| agent | ms / move |",
-        "|---|---|",
-        *(f"| `{ratings.agents[i]}` | {agents[ratings.agents[i]].ms_per_move:.2f} |" for i in np.argsort(-ratings.elo)),
+        markdown_table(
+            ["agent", "ms / move"],
+            [
+                [f"`{ratings.agents[i]}`", f"{agents[ratings.agents[i]].ms_per_move:.2f}"]
+                for i in np.argsort(-ratings.elo)
+            ],
+        ),
     ]
     return "\n".join(lines) + "\n"
 
@@ -405,23 +441,6 @@ def run_ladder(
     report += "\n" + how_played(specs, in_batch, batch) + "\n"
     (out / "ladder.md").write_text(report)
     (out / TIMING_FILE).write_text(f"# {env} rating ladder: time per move\n\n" + timing_report(ratings, agents))
-    with (out / "pairings.csv").open("w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(
-            ["agent", "opponent", "games", "distinct_games", "wins", "draws", "losses", "score", "score_ci95_low"]
-            + ["score_ci95_high", "sprt"]
-        )
-        for r in results:
-            writer.writerow(
-                [
-                    r.candidate,
-                    r.opponent,
-                    r.games,
-                    r.distinct_games,
-                    *(int((r.outcomes == o).sum()) for o in (1, 0, -1)),
-                    *(round(value, 4) for value in r.share()),
-                    "" if r.sprt is None else r.sprt.decision or "undecided",
-                ]
-            )
+    write_csv(out / "pairings.csv", [pairing_row(r) for r in results])
     _plot(out, ratings, score_matrix(specs, results))
     return report
