@@ -18,7 +18,7 @@ against the config's own opponents (its extra tables dropped). The config is wri
 ``results/baselines/report.md`` (on the site ``docs/reports/baselines.md``, made by
 ``training/results_pages.py`` with every other report) is the table of every env: seeds,
 budget, the aggregate over the five runs with its two-level bootstrap interval
-(:mod:`training.evaluation.run_sets`), and the wall time. Compare your own algorithm with
+(:mod:`training.evaluation.run_aggregate`), and the wall time. Compare your own algorithm with
 them as ``docs/guides/baselines.md`` shows.
 """
 
@@ -37,7 +37,11 @@ from pathlib import Path
 
 import yaml
 
+from agents.run_folder import METADATA_FILE
 from training.evaluation.machine import MachineRecord, cpu_model, load_average
+from training.evaluation.report_files import interval_cell
+from training.evaluation.run_set_report import SET_REPORT_FILES
+from training.framework.run_set_folder import seed_folder
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "results" / "baselines"
@@ -115,10 +119,10 @@ def train(env: str) -> dict:
     wall = time.perf_counter() - started
     folder = OUT / env
     folder.mkdir(parents=True, exist_ok=True)
-    for name in ("report.md", "summary.csv", "curves.png"):
+    for name in SET_REPORT_FILES:
         if (run_set / name).is_file():
             shutil.copy(run_set / name, folder / name)
-    trained = [json.loads((run_set / f"seed{s}" / "metadata.json").read_text()) for s in SEEDS]
+    trained = [json.loads((seed_folder(run_set, s) / METADATA_FILE).read_text()) for s in SEEDS]
     measured = {
         "env": env,
         "command": " ".join(command),
@@ -141,7 +145,7 @@ def aggregate_cells(env: str) -> tuple[str, str, str]:
 
     def cell(row: dict) -> str:
         value, low, high = (float(row[key]) for key in ("value", "ci95_low", "ci95_high"))
-        return f"{value:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
+        return interval_cell(value, low, high, digits)
 
     first_task = [row for row in rows if row["run"] == "mean of runs"][0]
     iqm = [row for row in rows if row["run"] == "IQM"][0]

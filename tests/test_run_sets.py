@@ -12,8 +12,9 @@ import yaml
 
 from tests.test_turn_value import tiny_config
 from training import benchmark, evaluate, ladder, train
-from training.evaluation import run_sets
-from training.evaluation.run_sets import RunScores, aggregate, probability_of_improvement
+from training.evaluation.run_aggregate import aggregate, probability_of_improvement
+from training.evaluation.run_scores import RunScores
+from training.evaluation.run_set_report import run_set_report
 from training.framework.run_set import run_command
 
 
@@ -69,11 +70,11 @@ def test_train_py_seeds_trains_a_run_per_seed_and_reports_over_them(tmp_path, ca
     assert train.main(["--resume", str(run_set)]) == 0
     assert (run_set / "seed4" / "evaluation" / "games.csv").is_file()
     assert kept is None or (run_set / "seed3" / "model.zip").read_bytes() == kept
-    assert run_sets.run_set_report(run_set) == report  # the same games, the same report
+    assert run_set_report(run_set) == report  # the same games, the same report
     # a run trained but stopped in its closing evaluation gets the evaluation alone
     shutil.rmtree(run_set / "seed3" / "evaluation")
     assert train.main(["--resume", str(run_set)]) == 0
-    assert run_sets.run_set_report(run_set) == report
+    assert run_set_report(run_set) == report
     # evaluate.py and benchmark.py take the set: every run plays, the aggregate is over them
     capsys.readouterr()
     out = tmp_path / "evaluated"

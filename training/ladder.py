@@ -36,12 +36,12 @@ import yaml
 from envs.registry import get_entry
 from training.evaluation.harness import DEFAULT_BATCH
 from training.evaluation.ladder import check_distinct, run_ladder
-from training.evaluation.run_sets import is_run_set
 from training.evaluation.sprt import SPRT_HELP, Sprt
 from training.framework import paths
 from training.framework.config import check_agent_spec
 from training.framework.console import guarded
 from training.framework.run_files import new_report_dir
+from training.framework.run_set_folder import is_run_set
 from training.framework.schema import ConfigError
 
 

@@ -23,7 +23,6 @@ each agent's own report folder (and the wall times) under ``leaderboard/``.
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import warnings
@@ -35,7 +34,7 @@ import numpy as np
 
 from agents.registry import BOTS, NETWORK_AGENTS
 from envs.registry import get_entry
-from training.evaluation.benchmark import BenchmarkRun, run_benchmark
+from training.evaluation.benchmark import BenchmarkRun, TaskRun, run_benchmark
 from training.evaluation.benchmark_scores import (
     AGGREGATES,
     PROFILE_TAUS,
@@ -46,12 +45,15 @@ from training.evaluation.benchmark_scores import (
 )
 from training.evaluation.harness import DEFAULT_BATCH
 from training.evaluation.machine import TIMING_FILE, load_average, machine
-from training.evaluation.report_files import report_folder
+from training.evaluation.referee import GameRecord
+from training.evaluation.report_files import interval_cell, markdown_table, report_folder, write_csv
 from training.evaluation.suite import MEASURE_COMMAND, SUITE_VERSION, Task, suite
 
 #: Version of ``benchmark.json`` and ``leaderboard.json``: bumped when a key changes meaning.
 SCHEMA_VERSION = 1
 DOCS = "docs/benchmark.md"
+#: The columns of ``report.md``'s table of tasks.
+TASK_COLUMNS = ["task", "table", "opponent", "games", "measure", "raw", "normalized", "forfeits"]
 
 
 def package_version() -> str:
@@ -59,10 +61,6 @@ def package_version() -> str:
         return metadata.version("tabletop-dice-rl")
     except metadata.PackageNotFoundError:
         return "not installed"
-
-
-def _interval(value: float, low: float, high: float, digits: int = 3) -> str:
-    return f"{value:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
 
 
 def _table(task: Task) -> str:
@@ -163,32 +161,15 @@ class Summary:
             "(1 for a win, a shared one too, ½ for a draw, 0 for a loss). 95% intervals: Wilson's for a share, "
             "the normal one for a mean score.",
             "",
-            "| task | table | opponent | games | measure | raw | normalized | forfeits |",
-            "|---|---|---|---|---|---|---|---|",
+            markdown_table(TASK_COLUMNS, [self._task_row(t) for t in run.tasks]),
         ]
-        for t in run.tasks:
-            task = t.task
-            opponent = f"`{task.opponent}`" if task.opponent else "—"
-            if t.not_played:
-                lines.append(f"| {task.name} | {_table(task)} | {opponent} | — | {task.measure} | not played | — | — |")
-                continue
-            s = self.scores[task.name]
-            digits = 1 if task.players == 1 else 3
-            forfeits = ", ".join(f"{n} {kind}" for kind, n in s.forfeits.items()) or "0"
-            lines.append(
-                f"| {task.name} | {_table(task)} | {opponent} | {s.games} | {task.measure} "
-                f"| {_interval(s.raw, s.raw_low, s.raw_high, digits)} "
-                f"| {_interval(s.normalized, s.low, s.high)} | {forfeits} |"
-            )
         played = len(run.played)
         lines += [
             "",
             f"Aggregates over the {played} task{'s' * (played != 1)} played "
             "(rliable; 95% stratified bootstrap intervals, each task's games resampled on their own):",
             "",
-            "| " + " | ".join(AGGREGATES) + " |",
-            "|" + "---|" * len(AGGREGATES),
-            "| " + " | ".join(_interval(*self.aggregates[name]) for name in AGGREGATES) + " |",
+            markdown_table(list(AGGREGATES), [[interval_cell(*self.aggregates[name]) for name in AGGREGATES]]),
         ]
         lines += ["", how_played(run)]
         not_played = [t for t in run.tasks if t.not_played]
@@ -215,6 +196,26 @@ class Summary:
         ]
         return "\n".join(lines)
 
+    def _task_row(self, t: TaskRun) -> list[str]:
+        """A task's row of ``report.md``: its score with its interval, or that it was not played."""
+        task = t.task
+        opponent = f"`{task.opponent}`" if task.opponent else "—"
+        if t.not_played:
+            return [task.name, _table(task), opponent, "—", task.measure, "not played", "—", "—"]
+        s = self.scores[task.name]
+        digits = 1 if task.players == 1 else 3
+        forfeits = ", ".join(f"{n} {kind}" for kind, n in s.forfeits.items()) or "0"
+        return [
+            task.name,
+            _table(task),
+            opponent,
+            str(s.games),
+            task.measure,
+            interval_cell(s.raw, s.raw_low, s.raw_high, digits),
+            interval_cell(s.normalized, s.low, s.high),
+            forfeits,
+        ]
+
     def timing_markdown(self) -> str:
         """``timing.md``: the wall time, the workers, the machine and its load."""
         load = load_average()
@@ -233,24 +234,7 @@ class Summary:
             (staging / "benchmark.json").write_text(json.dumps(self.to_dict(), indent=2) + "\n")
             (staging / "timing.json").write_text(json.dumps(self.timing_dict(), indent=2) + "\n")
             (staging / TIMING_FILE).write_text(self.timing_markdown())
-            with (staging / "games.csv").open("w", newline="") as handle:
-                writer = csv.writer(handle)
-                writer.writerow(["task", "game", "seed", "seat", "raw", "normalized", "forfeit", "detail", "moves"])
-                for t in self.run.played:
-                    for r in t.records:
-                        writer.writerow(
-                            [
-                                r.task,
-                                r.game,
-                                r.seed,
-                                r.seat,
-                                f"{r.raw:g}",
-                                f"{r.normalized:.6f}",
-                                r.forfeit,
-                                r.detail,
-                                r.moves,
-                            ]
-                        )
+            write_csv(staging / "games.csv", [game_row(r) for t in self.run.played for r in t.records])
             self._plot(staging)
 
     def _plot(self, folder: Path) -> None:
@@ -295,6 +279,21 @@ class Summary:
         fig.tight_layout()
         fig.savefig(folder / "profile.png", dpi=100)
         plt.close(fig)
+
+
+def game_row(r: GameRecord) -> dict:
+    """A game's row of ``games.csv``."""
+    return {
+        "task": r.task,
+        "game": r.game,
+        "seed": r.seed,
+        "seat": r.seat,
+        "raw": f"{r.raw:g}",
+        "normalized": f"{r.normalized:.6f}",
+        "forfeit": r.forfeit,
+        "detail": r.detail,
+        "moves": r.moves,
+    }
 
 
 def how_played(run: BenchmarkRun) -> str:
@@ -354,6 +353,10 @@ def write_leaderboard(
         summaries[name] = Summary(run)
         summaries[name].write(out / "leaderboard" / name.replace("+", "_"))
     tasks = [t.name for t in suite(suite_version).tasks]
+    rows = []
+    for name, summary in summaries.items():
+        cells = [interval_cell(s.normalized, s.low, s.high, 2) if (s := summary.scores.get(t)) else "—" for t in tasks]
+        rows.append([f"`{name}`", *cells, str(len(summary.scores)), interval_cell(*summary.aggregates["IQM"], 2)])
     lines = [
         f"# Leaderboard: every bot and shipped agent on the benchmark suite v{suite_version}"
         + (" (--quick)" if quick else ""),
@@ -365,16 +368,7 @@ def write_leaderboard(
         f"Each agent's report folder is under `leaderboard/`. Regenerate: `make leaderboard` "
         f"(references: `{MEASURE_COMMAND} --suite {suite_version}`).",
         "",
-        "| agent | " + " | ".join(tasks) + " | tasks | IQM |",
-        "|---|" + "---|" * (len(tasks) + 2),
-    ]
-    rows_json = []
-    for name, summary in summaries.items():
-        cells = [_interval(s.normalized, s.low, s.high, 2) if (s := summary.scores.get(t)) else "—" for t in tasks]
-        iqm = _interval(*summary.aggregates["IQM"], 2)
-        lines.append(f"| `{name}` | " + " | ".join(cells) + f" | {len(summary.scores)} | {iqm} |")
-        rows_json.append(summary.to_dict())
-    lines += [
+        markdown_table(["agent", *tasks, "tasks", "IQM"], rows),
         "",
         f"The wall time of each agent's suite, which is the machine's, is in `leaderboard/{TIMING_FILE}`.",
         "",
@@ -386,9 +380,9 @@ def write_leaderboard(
         "",
         "The machine's, under its load; the scores do not depend on it.",
         "",
-        "| agent | wall time (s) |",
-        "|---|---|",
-        *(f"| `{name}` | {s.run.wall_seconds:.0f} |" for name, s in summaries.items()),
+        markdown_table(
+            ["agent", "wall time (s)"], [[f"`{name}`", f"{s.run.wall_seconds:.0f}"] for name, s in summaries.items()]
+        ),
         "",
         f"{total:.0f} s in all with {workers} worker{'s' * (workers != 1)} on {os.cpu_count()} CPUs "
         f"(load average {load} at the end).",
@@ -400,7 +394,12 @@ def write_leaderboard(
     (out / "leaderboard.md").write_text(markdown)
     (out / "leaderboard.json").write_text(
         json.dumps(
-            {"schema_version": SCHEMA_VERSION, "suite_version": suite_version, "quick": quick, "agents": rows_json},
+            {
+                "schema_version": SCHEMA_VERSION,
+                "suite_version": suite_version,
+                "quick": quick,
+                "agents": [summary.to_dict() for summary in summaries.values()],
+            },
             indent=2,
         )
         + "\n"

@@ -12,8 +12,8 @@ from training.evaluation.benchmark_report import benchmark, write_leaderboard
 from training.evaluation.benchmark_sets import benchmark_set
 from training.evaluation.references import measure_anchors
 from training.evaluation.report_files import output_dir
-from training.evaluation.run_sets import is_run_set
 from training.evaluation.suite import agent_mapping, write_anchors
+from training.framework.run_set_folder import is_run_set
 from training.framework.schema import ConfigError
 
 

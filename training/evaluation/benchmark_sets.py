@@ -1,13 +1,13 @@
 """The benchmark suite over run sets: every run of a set through the suite, the aggregate over
 runs and tasks, and two agents compared by rliable's probability of improvement.
 
-An agent here is a run set (:mod:`training.evaluation.run_sets`: every run of it plays) or any
+An agent here is a run set (:mod:`training.framework.run_set_folder`: every run of it plays) or any
 single agent spec (one run). Each run is benchmarked as ``benchmark.py --agent RUN`` is, its
 report in ``<out>/<name>/``; its samples are each task's normalized scores per opening
 (:func:`training.evaluation.benchmark_scores.per_task_normalized`), and the tasks are those every
 run played. The aggregates (mean and IQM over runs and tasks) and the probability of
 improvement take their intervals from the two-level bootstrap of
-:func:`training.evaluation.run_sets.aggregate` (runs, then each run's openings), with the share
+:func:`training.evaluation.run_aggregate.aggregate` (runs, then each run's openings), with the share
 tasks' pseudo-openings, so that a few runs cannot hide the games' noise.
 """
 
@@ -17,19 +17,16 @@ from pathlib import Path
 
 from training.evaluation.benchmark_report import benchmark
 from training.evaluation.benchmark_scores import per_task_normalized
-from training.evaluation.run_sets import (
-    RunScores,
-    is_run_set,
-    probability_of_improvement,
-    runs_of,
-    write_aggregate,
-)
+from training.evaluation.run_aggregate import probability_of_improvement
+from training.evaluation.run_aggregate_report import write_aggregate
+from training.evaluation.run_scores import RunScores
+from training.framework.run_set_folder import is_run_set, run_label, runs_of
 
 
 def members(source: str) -> dict[str, str]:
     """The runs an agent stands for, by name: a run set's seeds' runs, or the spec itself alone."""
     if is_run_set(Path(source)):
-        return {f"seed {seed}": str(run) for seed, run in runs_of(Path(source)).items()}
+        return {run_label(seed): str(run) for seed, run in runs_of(Path(source)).items()}
     return {source: source}
 
 

@@ -5,7 +5,7 @@ Two bootstraps put intervals on aggregates over tasks: the benchmark's over one 
 tasks, each task's openings resampled on their own (rliable's stratified bootstrap,
 :func:`stratified_interval`, :mod:`training.evaluation.benchmark_scores`), and the run sets'
 two-level one over several runs, then each drawn run's openings
-(:mod:`training.evaluation.run_sets`). They draw differently, but they take as many draws
+(:mod:`training.evaluation.run_aggregate`). They draw differently, but they take as many draws
 from the same seed, and they treat a share task alike: its openings get
 :data:`PSEUDO_OPENINGS` pseudo-openings at each end of the share's range (:func:`padded`),
 and the bootstrap's spread about its own centre is put about the games' point estimate

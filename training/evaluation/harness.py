@@ -265,6 +265,11 @@ class PairingResult:
         counts = np.bincount(np.rint(per_opening * 4).astype(int), minlength=5)
         return counts.tolist()
 
+    def counts(self) -> tuple[int, int, int]:
+        """The candidate's wins, draws and losses."""
+        wins, draws, losses = (int((self.outcomes == outcome).sum()) for outcome in (1, 0, -1))
+        return wins, draws, losses
+
     def rate(self, outcome: int) -> tuple[float, float, float]:
         """Rate of ``outcome`` (+1 win, 0 draw, -1 loss) and its 95% Wilson interval."""
         count = int((self.outcomes == outcome).sum())

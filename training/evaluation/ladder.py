@@ -8,15 +8,15 @@ games between deterministic players are still independent; with an SPRT
 The ratings are a Bradley–Terry fit on the Elo scale over all games, with 95% bootstrap
 intervals (:mod:`training.evaluation.ratings`), anchored at the first agent (0); each
 agent's thinking time per move is measured over the whole tournament, in its own file.
-:func:`run_ladder` writes ``ladder.md``, ``pairings.csv``, ``heatmap.png`` and
-``ratings.png``, which come out the same on every run, and ``timing.md`` (the time per
-move, the machine's); the command line is ``training/ladder.py``.
+A run set among the agents plays as its runs, and is rated as the mean of theirs.
+:func:`run_ladder` plays the tournament and writes ``ladder.md``, ``pairings.csv``,
+``heatmap.png`` and ``ratings.png``, which come out the same on every run, and ``timing.md``
+(the time per move, the machine's), their contents :mod:`training.evaluation.ladder_report`'s;
+the command line is ``training/ladder.py``.
 """
 
 from __future__ import annotations
 
-import csv
-import os
 from itertools import combinations
 from pathlib import Path
 
@@ -33,17 +33,24 @@ from training.evaluation.harness import (
     opening_scores,
     played_in_batches,
 )
-from training.evaluation.machine import TIMING_FILE, load_average
-from training.evaluation.ratings import Ratings, rate
-from training.evaluation.run_sets import is_run_set, runs_of
+from training.evaluation.ladder_report import (
+    how_played,
+    ladder_report,
+    pairing_row,
+    plot_ladder,
+    run_set_table,
+    timing_report,
+)
+from training.evaluation.machine import TIMING_FILE
+from training.evaluation.ratings import BOOTSTRAP, Ratings, rate
+from training.evaluation.report_files import write_csv
 from training.evaluation.sprt import Sprt, SprtResult
 from training.evaluation.timed import Tally, TimedAgent
 from training.evaluation.workers import one_torch_thread, worker_pool
 from training.framework.config import build_agent, make_checked_game
 from training.framework.progress import Progress
+from training.framework.run_set_folder import is_run_set, runs_of
 from training.framework.schema import ConfigError
-
-BOOTSTRAP = 1000  #: bootstrap resamples behind the rating intervals
 
 
 def round_robin(
@@ -179,7 +186,7 @@ def ladder_ratings(
 
 
 def expand_run_sets(specs: list[str]) -> tuple[list[str], dict[str, list[str]]]:
-    """The ladder's agents with every run set (:mod:`training.evaluation.run_sets`) replaced by its
+    """The ladder's agents with every run set (:mod:`training.framework.run_set_folder`) replaced by its
     runs, and each set's runs by the set."""
     expanded, sets = [], {}
     for spec in specs:
@@ -191,151 +198,22 @@ def expand_run_sets(specs: list[str]) -> tuple[list[str], dict[str, list[str]]]:
     return expanded, sets
 
 
-def run_set_ratings(ratings: Ratings, sets: dict[str, list[str]], seed: int = 0) -> str:
-    """A table of each run set's rating: the mean of its runs' ratings, with a 95% interval from
+def run_set_ratings(
+    ratings: Ratings, sets: dict[str, list[str]], seed: int = 0
+) -> dict[str, tuple[float, float, float]]:
+    """Each run set's rating: the mean of its runs' ratings, with a 95% interval from
     a two-level bootstrap (each ratings draw, which resamples the games' openings, then the
     set's runs drawn with replacement), so that it holds the seeds' spread and the games' noise."""
     rng = np.random.default_rng(seed)
-    lines = ["| run set | runs | Elo, mean of its runs | 95% CI |", "|---|---|---|---|"]
+    rated = {}
     for name, runs in sets.items():
         columns = [ratings.agents.index(run) for run in runs]
         draws = [
             ratings.replicas[b, rng.choice(columns, size=len(columns))].mean() for b in range(len(ratings.replicas))
         ]
         low, high = np.percentile(draws, [2.5, 97.5])
-        lines.append(f"| `{name}` | {len(runs)} | {ratings.elo[columns].mean():+.0f} | [{low:+.0f}, {high:+.0f}] |")
-    return "\n".join(lines)
-
-
-def score_matrix(labels: list[str], results: list[PairingResult]) -> np.ndarray:
-    """``m[i, j]``: the score (wins + half the draws, per game) of agent ``i`` against ``j``."""
-    index = {label: i for i, label in enumerate(labels)}
-    matrix = np.full((len(labels), len(labels)), np.nan)
-    for r in results:
-        score = float(((r.outcomes + 1) / 2).mean())
-        matrix[index[r.candidate], index[r.opponent]] = score
-        matrix[index[r.opponent], index[r.candidate]] = 1.0 - score
-    return matrix
-
-
-def ladder_report(ratings: Ratings, results: list[PairingResult], games: int, random_opening_plies: int) -> str:
-    order = np.argsort(-ratings.elo)
-    lines = [
-        "| rank | agent | Elo | 95% CI | games | score |",
-        "|---|---|---|---|---|---|",
-    ]
-    for rank, i in enumerate(order, 1):
-        label = ratings.agents[i]
-        played = [r for r in results if label in (r.candidate, r.opponent)]
-        points = sum(
-            float(((r.outcomes + 1) / 2).sum()) if r.candidate == label else float(((1 - r.outcomes) / 2).sum())
-            for r in played
-        )
-        total = sum(r.games for r in played)
-        lines.append(
-            f"| {rank} | `{label}` | {ratings.elo[i]:+.0f} | [{ratings.low[i]:+.0f}, {ratings.high[i]:+.0f}] "
-            f"| {total} | {points / total:.3f} |"
-        )
-    lines += [
-        "",
-        "| agent | opponent | games | distinct | win | draw | loss | score, 95% CI over the openings |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for r in results:
-        score, low, high = r.share()
-        counts = " | ".join(str(int((r.outcomes == outcome).sum())) for outcome in (1, 0, -1))
-        lines.append(
-            f"| `{r.candidate}` | `{r.opponent}` | {r.games} | {r.distinct_games} | {counts} "
-            f"| {score:.3f} [{low:.3f}, {high:.3f}] |"
-        )
-    stopped = [r for r in results if r.sprt is not None]
-    if stopped:
-        lines += ["", "| agent | opponent | games | SPRT |", "|---|---|---|---|"]
-        lines += [f"| `{r.candidate}` | `{r.opponent}` | {r.games} | {r.sprt.words()} |" for r in stopped]
-    played = (
-        f"at most {games} games per pairing (an SPRT stopped each once decided)"
-        if stopped
-        else f"{games} games per pairing"
-    )
-    note = (
-        f"\nBradley–Terry ratings (Elo scale) fitted over all games, anchored at `{ratings.agents[0]}` = 0; "
-        f"95% intervals from {BOOTSTRAP} bootstrap resamples of each pairing's openings. {played}, in seat-paired "
-        "openings (each opening played once with each agent in every seat; a score's interval is taken over the "
-        f"openings), the first {random_opening_plies} plies of every game uniformly random. Every game is seeded "
-        "by its number, so these tables come out the same, digit for digit, on every run. Each agent's time per "
-        f"move, which is the machine's, is in `{TIMING_FILE}` beside this report.\n"
-    )
-    return "\n".join(lines) + "\n" + note
-
-
-def timing_report(ratings: Ratings, agents: dict[str, TimedAgent]) -> str:
-    """Each agent's mean time per move over the tournament, with the machine and its load (:data:`TIMING_FILE`)."""
-    load = load_average()
-    lines = [
-        f"Time per move, the mean over the tournament: measured on this machine ({os.cpu_count()} CPUs, load average "
-        f"{load} when the ladder ended), so it changes from run to run; compare agents within one ladder only.",
-        "",
-        "| agent | ms / move |",
-        "|---|---|",
-        *(f"| `{ratings.agents[i]}` | {agents[ratings.agents[i]].ms_per_move:.2f} |" for i in np.argsort(-ratings.elo)),
-    ]
-    return "\n".join(lines) + "\n"
-
-
-def short_label(spec: str) -> str:
-    """An agent's name in the pictures: a run folder's path by its last two parts (a run set's
-    ``<set>/seed3``), any other spec as it is."""
-    path = Path(spec)
-    return "/".join(path.parts[-2:]) if len(path.parts) > 2 and path.exists() else spec
-
-
-def _plot(out: Path, ratings: Ratings, matrix: np.ndarray) -> None:
-    import matplotlib  # noqa: PLC0415 (matplotlib takes a second to import; only the figure needs it)
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # noqa: PLC0415 (as matplotlib, and after its backend is chosen)
-
-    order = np.argsort(-ratings.elo)
-    labels = [short_label(ratings.agents[i]) for i in order]
-    # Room for the labels and the title even with two agents; cells grow with the ladder.
-    fig, ax = plt.subplots(figsize=(max(5.5, 2.5 + 0.9 * len(labels)), max(4.5, 2.0 + 0.8 * len(labels))))
-    shown = matrix[np.ix_(order, order)]
-    image = ax.imshow(shown, cmap="RdYlGn", vmin=0, vmax=1)
-    for i in range(len(labels)):
-        for j in range(len(labels)):
-            if not np.isnan(shown[i, j]):
-                ax.text(j, i, f"{shown[i, j]:.2f}", ha="center", va="center", fontsize=8)
-    ax.set_xticks(range(len(labels)), labels, rotation=45, ha="right")
-    ax.set_yticks(range(len(labels)), labels)
-    ax.set_xlabel("opponent")
-    ax.set_title("score of the row agent\nagainst the column agent", fontsize=10)
-    fig.colorbar(image, ax=ax, shrink=0.8)
-    fig.tight_layout()
-    fig.savefig(out / "heatmap.png", dpi=120)
-    plt.close(fig)
-
-    fig, ax = plt.subplots(figsize=(7, 0.8 + 0.45 * len(labels)))
-    y = np.arange(len(labels))[::-1]
-    elo = ratings.elo[order]
-    errors = np.vstack([elo - ratings.low[order], ratings.high[order] - elo])
-    ax.errorbar(elo, y, xerr=errors, fmt="o", capsize=4)
-    ax.set_yticks(y, labels)
-    ax.set_xlabel(f"Elo (Bradley–Terry, {ratings.agents[0]} = 0), 95% bootstrap interval")
-    ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(out / "ratings.png", dpi=100)
-    plt.close(fig)
-
-
-def how_played(specs: list[str], in_batch: frozenset[str], batch: int) -> str:
-    """The report's line on how the games were played: in batch, and which agents' games one at a time."""
-    if batch <= 0:
-        return "The games were played one at a time (--batch 0)."
-    alone = [f"`{spec}`" for spec in specs if spec not in in_batch]
-    line = f"The games were played up to {batch} at a time as rows of the batched twin (the same games as alone)"
-    if not alone:
-        return line + "."
-    return line + f", except the pairings of {', '.join(alone)}, which cannot act in batch: one at a time."
+        rated[name] = (float(ratings.elo[columns].mean()), float(low), float(high))
+    return rated
 
 
 def check_distinct(specs: list[str]) -> None:
@@ -401,27 +279,11 @@ def run_ladder(
         ratings, results, games, random_opening_plies
     )
     if sets:
-        report += "\nRun sets, each run rated on its own above:\n\n" + run_set_ratings(ratings, sets) + "\n"
+        table = run_set_table(sets, run_set_ratings(ratings, sets))
+        report += "\nRun sets, each run rated on its own above:\n\n" + table + "\n"
     report += "\n" + how_played(specs, in_batch, batch) + "\n"
     (out / "ladder.md").write_text(report)
     (out / TIMING_FILE).write_text(f"# {env} rating ladder: time per move\n\n" + timing_report(ratings, agents))
-    with (out / "pairings.csv").open("w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(
-            ["agent", "opponent", "games", "distinct_games", "wins", "draws", "losses", "score", "score_ci95_low"]
-            + ["score_ci95_high", "sprt"]
-        )
-        for r in results:
-            writer.writerow(
-                [
-                    r.candidate,
-                    r.opponent,
-                    r.games,
-                    r.distinct_games,
-                    *(int((r.outcomes == o).sum()) for o in (1, 0, -1)),
-                    *(round(value, 4) for value in r.share()),
-                    "" if r.sprt is None else r.sprt.decision or "undecided",
-                ]
-            )
-    _plot(out, ratings, score_matrix(specs, results))
+    write_csv(out / "pairings.csv", [pairing_row(r) for r in results])
+    plot_ladder(out, ratings, results)
     return report

@@ -21,6 +21,7 @@ import numpy as np
 
 ELO = 400.0 / math.log(10.0)  #: Elo points per natural-log unit of strength
 VIRTUAL_DRAWS = 1.0  #: games of prior per played pairing, scored half to each side
+BOOTSTRAP = 1000  #: bootstrap resamples behind the rating intervals
 
 
 @dataclass
@@ -58,7 +59,7 @@ def rate(
     agents: list[str],
     outcomes: dict[tuple[int, int], np.ndarray],
     anchor: int = 0,
-    bootstrap: int = 1000,
+    bootstrap: int = BOOTSTRAP,
     seed: int = 0,
     opening: int = 1,
 ) -> Ratings:

@@ -4,9 +4,12 @@ tables in one Markdown and one CSV format.
 :func:`output_dir` picks the folder (``--out``, never over an earlier report unless told,
 else a new dated folder beside the run or under ``results/``); :func:`report_folder` writes
 into a hidden folder beside it and moves the files in only once every one is written, so a
-failed evaluation leaves no half report. :func:`markdown_table` and :func:`write_csv` are
-how the evaluations' reports (:mod:`training.evaluation.report`, the run sets' aggregates)
-write their tables, and the benchmark's report folder is written the same way.
+failed evaluation leaves no half report; the benchmark's report folder is written the same
+way. :func:`markdown_table`, :func:`interval_cell` (a figure with its interval) and
+:func:`write_csv` are how every evaluation writes its tables: an evaluation's
+(:mod:`training.evaluation.report_tables`), the aggregates over runs'
+(:mod:`training.evaluation.run_aggregate_report`), the benchmark's and the leaderboard's
+(:mod:`training.evaluation.benchmark_report`) and the ladder's.
 """
 
 from __future__ import annotations
@@ -61,6 +64,11 @@ def report_folder(out_dir: Path) -> Iterator[Path]:
             os.replace(path, out_dir / path.name)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def interval_cell(value: float, low: float, high: float, digits: int = 3) -> str:
+    """A figure with its interval as the tables write it: ``value [low, high]``, ``digits`` decimals each."""
+    return f"{value:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
 
 
 def markdown_table(header: list[str], rows: list[list[str]]) -> str:

@@ -19,7 +19,7 @@ import numpy as np
 
 from agents.base import Agent, acts_in_batch
 from training.evaluation.harness import PairingResult, SolitaireResult, clipped_mean_ci, mean_ci, opening_scores
-from training.evaluation.report_files import markdown_table
+from training.evaluation.report_files import interval_cell, markdown_table
 
 PERCENTILES = (5, 25, 50, 75, 95)
 
@@ -131,7 +131,7 @@ def pairing_report(
                 f"{draw:.3f}",
                 f"{loss:.3f}",
                 f"[{loss_low:.3f}, {loss_high:.3f}]",
-                f"{score:.3f} [{score_low:.3f}, {score_high:.3f}]",
+                interval_cell(score, score_low, score_high),
                 f"{mean:+.3f} [{mean_low:+.3f}, {mean_high:+.3f}]",
             ]
         )
@@ -146,7 +146,7 @@ def pairing_report(
                     "opponent_own_score_ci95_high": round(own_high, 4),
                 }
             )
-            table[-1].append(f"{own:.3f} [{own_low:.3f}, {own_high:.3f}]")
+            table[-1].append(interval_cell(own, own_low, own_high))
         if two_players:
             counts = r.pentanomial()
             rows[-1]["pentanomial"] = "/".join(map(str, counts))
@@ -190,7 +190,7 @@ def paired_report(results: list[PairingResult]) -> tuple[str, list[dict]]:
 
 def pairing_games_rows(results: list[PairingResult]) -> list[dict]:
     """Every game of the pairings, for ``games.csv``: the agent's score per game with its opening
-    and seat, what an aggregate over several runs resamples (:mod:`training.evaluation.run_sets`)."""
+    and seat, what an aggregate over several runs resamples (:mod:`training.evaluation.run_aggregate`)."""
     return [
         {
             "agent": r.candidate,

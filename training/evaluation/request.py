@@ -19,19 +19,15 @@ from agents.run_folder import CONFIG_FILE, EVALUATION_DIR, CheckpointError, read
 from envs.registry import get_entry
 from training.evaluation.report import Setup, evaluate
 from training.evaluation.report_files import output_dir
-from training.evaluation.run_sets import (
-    evaluation_scores,
-    is_run_set,
-    read_run_set,
-    runs_of,
-    write_aggregate,
-)
+from training.evaluation.run_aggregate_report import write_aggregate
+from training.evaluation.run_scores import evaluation_scores
 from training.evaluation.sprt import Sprt
 from training.evaluation.trained_runs import latest_run, trained_runs
 from training.framework.config import make_checked_game
 from training.framework.console import yaml_mapping
 from training.framework.paths import checkpoint_root
 from training.framework.run_files import new_report_dir
+from training.framework.run_set_folder import is_run_set, read_run_set, run_label, runs_of, seed_folder
 from training.framework.schema import ConfigError
 
 
@@ -75,7 +71,7 @@ def run_opponents(checkpoint: Path | None, env: str) -> list[str]:
 def evaluate_run_set(args: argparse.Namespace, run_set: Path) -> tuple[str, Path]:
     """``--checkpoint RUN_SET``: every run of the set evaluated as ``--checkpoint RUN`` is (the same
     agents, games and seeds), each into ``seed<N>/`` of the report folder, then the aggregate over
-    the runs (:mod:`training.evaluation.run_sets`): the report's text and its folder."""
+    the runs (:mod:`training.evaluation.run_aggregate`): the report's text and its folder."""
     info = read_run_set(run_set)
     if args.env and args.env != info["env"]:
         raise CheckpointError(f"run set {run_set} trained {info['env']}, not {args.env}: use --env {info['env']}")
@@ -85,11 +81,11 @@ def evaluate_run_set(args: argparse.Namespace, run_set: Path) -> tuple[str, Path
     runs = []
     for seed, run in runs_of(run_set).items():
         print(f"Run set {run_set}: seed {seed}", flush=True)
-        folder = out / f"seed{seed}"
+        folder = seed_folder(out, seed)
         evaluate_request(
             argparse.Namespace(**{**vars(args), "checkpoint": str(run), "out": str(folder), "overwrite": True})
         )
-        runs.append(evaluation_scores(folder, f"seed {seed}"))
+        runs.append(evaluation_scores(folder, run_label(seed)))
     note = "Each run's own report is in `seed<N>/` beside this one; the first agent of each is the run's."
     return write_aggregate(out, f"{info['env']} evaluation of a run set: {len(runs)} runs", runs, note), out
 

@@ -29,12 +29,12 @@ from typing import Any
 from agents.run_folder import CONFIG_FILE, METADATA_FILE
 from envs.registry import ENVS, make_game
 from training.evaluation.report import evaluate_run
-from training.evaluation.run_sets import RUN_SET_FILE, is_run_set, read_run_set
 from training.framework import run_set
 from training.framework.config import RunConfig, build_agent, config_from_dict, load_config
 from training.framework.console import USER_ERRORS, arguments, fail, interrupted, invocation
 from training.framework.paths import checkpoint_root, config_path
 from training.framework.run import Pipeline, print_interrupted, run_training
+from training.framework.run_set_folder import is_run_set, read_run_set
 from training.framework.schema import ConfigError, read_mapping
 from training.framework.stop import TrainingInterrupted, stop_requested_by_signals
 from training.pipelines import PIPELINES, pipeline_class
@@ -278,7 +278,7 @@ def pipeline_for(argv: list[str] | None, default: type[Pipeline]) -> type[Pipeli
     for option in ("--env", "--config", "--resume"):
         parser.add_argument(option)
     known, _ = parser.parse_known_args(argv)
-    if known.resume and (Path(known.resume) / RUN_SET_FILE).is_file():  # a run set: the pipeline its runs ran
+    if known.resume and is_run_set(Path(known.resume)):  # a run set: the pipeline its runs ran
         return pipeline_class(read_run_set(Path(known.resume))["pipeline"])
     if known.resume:
         path = Path(known.resume) / CONFIG_FILE

@@ -136,21 +136,27 @@ def summary(row: dict) -> str:
     return f"win rate {row['win_rate']:.3f} [{row['win_ci95_low']:.3f}, {row['win_ci95_high']:.3f}]"
 
 
-def draw(run_dir: Path, reference: str) -> Path | None:
-    """``learning_curve.png`` from the run's ``learning_curve.csv`` (None without one)."""
+def read_curve(run_dir: Path) -> tuple[str, list[dict]] | None:
+    """The run's ``learning_curve.csv``: its unit (the first column) and its rows; None without one."""
     path = run_dir / CURVE_FILE
     if not path.is_file():
         return None
+    with path.open() as handle:
+        reader = csv.DictReader(handle)
+        return reader.fieldnames[0], list(reader)
+
+
+def draw(run_dir: Path, reference: str) -> Path | None:
+    """``learning_curve.png`` from the run's ``learning_curve.csv`` (None without one)."""
+    curve = read_curve(run_dir)
+    if curve is None or not curve[1]:
+        return None
+    unit, rows = curve
     import matplotlib  # noqa: PLC0415 (matplotlib takes a second to import; only the closing figure needs it)
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt  # noqa: PLC0415 (as matplotlib, and after its backend is chosen)
 
-    with path.open() as handle:
-        reader = csv.DictReader(handle)
-        unit, rows = reader.fieldnames[0], list(reader)
-    if not rows:
-        return None
     scale = 1e6 if unit == "timesteps" else 1e3
     steps = np.array([float(r[unit]) for r in rows]) / scale
     fig, ax = plt.subplots(figsize=(7, 4))

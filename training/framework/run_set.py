@@ -4,7 +4,7 @@
 with ``run_set.json`` and a run folder per seed (``seed1/`` ...), each an ordinary run: the
 same command with ``--seed N --run-dir <set>/seedN`` (its own checkpoints, ``--resume``,
 closing evaluation), its output in ``seedN.log``. Then
-:func:`training.evaluation.run_sets.run_set_report` scores the set.
+:func:`training.evaluation.run_set_report.run_set_report` scores the set.
 
 Where the runs go:
 
@@ -35,9 +35,10 @@ from datetime import datetime
 from pathlib import Path
 
 from agents.run_folder import EVALUATION_DIR, METADATA_FILE
-from training.evaluation.run_sets import RUN_SET_FILE, read_run_set, run_set_report, runs_of, seed_folder
+from training.evaluation.run_set_report import SET_REPORT_FILES, run_set_report
 from training.framework import ray_cluster
 from training.framework.paths import checkpoint_root
+from training.framework.run_set_folder import closing_games, read_run_set, runs_of, seed_folder, seed_log, write_run_set
 from training.framework.schema import ConfigError
 
 #: Options of the set's command that each run's command does not repeat: the set chooses them per run.
@@ -71,7 +72,7 @@ def trained(run_dir: Path) -> bool:
 
 def finished(run_dir: Path) -> bool:
     """Whether the run is trained and its closing evaluation's games are written."""
-    return trained(run_dir) and (run_dir / EVALUATION_DIR / "games.csv").is_file()
+    return trained(run_dir) and closing_games(run_dir).is_file()
 
 
 def train_command(base: list[str], seed: int, run_dir: Path) -> list[str]:
@@ -115,7 +116,7 @@ def train_locally(run_set: Path, base: list[str], seeds: list[int], parallel: in
     """Train the seeds' runs as child processes, ``parallel`` at once; the seeds that failed."""
 
     def one(seed: int) -> int:
-        log = run_set / f"seed{seed}.log"
+        log = seed_log(run_set, seed)
         command = child_command(base, run_set, seed)
         with log.open("a") as out:
             code = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, check=False).returncode
@@ -155,11 +156,12 @@ def train_on_cluster(
         [ready], _ = ray.wait(list(pending))
         seed = pending.pop(ready)
         code, archive, output = ray.get(ready)
-        (run_set / f"seed{seed}.log").write_text(output)
+        log = seed_log(run_set, seed)
+        log.write_text(output)
         if archive:
             with tarfile.open(fileobj=io.BytesIO(archive), mode="r:gz") as tar:
                 tar.extractall(seed_folder(run_set, seed), filter="data")
-        print(f"seed {seed}: {'done' if code == 0 else f'failed (exit {code}), see seed{seed}.log'}", flush=True)
+        print(f"seed {seed}: {'done' if code == 0 else f'failed (exit {code}), see {log.name}'}", flush=True)
         if code != 0:
             failed.append(seed)
     ray.shutdown()
@@ -178,7 +180,7 @@ def new_run_set(
         raise ConfigError(f"{run_set} already holds files; resume a run set with --resume {run_set}")
     run_set.mkdir(parents=True, exist_ok=True)
     info = {"env": env, "pipeline": pipeline, "seeds": seeds, "arguments": base, "command": command, "cpus": cpus}
-    (run_set / RUN_SET_FILE).write_text(json.dumps(info, indent=2) + "\n")
+    write_run_set(run_set, info)
     return run_set
 
 
@@ -204,7 +206,7 @@ def train_run_set(run_set: Path, parallel: int | None, address: tuple[str, str] 
             print(f"error: the runs of seeds {failed} failed; their logs are in {run_set}", file=sys.stderr)
             return 1
     print(run_set_report(run_set))
-    print(f"Run set written to {run_set} (report.md, summary.csv, curves.png)")
+    print(f"Run set written to {run_set} ({', '.join(SET_REPORT_FILES)})")
     return 0
 
 
