@@ -1,5 +1,5 @@
 """What the games' searches in compiled code (Numba) share: the clock a kernel reads, the
-reasons a search ends, and the registry through which the generic network search
+reasons a search ends, the root orders they visit, and the registry through which the generic network search
 (:func:`agents.search.network_search`) finds a game's compiled one.
 
 A game's agents package (``agents/<game>/``) fills the registry when it is imported
@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numba
+import numpy as np
 
 #: Why a compiled search of one position ended: it finished, ran out of its time, filled its
 #: table (the caller searches again with a larger one), or found the position already over.
@@ -29,6 +30,20 @@ def now() -> float:
     with numba.objmode(seconds="float64"):
         seconds = time.perf_counter()
     return seconds
+
+
+def root_orders(legal: np.ndarray, rngs, width: int) -> np.ndarray:
+    """``(B, width)``: row ``k``'s first ``legal[k]`` entries list the indices of its legal moves
+    in the order its one-ply iteration visits them, shuffled by ``rngs[k]`` (``rng.shuffle`` of
+    the index list, as the Python searches draw) where ``rngs`` and ``rngs[k]`` are given, else
+    ascending."""
+    orders = np.zeros((len(legal), width), np.int64)
+    for k, count in enumerate(np.asarray(legal).tolist()):
+        order = list(range(count))
+        if rngs is not None and rngs[k] is not None:
+            rngs[k].shuffle(order)
+        orders[k, :count] = order
+    return orders
 
 
 def register_network_search(game_name: str, factory: Callable[..., Any]) -> None:

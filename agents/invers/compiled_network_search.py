@@ -47,7 +47,7 @@ import numba
 import numpy as np
 
 from agents.compiled_network import CompiledHeads, forward
-from agents.compiled_searches import DONE, GAME_OVER, OUT_OF_TIME, now
+from agents.compiled_searches import DONE, GAME_OVER, OUT_OF_TIME, now, root_orders
 from agents.search import NOT_TO_MOVE, PLY_COST, WIN, SearchResult, search_depth
 from envs.batched import invers_kernel as kernel
 from envs.batched.invers_kernel import RUNNING
@@ -417,12 +417,7 @@ class CompiledNetworkSearch:
         boards, hands, players, plies = positions
         rows = len(boards)
         legal = kernel.legal_counts(boards, players)
-        orders = np.zeros((rows, NUM_ACTIONS), np.int64)
-        for k, count in enumerate(legal.tolist()):
-            order = list(range(count))
-            if rngs is not None and rngs[k] is not None:
-                rngs[k].shuffle(order)
-            orders[k, :count] = order
+        orders = root_orders(legal, rngs, NUM_ACTIONS)
         if exact_from is None:
             exact_from = 1 if self.exact_root else 0
         out = (

@@ -10,7 +10,7 @@ import numpy as np
 
 from agents.base import Agent
 from agents.batched import batch_arguments, check_generators
-from agents.compiled_searches import GAME_OVER
+from agents.compiled_searches import GAME_OVER, root_orders
 from agents.invers.compiled_search import CompiledSearch, SearchResults
 from agents.invers.evaluation import WIN
 from envs.batched.invers_kernel import legal_counts
@@ -106,13 +106,8 @@ class InversSearch(Agent):
         deepest iteration is a play search, else the order is ascending and the deepest
         iteration exact (move values)."""
         boards, hands, players, plies = positions
-        orders = np.zeros((len(boards), NUM_ACTIONS), np.int64)
         legal = legal_counts(boards, players)
-        for k, count in enumerate(legal.tolist()):
-            order = list(range(count))
-            if rngs is not None:
-                rngs[k].shuffle(order)
-            orders[k, :count] = order
+        orders = root_orders(legal, rngs, NUM_ACTIONS)
         results = self.search.search(boards, hands, players, plies, orders, exact=rngs is None, legal=legal)
         if (results.reasons == GAME_OVER).any():
             raise ValueError(f"invers {self.name}: asked to move when it is not this player's turn (the game is over)")
