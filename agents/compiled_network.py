@@ -1,5 +1,7 @@
-"""A policy-value network's forward pass in compiled code (Numba), for searches written in
-compiled code (:mod:`agents.invers.compiled_network_search`).
+"""A network's forward pass in compiled code (Numba), for searches written in compiled code:
+the policy-value network inside Invers' search (:mod:`agents.invers.compiled_network_search`)
+and the turn-value network inside Six Hundred's turn planner
+(:mod:`agents.six_hundred.compiled_plan`, through :class:`CompiledMLP`).
 
 A compiled search asks the network about the children of one node at a time from inside its
 tree, where a call into torch would cost more than the arithmetic. :class:`CompiledHeads`
@@ -73,10 +75,9 @@ def supports(network) -> bool:
     return True
 
 
-def _versions(network) -> tuple:
+def _versions(layers: list) -> tuple:
     """The parameters' identities and in-place versions: they change when training updates the weights."""
-    layers = [layer for layer in network.value_layers + network.policy_layers if isinstance(layer, tuple)]
-    return tuple((id(t), t._version) for layer in layers for t in layer)
+    return tuple((id(t), t._version) for layer in layers if isinstance(layer, tuple) for t in layer)
 
 
 class CompiledHeads:
@@ -91,11 +92,33 @@ class CompiledHeads:
 
     def refresh(self) -> None:
         """Read the weights again if they changed since they were last read."""
-        versions = _versions(self.network)
+        versions = _versions(self.network.value_layers + self.network.policy_layers)
         if versions != self._read_at:
             self.value_weights, self.value_biases = _layer_arrays(self.network.value_layers)
             self.policy_weights, self.policy_biases = _layer_arrays(self.network.policy_layers)
             self.width = max(w.shape[1] for w in self.value_weights + self.policy_weights)
+            self._read_at = versions
+
+
+class CompiledMLP:
+    """One stack of Linear layers with ReLU between them (``[(weight, bias), relu, ...]``, as
+    :func:`agents.network.layers_of` reads a module list) as the arrays :func:`forward` runs,
+    read again (:meth:`refresh`) whenever training has changed the weights in place; ``scale``
+    and ``baseline`` ride along for the caller (a turn-value network's output scale and prior,
+    :class:`agents.turn_value.TurnValueNet`). ValueError if the layers are not Linear with
+    ReLU between them."""
+
+    def __init__(self, layers: list, scale: float = 1.0, baseline: tuple[int, float] | None = None):
+        self.layers, self.scale, self.baseline = layers, float(scale), baseline
+        self._read_at = None
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Read the weights again if they changed since they were last read."""
+        versions = _versions(self.layers)
+        if versions != self._read_at:
+            self.weights, self.biases = _layer_arrays(self.layers)
+            self.width = max(w.shape[1] for w in self.weights)
             self._read_at = versions
 
 

@@ -22,8 +22,9 @@ from agents.inference import one_thread, row_blocks
 _ACTIVATIONS = {torch.nn.ReLU: torch.relu, torch.nn.Tanh: torch.tanh, torch.nn.ELU: F.elu, torch.nn.GELU: F.gelu}
 
 
-def _layers(modules) -> list:
-    """``[(weight, bias) | activation, ...]`` of sb3 MLP modules (Linear and activation layers)."""
+def layers_of(modules) -> list:
+    """``[(weight, bias) | activation, ...]`` of MLP modules (Linear and activation layers), as
+    :func:`_run` and :mod:`agents.compiled_network` read them."""
     layers = []
     for module in modules:
         if isinstance(module, torch.nn.Linear):
@@ -54,8 +55,8 @@ class PolicyValueNetwork:
         self.policy = policy
         extractor = policy.mlp_extractor
         #: each head's layers in order: ``(weight, bias)`` of a Linear layer, or an activation
-        self.policy_layers = _layers([*extractor.policy_net, policy.action_net])
-        self.value_layers = _layers([*extractor.value_net, policy.value_net])
+        self.policy_layers = layers_of([*extractor.policy_net, policy.action_net])
+        self.value_layers = layers_of([*extractor.value_net, policy.value_net])
 
     def values(self, observations: np.ndarray) -> np.ndarray:
         """The observer's value of each observation (a batch), in [-1, 1]."""

@@ -45,7 +45,8 @@ from pathlib import Path
 import numpy as np
 
 from agents.registry import make_agent
-from agents.six_hundred.heuristic import KEEP_TABLES, ROLL_POINTS, SixHundredHeuristic, lock_values, read_sheet
+from agents.six_hundred.estimate import KEEP_TABLES, ROLL_POINTS
+from agents.six_hundred.heuristic import SixHundredHeuristic, lock_values, read_sheet
 from benchmarks.ceilings import SEED, ratio_interval
 from envs.games import six_hundred as rules
 from envs.registry import make_game
@@ -121,17 +122,17 @@ class ReducedOptimum(SixHundredHeuristic):
         super().__init__(game)
         self.categories, self.optimal = categories, values
 
-    def write_values_of(self, observations: np.ndarray) -> np.ndarray:
-        rows = []
-        for observation in observations:
+    def write_tables_of(self, observations: np.ndarray) -> np.ndarray:
+        tables = np.full((len(observations), rules.NUM_CATEGORIES, rules.MAX_CATEGORY_POINTS + 1), -np.inf)
+        for table, observation in zip(tables, observations):
             sheet = read_sheet(observation)
             mask = sum(1 << i for i, c in enumerate(self.categories) if sheet[c] is None)
             total = min(sum(sheet[c] or 0 for c in rules.NUMBERS), THRESHOLD)
             zero = int(any(v == 0 for c, v in enumerate(sheet) if c != rules.SEXTET))
-            row = np.full((len(ROLL_POINTS), rules.NUM_CATEGORIES), -np.inf)
-            row[:, list(self.categories)] = write_table(self.optimal, self.categories, mask)[:, :, total, zero]
-            rows.append(row)
-        return np.stack(rows)
+            by_roll = write_table(self.optimal, self.categories, mask)[:, :, total, zero]  # (462, categories)
+            for i, c in enumerate(self.categories):  # a write's value depends on the roll through its points only
+                table[c, ROLL_POINTS[:, c]] = by_roll[:, i]
+        return tables
 
 
 def reduced_start(game, categories: tuple, seed: int):

@@ -22,18 +22,11 @@ from agents.lost_dice.planning import PlayValues
 from agents.lost_dice.position import read_position
 from agents.lost_dice.search import LostDiceSearch
 from agents.roll_five.heuristic import RollFiveHeuristic
-from agents.six_hundred.heuristic import (
-    ROLL_POINTS,
-    SixHundredHeuristic,
-    read_sheet,
-    sheet_key,
-    sheet_value,
-    write_values,
-)
+from agents.six_hundred.heuristic import SixHundredHeuristic
 from envs.games.inverted_dice import InvertedDice
 from envs.games.lost_dice import Keldice, LostDice
 from envs.games.roll_five import RollFive
-from envs.games.six_hundred import OBS_NUMBERS_BONUS, SixHundred
+from envs.games.six_hundred import SixHundred
 
 #: Positions per table; a bot meets every table of its games below (thousands per game).
 POSITIONS = 500
@@ -126,21 +119,6 @@ def test_six_hundred_heuristic_acts_in_batch_as_one_at_a_time(players):
     bot = SixHundredHeuristic(game)
     halves = [bot.act_batch(observations[part], masks[part]) for part in (slice(0, 500), slice(500, None))]
     np.testing.assert_array_equal(np.concatenate(halves), bot.act_batch(observations, masks))  # with kept plans
-
-
-def test_six_hundred_write_values_are_the_sheet_values_of_every_write_bit_for_bit():
-    """The heuristic's fast write values are :func:`sheet_value` of each written sheet, exactly."""
-    observations, _ = bot_positions(SixHundred(), SixHundredHeuristic, 300, seed=7)
-    sheets = {sheet_key(observation): observation for observation in observations}  # one per turn
-    for observation in sheets.values():
-        sheet, numbers_bonus = read_sheet(observation), bool(observation[OBS_NUMBERS_BONUS] > 0.5)
-        expected = np.full(ROLL_POINTS.shape, -np.inf)
-        for c in [c for c, v in enumerate(sheet) if v is None]:
-            for points in np.unique(ROLL_POINTS[:, c]):
-                written = sheet[:c] + [int(points)] + sheet[c + 1 :]
-                expected[ROLL_POINTS[:, c] == points, c] = sheet_value(written, numbers_bonus)
-        np.testing.assert_array_equal(write_values(sheet, numbers_bonus), expected)
-    assert len(sheets) > 50
 
 
 def test_ties_are_drawn_row_by_row_as_one_position_at_a_time():

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import yaml
 
-from agents.six_hundred.heuristic import category_tables
+from agents.six_hundred.estimate import category_tables
 from envs.games.roll_five import RollFive
 from envs.games.six_hundred import GAME_BONUS, SEXTET, SixHundred
 

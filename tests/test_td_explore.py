@@ -8,7 +8,7 @@ import yaml
 
 from agents.base import Agent
 from agents.registry import make_agent
-from agents.six_hundred.heuristic import KEEP_TABLES
+from agents.six_hundred.estimate import KEEP_TABLES
 from agents.six_hundred.td import F_OPEN_COUNT, SixHundredTD
 from agents.turn_value import TurnValueNet
 from envs.games import six_hundred as rules

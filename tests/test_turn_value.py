@@ -15,7 +15,7 @@ from agents.inverted_dice.td import InvertedDiceTD, state_features
 from agents.lost_dice.td import LostDiceTD
 from agents.registry import make_agent
 from agents.run_folder import TRAINING_STATE_FILE
-from agents.six_hundred.heuristic import sheet_value
+from agents.six_hundred.estimate import sheet_value
 from agents.six_hundred.td import CATEGORY_POINTS, SixHundredTD, settlement
 from agents.turn_value import TurnValueNet, load_turn_value, save_turn_value
 from envs.games import inverted_dice as dice_rules

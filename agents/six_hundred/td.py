@@ -9,13 +9,8 @@ score of the sheet it makes. Here writing ``p`` points into category ``c`` is wo
 ``V`` being the network's estimate of the points still to come, the end-of-game rung
 penalty and game bonus included. After the last write ``V`` is that settlement, exactly.
 
-Features of a sheet (50): per category its open flag (18) and points written / 36 (18);
-the four rungs' windows (lowest and highest value each may still hold with the ladder
-strictly ascending, / 36; 0 once the ladder is broken) (8); the Numbers total towards
-80 (min(total, 80) / 80); the Numbers bonus earned; the ladder still able to ascend; the
-game bonus still possible; the categories still open / 18; and the heuristic's own
-estimate of the points still to come (:func:`agents.six_hundred.heuristic.sheet_value` less the
-points banked, / 300).
+The features of a sheet are :mod:`agents.six_hundred.features`'s, the last of them the
+heuristic's own estimate of the points still to come.
 
 That estimate is the network's **baseline** (:class:`agents.turn_value.TurnValueNet`):
 ``V`` is the heuristic's estimate plus a learned correction that starts at zero, so the
@@ -27,63 +22,43 @@ agent's own games. The shipped agent (``checkpoints/six_hundred/shipped_td``, ag
 Carlo returns of the heuristic from sheets one explored write away from its own play
 (:mod:`training.pipelines.td.explore`): one step of policy iteration over the heuristic,
 above it on the project's evaluation (the Six Hundred results pages).
+
+The plans run in compiled code (:mod:`agents.six_hundred.compiled_plan`): the features of
+every sheet a turn's writes could leave, the network's forward pass over them and the
+expectimax over the dice, for many sheets in one call.
 """
 
 from __future__ import annotations
 
-import functools
 import itertools
 
 import numpy as np
 
-from agents.six_hundred.heuristic import (
-    KEEP_TABLES,
-    MUST_SCORE,
-    ROLL_POINTS,
-    SixHundredHeuristic,
-    TurnPlan,
-    lock_values,
-    read_sheet,
-    sheet_key,
-    sheet_value,
-    values_after_writes,
+from agents.compiled_network import CompiledMLP
+from agents.network import layers_of
+from agents.six_hundred import compiled_plan
+from agents.six_hundred.estimate import KEEP_TABLES, MUST_SCORE, ROLL_POINTS
+from agents.six_hundred.features import (
+    ESTIMATE_SCALE,
+    F_BONUS,
+    F_ESTIMATE,
+    F_GAME_BONUS,
+    F_LADDER,
+    F_NUMBERS,
+    F_OPEN,
+    F_OPEN_COUNT,
+    F_POINTS,
+    F_WINDOWS,
+    NUM_FEATURES,
+    N,
+    sheet_features,
 )
+from agents.six_hundred.heuristic import SixHundredHeuristic, TurnPlan, read_sheet, read_sheets, sheet_key
 from agents.turn_value import TurnValueAgent
 from envs.games import six_hundred as rules
 
-N = rules.NUM_CATEGORIES
-F_OPEN, F_POINTS, F_WINDOWS = slice(0, N), slice(N, 2 * N), slice(2 * N, 2 * N + 8)
-F_NUMBERS, F_BONUS, F_LADDER, F_GAME_BONUS, F_OPEN_COUNT, F_ESTIMATE = range(2 * N + 8, 2 * N + 14)
-NUM_FEATURES = 2 * N + 14
-#: Scale of the heuristic's estimate of the points to come, as a feature.
-ESTIMATE_SCALE = 300.0
 #: The distinct points each category can be written with (one turn's six dice).
 CATEGORY_POINTS = tuple(np.unique(ROLL_POINTS[:, c]) for c in range(N))
-
-
-def sheet_features(sheet: list[int | None], numbers_bonus: bool) -> np.ndarray:
-    """The feature row (float32) of a sheet: points per category, None while open."""
-    row = np.zeros(NUM_FEATURES, np.float32)
-    row[F_OPEN] = [v is None for v in sheet]
-    row[F_POINTS] = [(v or 0) / rules.MAX_CATEGORY_POINTS for v in sheet]
-    windows = rules.rung_windows(sheet[rules.RUNGS.start : rules.RUNGS.stop])
-    if windows is not None:
-        row[F_WINDOWS] = [w / rules.MAX_CATEGORY_POINTS for window in windows for w in window]
-    total = sum(v or 0 for v in sheet[: len(rules.NUMBERS)])
-    row[F_NUMBERS] = min(total, rules.NUMBERS_BONUS_THRESHOLD) / rules.NUMBERS_BONUS_THRESHOLD
-    row[F_BONUS] = numbers_bonus
-    row[F_LADDER] = windows is not None
-    row[F_GAME_BONUS] = windows is not None and not any(sheet[c] == 0 for c in MUST_SCORE)
-    row[F_OPEN_COUNT] = sum(v is None for v in sheet) / N
-    row[F_ESTIMATE] = points_to_come(sheet, numbers_bonus) / ESTIMATE_SCALE
-    return row
-
-
-def points_to_come(sheet: list[int | None], numbers_bonus: bool) -> float:
-    """The heuristic's estimate of the points a sheet has still to earn: its final score less what is banked."""
-    return (
-        sheet_value(sheet, numbers_bonus) - sum(v or 0 for v in sheet) - (rules.NUMBERS_BONUS if numbers_bonus else 0)
-    )
 
 
 def settlement(sheet: list[int]) -> float:
@@ -92,16 +67,6 @@ def settlement(sheet: list[int]) -> float:
     broken = any(low >= high for low, high in itertools.pairwise(rungs))
     zeros = {c for c, v in enumerate(sheet) if v == 0 or (broken and c in rules.RUNGS)}
     return (-sum(rungs) if broken else 0.0) + (rules.GAME_BONUS if zeros <= {rules.SEXTET} else 0.0)
-
-
-@functools.cache
-def _windows(rungs: tuple[int | None, ...]) -> tuple[tuple | None, np.ndarray | float]:
-    """:func:`~envs.games.six_hundred.rung_windows` of a ladder and its feature values (remembered:
-    a turn weighs 31 values of every open rung, and the same ladders recur)."""
-    windows = rules.rung_windows(list(rungs))
-    if windows is None:
-        return None, 0.0
-    return windows, np.array([w / rules.MAX_CATEGORY_POINTS for window in windows for w in window], np.float32)
 
 
 def _bonus_now(category: int, points: int, numbers_total: int, numbers_bonus: bool) -> int:
@@ -114,7 +79,7 @@ class SixHundredTD(TurnValueAgent, SixHundredHeuristic):
     """Solitaire Six Hundred: each turn planned exactly against the learned sheet value.
 
     ``act_batch`` is the heuristic's: it plans every distinct sheet through
-    :meth:`write_values_of`, which this class overrides, so it plays this agent's moves,
+    :meth:`write_tables_of`, which this class overrides, so it plays this agent's moves,
     each sheet valued as ``act`` values it (``tests/test_act_batch_planners.py``). It
     records no :attr:`last_turn_value`: training plays through ``act``.
     """
@@ -138,7 +103,8 @@ class SixHundredTD(TurnValueAgent, SixHundredHeuristic):
         if action < rules.SCORE:
             return action
         faces = observation[rules.OBS_DICE].reshape(rules.NUM_DICE, rules.FACES).argmax(axis=1) + 1
-        values = self.write_values_of(observation[None])[0, KEEP_TABLES.roll_index[tuple(sorted(faces.tolist()))]]
+        roll = KEEP_TABLES.roll_index[tuple(sorted(faces.tolist()))]
+        values = self.write_tables_of(observation[None])[0, np.arange(N), ROLL_POINTS[roll]]
         best = [c for c in np.argsort(-values, kind="stable")[:top] if np.isfinite(values[c])]
         return rules.score_action(int(best[rng.integers(len(best))]))
 
@@ -169,36 +135,28 @@ class SixHundredTD(TurnValueAgent, SixHundredHeuristic):
         after[index, rules.OBS_OPEN.start + categories] = 0.0
         after[index, rules.OBS_SHEET.start + categories] = points / rules.MAX_CATEGORY_POINTS
         after[now > points, rules.OBS_NUMBERS_BONUS] = 1.0
-        by_value = self.write_values(sheet, numbers_bonus)[roll, categories]
+        by_value = self.write_tables_of(observation[None])[0, categories, points]
         return rules.SCORE + categories, now, after, by_value
 
     def turn_values(self, observations: np.ndarray) -> np.ndarray:
-        write_values = self.write_values_of(observations)
-        _, two_left = lock_values(write_values.max(axis=2).T)
-        return KEEP_TABLES.first_roll @ KEEP_TABLES.best_over_keeps(two_left, include_full_keep=True)
+        plans = compiled_plan.plan(self.write_tables_of(observations))
+        return compiled_plan.turn_values(plans.two_left)
 
-    def write_values_of(self, observations: np.ndarray) -> np.ndarray:
-        """:meth:`write_values` of the sheet of each observation, stacked."""
-        return np.stack(
-            [self.write_values(read_sheet(o), bool(o[rules.OBS_NUMBERS_BONUS] > 0.5)) for o in observations]
-        )
+    def write_tables_of(self, observations: np.ndarray) -> np.ndarray:
+        """``(S, 18, 37)``: points now + ``V`` of the sheet after writing ``p`` points into
+        category ``c`` (the settlement, exactly, for the last write; -inf where closed), for the
+        sheet of each observation (:func:`~agents.six_hundred.compiled_plan.td_tables`)."""
+        return compiled_plan.td_tables(*read_sheets(observations), self.compiled_network())
 
-    def write_values(self, sheet: list[int | None], numbers_bonus: bool) -> np.ndarray:
-        """Points now + V(sheet after), for every roll and open category; -inf where closed."""
-        open_categories = [c for c, v in enumerate(sheet) if v is None]
-        numbers_total = sum(v or 0 for v in sheet[: len(rules.NUMBERS)])
-        writes = [(c, int(p)) for c in open_categories for p in CATEGORY_POINTS[c]]
-        now = np.array([p + _bonus_now(c, p, numbers_total, numbers_bonus) for c, p in writes], float)
-        if len(open_categories) == 1:  # the last write: the game's settlement, exactly
-            after = np.array([settlement([p if i == c else v for i, v in enumerate(sheet)]) for c, p in writes])
-        else:
-            after = self.values(self._after_features(sheet, numbers_bonus, numbers_total, writes))
-        value_of = {write: v for write, v in zip(writes, now + after)}
-        write_values = np.full(ROLL_POINTS.shape, -np.inf)
-        for c in open_categories:
-            table = np.array([value_of.get((c, p), -np.inf) for p in range(rules.MAX_CATEGORY_POINTS + 1)])
-            write_values[:, c] = table[ROLL_POINTS[:, c]]
-        return write_values
+    def compiled_network(self) -> CompiledMLP:
+        """The value network as the compiled planner runs it, read again when training changes
+        its weights or replaces it."""
+        compiled = getattr(self, "_compiled", None)
+        if compiled is None or compiled.network is not self.net:
+            compiled = CompiledMLP(layers_of(self.net.body), self.net.scale, self.net.baseline)
+            compiled.network = self.net
+            self._compiled = compiled
+        return compiled
 
     @staticmethod
     def _after_features(sheet, numbers_bonus: bool, numbers_total: int, writes) -> np.ndarray:
@@ -220,16 +178,19 @@ class SixHundredTD(TurnValueAgent, SixHundredHeuristic):
         rungs = sheet[rules.RUNGS.start : rules.RUNGS.stop]
         for k in np.flatnonzero((categories >= rules.RUNGS.start) & (categories < rules.RUNGS.stop)):
             j = categories[k] - rules.RUNGS.start
-            windows, window_features = _windows(tuple(rungs[:j]) + (int(points[k]),) + tuple(rungs[j + 1 :]))
-            rows[k, F_WINDOWS] = window_features
+            windows = rules.rung_windows(rungs[:j] + [int(points[k])] + rungs[j + 1 :])
+            if windows is not None:
+                rows[k, F_WINDOWS] = [w / rules.MAX_CATEGORY_POINTS for pair in windows for w in pair]
+            else:
+                rows[k, F_WINDOWS] = 0.0
             rows[k, F_LADDER] = windows is not None
             if windows is None:
                 rows[k, F_GAME_BONUS] = 0.0
         zero = (points == 0) & np.isin(categories, MUST_SCORE)
         rows[zero, F_GAME_BONUS] = 0.0
-        # points_to_come of each sheet after, its sheet_value read off the heuristic's batch (bit for bit)
+        # points_to_come of each sheet after: the heuristic's estimate of it (bit for bit)
         written = np.array([[-1 if v is None else v for v in sheet]])
-        after_values = values_after_writes(written, np.array([numbers_bonus]))[0, categories, points]
+        after_values = compiled_plan.heuristic_tables(written, np.array([numbers_bonus]))[0, categories, points]
         bonus_after = np.where(numbers & ~np.bool_(numbers_bonus) & (total >= rules.NUMBERS_BONUS_THRESHOLD), 1, 0)
         banked_after = sum(v or 0 for v in sheet) + points
         earned = np.where(bonus_after | np.bool_(numbers_bonus), rules.NUMBERS_BONUS, 0)
@@ -237,7 +198,7 @@ class SixHundredTD(TurnValueAgent, SixHundredHeuristic):
         return rows
 
     def teacher_values(self, teacher, observation, rng, samples: int = 64):
-        """The heuristic's :func:`~agents.six_hundred.heuristic.sheet_value` of up to ``samples``
+        """The heuristic's :func:`~agents.six_hundred.estimate.sheet_value` of up to ``samples``
         writes' sheets, less the points banked."""
         if type(teacher) is not SixHundredHeuristic:
             return None
@@ -254,6 +215,5 @@ class SixHundredTD(TurnValueAgent, SixHundredHeuristic):
 
     def plan_turn(self, observation: np.ndarray) -> TurnPlan:
         plan = super().plan_turn(observation)
-        first = KEEP_TABLES.best_over_keeps(plan.lock_values[1], include_full_keep=True)
-        self.last_turn_value = float(KEEP_TABLES.first_roll @ first)
+        self.last_turn_value = float(compiled_plan.turn_values(plan.lock_values[1][None])[0])
         return plan
