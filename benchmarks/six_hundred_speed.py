@@ -33,6 +33,8 @@ import numpy as np
 from agents.registry import make_agent
 from envs.games import six_hundred as rules
 from training.evaluation.machine import MachineRecord, measurement_page
+from training.framework.console import fail
+from training.framework.schema import ConfigError
 
 RECORDED = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "six_hundred_td_moves.json"
 AGENTS = ("heuristic", "td", "td:lookahead=18")
@@ -178,12 +180,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timings-only", action="store_true", help=argparse.SUPPRESS)  # --before's subprocess
     args = parser.parse_args(argv)
     if args.repeats < 1:
-        parser.error(f"--repeats must be 1 or more, got {args.repeats}")
+        return fail(ConfigError(f"--repeats must be 1 or more, got {args.repeats}"))
     if args.timings_only:
         print(json.dumps(timings(args.repeats)))
         return 0
+    if args.page is not None and not args.page.parent.is_dir():
+        return fail(ConfigError(f"--page {args.page}: no folder {args.page.parent}"))
     if args.before is not None and not (args.before / "agents" / "six_hundred").is_dir():
-        parser.error(f"--before {args.before}: not a checkout of this project (no agents/six_hundred/)")
+        return fail(ConfigError(f"--before {args.before}: not a checkout of this project (no agents/six_hundred/)"))
     record = MachineRecord()
     before = timings_in(args.before.resolve(), args.repeats) if args.before else None
     after = timings(args.repeats)
@@ -195,7 +199,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.page:
         command = "python benchmarks/six_hundred_speed.py" + (" --before BEFORE" if args.before else "")
         command += f" --page {args.page}"
-        args.page.parent.mkdir(parents=True, exist_ok=True)
         args.page.write_text(measurement_page("Six Hundred planner speed", command, record, header, rows, NOTES))
         print(f"wrote {args.page}")
     return 0

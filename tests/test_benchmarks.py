@@ -26,6 +26,11 @@ ROOT = Path(__file__).resolve().parent.parent
         (["benchmarks/train_speed.py", "--config", "no/such.yaml"], "error: config file no/such.yaml does not exist"),
         (["benchmarks/search_speed.py", "--network", "no/such/run"], "error: checkpoint no/such/run does not exist"),
         (["benchmarks/env_speed.py", "--env", "yahtzee"], "error: unknown env 'yahtzee'; known envs: "),
+        (
+            ["benchmarks/six_hundred_speed.py", "--before", "/tmp"],
+            "error: --before /tmp: not a checkout of this project",
+        ),
+        (["benchmarks/six_hundred_speed.py", "--repeats", "0"], "error: --repeats must be 1 or more, got 0"),
         (["benchmarks/rollout_strength.py", "--env", "yahtzee"], "error: unknown env 'yahtzee'; known envs: "),
         (["benchmarks/rollout_strength.py", "--games", "0"], "error: --games must be positive, got 0"),
         (
