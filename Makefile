@@ -96,7 +96,7 @@ docs-serve: $(VENV)/.installed
 #: make results' reports before the ceilings, one command each, made two at a time (each is seeded, so the
 #: tables are the same in any order)
 RESULT_REPORTS := $(addprefix results/,$(SHIPPED)) results/inverted_dice_td results/six_hundred_td \
-  results/lost_dice_solo results/lost_dice_3_players results/lost_dice_4_players results/keldice \
+  results/lost_dice_solo results/lost_dice_3_players results/lost_dice_4_players results/keldice results/keldice_solo \
   results/roll_five/two_players results/roll_five/four_players results/invers/ppo_search_vs_search4 \
   results/invers/ppo_vs_search2
 .PHONY: $(RESULT_REPORTS)
@@ -106,7 +106,7 @@ results: $(VENV)/.installed
 	$(MAKE) --no-print-directory -j2 --output-sync=target $(RESULT_REPORTS) || exit 1; \
 	$(PYTHON) benchmarks/ceilings.py --workers 2 > /dev/null || exit 1; \
 	$(PYTHON) training/results_pages.py || exit 1; \
-	echo "make results: every table regenerated in $$(( $$(date +%s) - start )) s (results/<game>/report.md, results/inverted_dice_td/report.md, results/six_hundred_td/report.md, results/lost_dice_solo/report.md, results/lost_dice_*_players/report.md, results/roll_five/*/report.md, results/invers/*/ladder.md, results/ceilings/report.md; docs/reports/, README.md)"
+	echo "make results: every table regenerated in $$(( $$(date +%s) - start )) s (results/<game>/report.md, results/inverted_dice_td/report.md, results/six_hundred_td/report.md, results/lost_dice_solo/report.md, results/lost_dice_*_players/report.md, results/keldice_solo/report.md, results/roll_five/*/report.md, results/invers/*/ladder.md, results/ceilings/report.md; docs/reports/, README.md)"
 
 $(addprefix results/,$(SHIPPED)): $(VENV)/.installed
 	$(PYTHON) training/evaluate.py --env $(notdir $@) --checkpoint checkpoints/$(notdir $@)/shipped --out $@ --overwrite
@@ -122,6 +122,8 @@ results/lost_dice_4_players: $(VENV)/.installed
 	$(PYTHON) training/evaluate.py --checkpoint checkpoints/lost_dice/shipped_4p --agents heuristic random --games 3000 --out $@ --overwrite
 results/keldice: $(VENV)/.installed
 	$(PYTHON) training/evaluate.py --checkpoint checkpoints/keldice/shipped --agents search heuristic random --games 2000 --out $@ --overwrite
+results/keldice_solo: $(VENV)/.installed
+	$(PYTHON) training/evaluate.py --env keldice --env-kwargs "{num_players: 1}" --agents td heuristic random --games 5000 --seed 60000 --out $@ --overwrite
 results/roll_five/two_players: $(VENV)/.installed
 	$(PYTHON) training/evaluate.py --checkpoint checkpoints/roll_five/shipped --agents search heuristic --games 10000 --out $@ --overwrite
 results/roll_five/four_players: $(VENV)/.installed

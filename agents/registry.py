@@ -10,7 +10,7 @@ An agent spec, as typed on the command line, is one of
   ``value.pt`` (turn-value TD: the game's ``td`` agent on that network),
   ``rllib_checkpoint.zip`` (RLlib, when Ray is installed: :mod:`agents.rllib`) or
   ``tianshou_policy.pt`` (Tianshou's masked PPO, when Tianshou is installed: :mod:`agents.tianshou`);
-* ``td`` (Inverted Dice, Six Hundred, solo Lost Dice): the game's turn planner against a learned value
+* ``td`` (Inverted Dice, Six Hundred, solo Lost Dice, solo Keldice): the game's turn planner against a learned value
   (:mod:`agents.turn_value`), the network shipped in ``checkpoints/<env>/shipped_td/``
   or ``td:path=RUN_DIR``; in Six Hundred ``td:lookahead=k`` ranks the ``k`` best writes of a
   roll again one turn deeper, a decision-time search;
@@ -90,6 +90,7 @@ BOTS: dict[str, dict[str, str]] = {
 TURN_VALUE_AGENTS: dict[str, str] = {
     "inverted_dice": "agents.inverted_dice.td:InvertedDiceTD",
     "lost_dice": "agents.lost_dice.td:LostDiceTD",
+    "keldice": "agents.lost_dice.td:KeldiceTD",
     "six_hundred": "agents.six_hundred.td:SixHundredTD",
 }
 

@@ -208,7 +208,7 @@ def test_the_solo_lost_dice_td_agent_refuses_a_table_with_offers():
         LostDiceTD(sh_rules.SixHundred(), net=net)
 
 
-@pytest.mark.parametrize("env", ["inverted_dice", "six_hundred", "lost_dice"])
+@pytest.mark.parametrize("env", ["inverted_dice", "six_hundred", "lost_dice", "keldice"])
 def test_train_resume_evaluate_and_load_a_tiny_td_run(tmp_path, env):
     run = tmp_path / "run"
     assert train_td.main(["--config", str(tiny_config(tmp_path, env)), "--run-dir", str(run), "--no-progress"]) == 0
@@ -222,6 +222,7 @@ def test_train_resume_evaluate_and_load_a_tiny_td_run(tmp_path, env):
         "inverted_dice": dice_rules.InvertedDice,
         "six_hundred": sh_rules.SixHundred,
         "lost_dice": functools.partial(ld_rules.LostDice, num_players=1),
+        "keldice": functools.partial(ld_rules.Keldice, num_players=1),
     }
     assert make_agent(env, f"td:path={run}", games[env]()).net is not None
     assert (
@@ -276,7 +277,7 @@ def test_td_cli_errors_name_the_problem(tmp_path, capsys):
     assert "unknown agent 'heurstic'" in capsys.readouterr().err
     assert train_td.main(["--env", "invers"]) == 2
     assert (
-        "invers has no turn-value agent; train_td.py trains ['inverted_dice', 'lost_dice', 'six_hundred']"
+        "invers has no turn-value agent; train_td.py trains ['inverted_dice', 'keldice', 'lost_dice', 'six_hundred']"
         in capsys.readouterr().err
     )
     assert train_td.main(["--resume", str(tmp_path / "nothing")]) == 2

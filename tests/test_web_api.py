@@ -92,9 +92,11 @@ def test_the_catalogue_offers_bots_shipped_networks_and_run_folders(client):
     assert set(games) == set(ENVS)
     assert games["invers"]["agents"][:3] == ["human", "random", "greedy"]
     assert "ppo" in games["invers"]["agents"] and "run:my_run" in games["invers"]["agents"]
-    assert "ppo" in games["keldice"]["agents"] and "td" not in games["keldice"]["agents"]
+    assert "ppo" in games["keldice"]["agents"]
     assert "td" in games["six_hundred"]["agents"]  # a turn-value network is shipped for Six Hundred
     assert "td" in games["lost_dice"]["agents"]  # and for solo Lost Dice
+    assert "td" in games["keldice"]["agents"]  # and for solo Keldice
+    assert "td" not in games["invers"]["agents"] and "td" not in games["roll_five"]["agents"]  # none for these
     # not dice_file (a file on the server), nor variant (Keldice is a game of its own)
     assert [o["name"] for o in games["lost_dice"]["options"]] == ["rolls_per_player"]
     rolls = games["lost_dice"]["options"][0]
@@ -143,6 +145,10 @@ def test_a_table_is_offered_only_the_agents_that_can_sit_at_it(client):
         "plays solitaire only; this table has 2 players"
     )
     assert "ppo" in seating("keldice", {"num_players": 3})["refused"]
+    assert "td" in seating("keldice", {"num_players": 1})["agents"]  # solo Keldice's trained agent
+    assert seating("keldice", {"num_players": 2})["refused"]["td"]["reason"] == (
+        "plays solitaire only; this table has 2 players"
+    )
     for seats in (["human", "td"], ["human", "ppo"]):  # what is not offered does not start either
         new_game(client, "inverted_dice", {"num_players": 2}, seats, status=400)
     assert client.post("/api/agents", json={"options": {}}).json()["error"].startswith("the request names no game")
@@ -158,11 +164,12 @@ def test_a_watched_game_is_the_game_play_game_plays_from_the_same_seed(client):
     assert view["scores"] == state.scores().tolist() and view["kind"] == "watch"
 
 
-def test_the_solo_lost_dice_game_is_watched_as_td_plays_it(client):
-    """The web page's solo Lost Dice game with the shipped turn-value agent in the seat."""
-    view = play_out(client, new_game(client, "lost_dice", {"num_players": 1}, ["td"], seed=5))
-    game = make_game("lost_dice", num_players=1)
-    state, history = play_game(game, [make_agent("lost_dice", "td", game)], 5)
+@pytest.mark.parametrize("env", ["lost_dice", "keldice"])
+def test_a_solo_lost_dice_or_keldice_game_is_watched_as_td_plays_it(client, env):
+    """The web page's solo Lost Dice or Keldice game with the shipped turn-value agent in the seat."""
+    view = play_out(client, new_game(client, env, {"num_players": 1}, ["td"], seed=5))
+    game = make_game(env, num_players=1)
+    state, history = play_game(game, [make_agent(env, "td", game)], 5)
     assert [(m["player"], m["action"]) for m in view["moves"]] == list(history)
     assert view["scores"] == state.scores().tolist()
 

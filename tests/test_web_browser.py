@@ -29,7 +29,8 @@ import pytest
 
 from agents.inverted_dice import optimal
 from agents.inverted_dice.solver import NUM_STATES, Solution
-from agents.match import start_game
+from agents.match import play_game, start_game
+from agents.registry import make_agent
 from envs.games.inverted_dice import NUM_BOXES
 from envs.registry import make_game
 from training import record
@@ -221,6 +222,25 @@ def test_the_seats_offer_only_agents_that_can_play_the_table(page, tmp_path):
     assert "td" in offered("lost_dice", 1)  # the solo game's trained turn-value agent
     page.select_option("#seat-0", "td")
     screenshot(page, tmp_path, "lost-dice-solo-td")
+    assert "td" in offered("keldice", 1)  # and solo Keldice's
+    assert "td" not in offered("keldice", 2)
+
+
+def test_a_solo_keldice_game_of_td_is_watched_to_its_end(page, tmp_path):
+    """Solo Keldice with the shipped turn-value agent in the seat, run to the end: the moves the
+    page shows are those the agent plays from the same seed alone."""
+    start(page, "keldice", {}, ["td"], seed=3)
+    page.wait_for_selector("body[data-state=agent], body[data-state=over]")
+    if page.get_attribute("body", "data-state") == "agent":
+        page.click("#run")
+    page.wait_for_selector("body[data-state=over]")
+    assert page.is_visible("#result") and page.text_content("#result").strip()
+    view = server_view(page)
+    game = make_game("keldice", num_players=1)
+    state, history = play_game(game, [make_agent("keldice", "td", game)], 3)
+    assert [(m["player"], m["action"]) for m in view["moves"]] == list(history)
+    assert view["scores"] == state.scores().tolist()
+    screenshot(page, tmp_path, "keldice-solo-td-over")
 
 
 def test_watching_agents_step_play_and_pause(page, tmp_path):

@@ -197,6 +197,7 @@ def check_wheel_contents(checker: Checker, wheel: Path) -> None:
         ("inverted_dice", "shipped_td", "value.pt"),
         ("six_hundred", "shipped_td", "value.pt"),
         ("lost_dice", "shipped_td", "value.pt"),
+        ("keldice", "shipped_td", "value.pt"),
     ]:
         name = f"agents/checkpoints/{env}/{kind}/{file}"
         checker.expect("shipped network", name in names, name)

@@ -1,10 +1,10 @@
-"""The solo Lost Dice turn-value agent: each throw played against a learned ``V(sheet, rolls)``.
+"""The solo turn-value agents of Lost Dice and Keldice: each throw played against a learned ``V(sheet, rolls)``.
 
-Solo Lost Dice (30 rolls, no offers) is a one-player game with chance: a turn is one
-roll, and what matters between turns is the sheet and the rolls still to come. A throw
-is played (or discarded) to maximise
+Solo Lost Dice (30 rolls, no offers) and solo Keldice (20 rolls) are one-player games
+with chance: a turn is one roll, and what matters between turns is the sheet and the
+rolls still to come. A throw is played (or discarded) to maximise
 
-    the points the write adds to the sheet's score  +  V(the sheet after it, rolls left),
+    the points the write adds to the sheet's score  +  V(the sheet after it, rolls to come),
 
 ``V`` being a network's estimate of the points still to come (0 once no roll is left);
 a discard is worth ``V`` of the same sheet with one roll fewer. Rolling always beats
@@ -12,14 +12,33 @@ passing (a throw can be discarded), so the agent always rolls. The **backed-up v
 of a turn, what training fits ``V`` to (:mod:`training.pipelines.td.learner`), is the mean
 over the 216 throws of the best of those choices: one-ply expectimax, exact over the dice.
 
-Features of a sheet (``NUM_FEATURES``): per colour the last number written (one-hot), the
-numbers' count and sum, the investments (one-hot), the entries towards the long-column
-bonus, the column's points now, whether it may still take an investment, and the chance
-that a throw offers a number it can still take; then the rolls to come, the started
-columns, the score now, and the heuristic's estimate of the points to come
-(:class:`agents.lost_dice.values.SheetModel`, its final-score estimate less the score
-now). That estimate is the network's **baseline** (:class:`agents.turn_value.TurnValueNet`):
-the untrained agent plays as the heuristic does, and training learns the correction.
+One code path serves both variants (:class:`LostDiceTD`; :class:`KeldiceTD` is it with
+Keldice's score and features). What a play does to the sheet is the heuristic's sheet
+model's (:meth:`agents.lost_dice.batch.BatchModel.after_plays`: a Keldice column's
+direction, the wishing stones and VP a play's symbol adds); a Keldice play with the
+extra-roll symbol is followed at once by a throw that costs no roll, so the sheet it
+leaves is valued with one roll more to come, and that throw starts a turn of its own
+(a sheet and rolls to come that no turn start showed).
+
+Features of a Lost Dice sheet (``LostDiceTD.num_features``): per colour the last number
+written (one-hot), the numbers' count and sum, the investments (one-hot), the entries
+towards the long-column bonus, the column's points now, whether it may still take an
+investment, and the chance that a throw offers a number it can still take; then the
+rolls to come, the started columns, the score now, and the heuristic's estimate of the
+points to come.
+
+Features of a Keldice sheet (``KeldiceTD.num_features``): per colour the last number
+(one-hot), the count of numbers (one-hot up to the table's top, ``rules.KELDICE_COLUMN_POINTS``),
+the direction (up, down), the column's points now and what its next number would add,
+the chance that a throw offers a number it can still take and how many it can still
+take; then the rolls to come, the started columns, the wishing stones (one-hot up to
+``rules.KELDICE_STONE_POINTS``' top), the VP symbols, the score now (columns, stones and
+VP as the game scores them) and the heuristic's estimate of the points to come.
+
+In both the estimate (:class:`agents.lost_dice.values.SheetModel`, its final-score
+estimate less the score now) is the network's **baseline**
+(:class:`agents.turn_value.TurnValueNet`): the untrained agent plays as the heuristic
+does, and training learns the correction.
 """
 
 from __future__ import annotations
@@ -29,21 +48,35 @@ import functools
 
 import numpy as np
 
-from agents.lost_dice.batch import BatchModel, Sheets, read_batch, read_sheets
+from agents.lost_dice.batch import EXTRA_ROLL_BONUS, BatchModel, Sheets, read_batch, read_sheets
 from agents.lost_dice.values import SheetModel
 from agents.turn_value import TurnValueAgent
 from envs.games import lost_dice as rules
 from envs.games.lost_dice_faces import MAX_VALUE, NUM_COLOURS
 
-#: Per colour: last number one-hot (MAX_VALUE + 1), count, sum, investments one-hot (4),
-#: entries, points now, may invest, chance of a takeable number.
-COLOUR_FEATURES = MAX_VALUE + 1 + 2 + rules.MAX_INVESTMENTS + 1 + 4
-F_ROLLS, F_STARTED, F_SCORE, F_ESTIMATE = range(NUM_COLOURS * COLOUR_FEATURES, NUM_COLOURS * COLOUR_FEATURES + 4)
-NUM_FEATURES = F_ESTIMATE + 1
 #: Points: the scale of the score and estimate features, and of the baseline.
 POINTS_SCALE = 100.0
 _MAX_SUM = sum(range(2, MAX_VALUE + 1))
 _MAX_COUNT = MAX_VALUE - 1
+
+# Lost Dice's layout. Per colour: last number one-hot (MAX_VALUE + 1), count, sum,
+# investments one-hot (4), entries, points now, may invest, chance of a takeable number.
+COLOUR_FEATURES = MAX_VALUE + 1 + 2 + rules.MAX_INVESTMENTS + 1 + 4
+F_ROLLS, F_STARTED, F_SCORE, F_ESTIMATE = range(NUM_COLOURS * COLOUR_FEATURES, NUM_COLOURS * COLOUR_FEATURES + 4)
+NUM_FEATURES = F_ESTIMATE + 1
+
+# Keldice's layout. Per colour: last number one-hot, count one-hot (0 .. the table's top),
+# up, down, points now, the next number's points, chance of a takeable number, numbers
+# still takeable; then rolls, started columns, stones one-hot, VP, score, estimate.
+KELDICE_TOP_COUNT = len(rules.KELDICE_COLUMN_POINTS) - 1  #: more numbers than this score as many
+KELDICE_TOP_STONES = len(rules.KELDICE_STONE_POINTS) - 1
+KELDICE_COLOUR_FEATURES = MAX_VALUE + 1 + KELDICE_TOP_COUNT + 1 + 6
+K_ROLLS = NUM_COLOURS * KELDICE_COLOUR_FEATURES
+K_STARTED = K_ROLLS + 1
+K_STONES = slice(K_STARTED + 1, K_STARTED + 2 + KELDICE_TOP_STONES)
+K_VP, K_SCORE, K_ESTIMATE = range(K_STONES.stop, K_STONES.stop + 3)
+KELDICE_NUM_FEATURES = K_ESTIMATE + 1
+_VP_SCALE = 10.0  #: VP symbols, as the observation scales them
 
 
 @functools.cache
@@ -57,23 +90,42 @@ def _column_points() -> np.ndarray:
     return points
 
 
+#: Keldice's tables by count of numbers (0 .. _MAX_COUNT) and of stones (0 .. a player's most).
+_KELDICE_POINTS = np.array([rules.keldice_column_points(n) for n in range(_MAX_COUNT + 2)], np.float64)
+_STONE_POINTS = np.array([rules.keldice_stone_points(n) for n in range(rules.MAX_PLAYS + 1)], np.float64)
+
+
 class LostDiceTD(TurnValueAgent):
     """Solo Lost Dice: every throw played one ply deep against the learned sheet value.
 
     ``act`` and ``act_batch`` play the same moves (the first best action, no draw from
     the generator); ``act`` also records each turn's backed-up value for training.
+    A sheet is handed round as ``(columns, stones, vp)``: per colour ``(last, count,
+    total, investments, direction)`` arrays, then the stones and VP, all of one shape.
     """
 
     env = rules.LostDice.name
+    keldice = False  #: the variant whose sheets the features and the score read
     num_features = NUM_FEATURES
     baseline = (F_ESTIMATE, POINTS_SCALE)
 
     def __init__(self, game, seed: int | None = None, path: str | None = None, net=None):
         if game.name != self.env:
             raise ValueError(f"{type(self).__name__} plays {self.env}, not {game.name}")
+        if game.keldice != self.keldice:
+            variant = "keldice" if game.keldice else "lost_dice"
+            raise ValueError(
+                f"{type(self).__name__} reads {self.env}'s own sheets, not variant={variant!r}'s "
+                f"(play the {variant} env: --env {variant})"
+            )
         super().__init__(game, seed, path, net)
         self.model = BatchModel(SheetModel(game))
-        self.points = _column_points()
+        #: per distinct play (and "none", last): rolls it adds to come, 1 for an extra roll
+        self.extra_rolls = (self.model.bonus == EXTRA_ROLL_BONUS).astype(np.int64)
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._turn_key = None  # the sheet of the turn planned last (act)
 
     # -- reading sheets -------------------------------------------------------------------
 
@@ -91,7 +143,7 @@ class LostDiceTD(TurnValueAgent):
 
     def sheet_features(self, observation: np.ndarray) -> np.ndarray:
         sheets = self._sheets(observation[None])
-        return self.features(self._columns(sheets), sheets.rolls_left)[0]
+        return self.features(self._sheet(sheets), sheets.rolls_left)[0]
 
     def _sheets(self, observations: np.ndarray) -> Sheets:
         batch = read_batch(observations)
@@ -100,22 +152,28 @@ class LostDiceTD(TurnValueAgent):
         return dataclasses.replace(sheets, rolls_left=to_come)
 
     @staticmethod
-    def _columns(sheets: Sheets) -> list[tuple[np.ndarray, ...]]:
-        return [
+    def _sheet(sheets: Sheets) -> tuple[list[tuple[np.ndarray, ...]], np.ndarray, np.ndarray]:
+        columns = [
             tuple(a[:, c] for a in (sheets.last, sheets.count, sheets.total, sheets.investments, sheets.direction))
             for c in range(NUM_COLOURS)
         ]
+        return columns, sheets.stones, sheets.vp
 
-    def score(self, columns) -> np.ndarray:
-        """The score of sheets given per colour as ``(last, count, total, investments, direction)`` arrays."""
-        return sum(self.points[total, count, investments] for _, count, total, investments, _ in columns)
+    # -- what differs between the variants --------------------------------------------------
 
-    def features(self, columns, rolls: np.ndarray) -> np.ndarray:
-        """Feature rows (float32, ``(*shape, NUM_FEATURES)``) of sheets given per colour as
-        ``(last, count, total, investments, direction)`` arrays of one shape, ``rolls`` to come."""
+    def score(self, sheet) -> np.ndarray:
+        """The score of sheets ``(columns, stones, vp)``."""
+        columns, _, _ = sheet
+        points = _column_points()
+        return sum(points[total, count, investments] for _, count, total, investments, _ in columns)
+
+    def features(self, sheet, rolls: np.ndarray) -> np.ndarray:
+        """Feature rows (float32, ``(*shape, num_features)``) of sheets ``(columns, stones, vp)``
+        of one shape, ``rolls`` to come."""
+        columns, stones, vp = sheet
         shape = np.shape(rolls)
         out = np.zeros((*shape, NUM_FEATURES), np.float32)
-        model = self.model
+        model, points = self.model, _column_points()
         for c, (last, count, total, investments, _) in enumerate(columns):
             at = c * COLOUR_FEATURES
             block = out[..., at : at + COLOUR_FEATURES]
@@ -126,45 +184,46 @@ class LostDiceTD(TurnValueAgent):
             np.put_along_axis(block[..., k + 2 : k + 3 + rules.MAX_INVESTMENTS], investments[..., None], 1.0, axis=-1)
             k += 3 + rules.MAX_INVESTMENTS
             block[..., k] = np.minimum(count + investments, rules.LONG_COLUMN) / rules.LONG_COLUMN
-            block[..., k + 1] = self.points[total, count, investments] / POINTS_SCALE
+            block[..., k + 1] = points[total, count, investments] / POINTS_SCALE
             block[..., k + 2] = (count <= rules.MAX_NUMBERS_FOR_INVESTMENT) & (investments < rules.MAX_INVESTMENTS)
             block[..., k + 3] = model.chance[c, last, np.minimum(count, 1), 1]
-        score = self.score(columns)
+        score = self.score(sheet)
         out[..., F_ROLLS] = rolls / self.game.rolls_per_player
         out[..., F_STARTED] = sum((count + inv > 0) for _, count, _, inv, _ in columns) / NUM_COLOURS
         out[..., F_SCORE] = score / POINTS_SCALE
-        no_bonus = np.zeros(shape, np.int64)
-        estimate = model.sheet_values(columns, no_bonus, no_bonus, rolls)
-        out[..., F_ESTIMATE] = (estimate - score) / POINTS_SCALE
+        out[..., F_ESTIMATE] = (model.sheet_values(columns, stones, vp, rolls) - score) / POINTS_SCALE
         return out
-
-    def sheet_values(self, columns, rolls: np.ndarray) -> np.ndarray:
-        """``V`` of sheets (points still to come), exactly 0 with no roll to come."""
-        shape = np.shape(rolls)
-        values = self.values(self.features(columns, rolls).reshape(-1, NUM_FEATURES)).reshape(shape)
-        return np.where(rolls > 0, values, 0.0)
 
     # -- planning ----------------------------------------------------------------------------
 
+    def sheet_values(self, sheet, rolls: np.ndarray) -> np.ndarray:
+        """``V`` of sheets ``(columns, stones, vp)`` (points still to come), exactly 0 with no roll to come."""
+        shape = np.shape(rolls)
+        values = self.values(self.features(sheet, rolls).reshape(-1, self.num_features)).reshape(shape)
+        return np.where(rolls > 0, values, 0.0)
+
     def play_values(self, sheets: Sheets, rolls: np.ndarray) -> np.ndarray:
         """``(B, D + 1)``: per sheet, each distinct play's points plus ``V`` of the sheet it
-        leaves with ``rolls`` to come (``-inf`` where it cannot be written), and in the last
-        column a discard's worth, ``V`` of the same sheet."""
+        leaves with ``rolls`` to come (one more after an extra roll's play; ``-inf`` where it
+        cannot be written), and in the last column a discard's worth, ``V`` of the same sheet."""
         model = self.model
         plays = np.arange(len(model.colour) - 1)
-        after, _, _, writable = model.after_plays(sheets, plays)
-        before = self._columns(sheets)
-        rolls_after = np.broadcast_to(rolls[:, None], writable.shape)
+        after, stones_after, vp_after, writable = model.after_plays(sheets, plays)
+        before_columns, stones, vp = self._sheet(sheets)
+        rolls_after = rolls[:, None] + self.extra_rolls[plays]
+
+        def stack(a, b):
+            return np.concatenate([np.where(writable, a, b[:, None]), b[:, None]], axis=1)
+
         # one network call for every sheet a play leaves and the unchanged ones (which also
         # stand in for the sheets no legal play makes, so that every row is a real sheet)
-        stacked = [
-            tuple(
-                np.concatenate([np.where(writable, a, b[:, None]), b[:, None]], axis=1)
-                for a, b in zip(col_after, col_before)
-            )
-            for col_after, col_before in zip(after, before)
-        ]
+        stacked = (
+            [tuple(stack(a, b) for a, b in zip(col, col_before)) for col, col_before in zip(after, before_columns)],
+            stack(stones_after, stones),
+            stack(vp_after, vp),
+        )
         rolls_all = np.concatenate([rolls_after, rolls[:, None]], axis=1)
+        before = (before_columns, stones, vp)
         values = self.sheet_values(stacked, rolls_all) + self.score(stacked) - self.score(before)[:, None]
         values[:, :-1] = np.where(writable, values[:, :-1], -np.inf)
         return values
@@ -177,7 +236,9 @@ class LostDiceTD(TurnValueAgent):
         return np.maximum(plays[:, slots].max(axis=2), values[:, -1:])
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        if observation[rules.OBS_PHASE.start + rules.TURN_START] > 0.5:
+        key = self.sheet_key(observation)
+        if key != self._turn_key:  # a turn's start, or the throw an extra roll brought
+            self._turn_key = key
             sheets = self._sheets(observation[None])
             self.last_turn_value = float(self.throw_values(sheets, sheets.rolls_left - 1).mean())
         return int(self.act_batch(observation[None], action_mask[None])[0])
@@ -200,3 +261,49 @@ class LostDiceTD(TurnValueAgent):
             by_action = np.where(legal[playing], by_action, -np.inf)
             actions[playing] = by_action.argmax(axis=1)
         return actions
+
+
+class KeldiceTD(LostDiceTD):
+    """Solo Keldice: :class:`LostDiceTD` scoring Keldice's tables, stones and VP, with its features."""
+
+    env = rules.Keldice.name
+    keldice = True
+    num_features = KELDICE_NUM_FEATURES
+    baseline = (K_ESTIMATE, POINTS_SCALE)
+
+    def score(self, sheet) -> np.ndarray:
+        columns, stones, vp = sheet
+        total = _STONE_POINTS[stones] + rules.VP_POINTS * vp
+        for _, count, _, _, _ in columns:
+            total = total + _KELDICE_POINTS[count]
+        return total
+
+    def features(self, sheet, rolls: np.ndarray) -> np.ndarray:
+        columns, stones, vp = sheet
+        shape = np.shape(rolls)
+        out = np.zeros((*shape, KELDICE_NUM_FEATURES), np.float32)
+        model = self.model
+        for c, (last, count, _, _, direction) in enumerate(columns):
+            at = c * KELDICE_COLOUR_FEATURES
+            block = out[..., at : at + KELDICE_COLOUR_FEATURES]
+            np.put_along_axis(block, last[..., None], 1.0, axis=-1)
+            k = MAX_VALUE + 1
+            counts = block[..., k : k + KELDICE_TOP_COUNT + 1]
+            np.put_along_axis(counts, np.minimum(count, KELDICE_TOP_COUNT)[..., None], 1.0, axis=-1)
+            k += KELDICE_TOP_COUNT + 1
+            block[..., k] = direction > 0
+            block[..., k + 1] = direction < 0
+            block[..., k + 2] = _KELDICE_POINTS[count] / POINTS_SCALE
+            block[..., k + 3] = (_KELDICE_POINTS[count + 1] - _KELDICE_POINTS[count]) / POINTS_SCALE
+            at = (c, last, np.minimum(count, 1), direction + 1)
+            block[..., k + 4] = model.chance[at]
+            block[..., k + 5] = model.size[at] / _MAX_COUNT
+        score = self.score(sheet)
+        out[..., K_ROLLS] = rolls / self.game.rolls_per_player
+        out[..., K_STARTED] = sum((count > 0) for _, count, _, _, _ in columns) / NUM_COLOURS
+        stone_block = out[..., K_STONES]
+        np.put_along_axis(stone_block, np.minimum(stones, KELDICE_TOP_STONES)[..., None], 1.0, axis=-1)
+        out[..., K_VP] = vp / _VP_SCALE
+        out[..., K_SCORE] = score / POINTS_SCALE
+        out[..., K_ESTIMATE] = (model.sheet_values(columns, stones, vp, rolls) - score) / POINTS_SCALE
+        return out
