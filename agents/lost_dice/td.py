@@ -44,6 +44,9 @@ NUM_FEATURES = F_ESTIMATE + 1
 POINTS_SCALE = 100.0
 _MAX_SUM = sum(range(2, MAX_VALUE + 1))
 _MAX_COUNT = MAX_VALUE - 1
+#: ``td``'s lookahead (``td:lookahead=0``: the one-ply planner alone): the 2 best choices of a
+#: throw ranked again one throw deeper; more candidates gained no more (the module docstring)
+DEFAULT_LOOKAHEAD = 2
 
 
 @functools.cache
@@ -68,10 +71,12 @@ class LostDiceTD(TurnValueAgent):
     num_features = NUM_FEATURES
     baseline = (F_ESTIMATE, POINTS_SCALE)
 
-    def __init__(self, game, seed: int | None = None, path: str | None = None, net=None):
+    def __init__(
+        self, game, seed: int | None = None, path: str | None = None, net=None, lookahead: int = DEFAULT_LOOKAHEAD
+    ):
         if game.name != self.env:
             raise ValueError(f"{type(self).__name__} plays {self.env}, not {game.name}")
-        super().__init__(game, seed, path, net)
+        super().__init__(game, seed, path, net, lookahead)
         self.model = BatchModel(SheetModel(game))
         self.points = _column_points()
 
@@ -199,4 +204,60 @@ class LostDiceTD(TurnValueAgent):
             by_action[:, rules.PLAY :] = np.take_along_axis(slots, self.model.slot_plays[batch.throw[playing]], axis=1)
             by_action = np.where(legal[playing], by_action, -np.inf)
             actions[playing] = by_action.argmax(axis=1)
+            if self.lookahead:
+                actions[playing] = self.look_ahead_batch(sheets, batch.throw[playing], by_action)
         return actions
+
+    # -- the lookahead -----------------------------------------------------------------------
+
+    looks_ahead = True
+
+    def look_ahead_batch(self, sheets: Sheets, throws: np.ndarray, by_action: np.ndarray) -> np.ndarray:
+        """The action of each row: of its ``lookahead`` best choices by ``by_action`` (points +
+        ``V`` of the sheet after, ``-inf`` where illegal; ``sheets.rolls_left``: the rolls after
+        this throw), the one with the most points + ``W`` of the sheet after, ``W`` the
+        planner's backed-up value of the next throw from it (:meth:`next_throw_values`); the
+        planner's own on the last throw, which it plays exactly. Ties go to the planner's order."""
+        order = np.argsort(-by_action, axis=1, kind="stable")[:, : self.lookahead]
+        chosen = np.take_along_axis(by_action, order, axis=1)
+        best = order[:, 0].copy()
+        deeper_rows = np.flatnonzero(sheets.rolls_left > 0)
+        if not deeper_rows.size:
+            return best
+        order, chosen = order[deeper_rows], chosen[deeper_rows]
+        rows = sheets.rows(deeper_rows)
+        none = len(self.model.colour) - 1  # the "no play" index: a discard leaves the sheet as it is
+        slot = np.clip(order - rules.PLAY, 0, self.model.slot_plays.shape[1] - 1)
+        # an illegal choice (fewer than ``lookahead`` legal ones) is valued as a discard, then refused
+        offered = self.model.slot_plays[throws[deeper_rows, None], slot]
+        plays = np.where((order >= rules.PLAY) & np.isfinite(chosen), offered, none)
+        deeper = self.next_throw_values(rows, plays)
+        deeper = np.where(np.isfinite(chosen), deeper, -np.inf)
+        best[deeper_rows] = np.take_along_axis(order, deeper.argmax(axis=1)[:, None], axis=1)[:, 0]
+        return best
+
+    def next_throw_values(self, sheets: Sheets, plays: np.ndarray) -> np.ndarray:
+        """``(B, K)``: for each sheet and each of its ``plays`` (``(B, K)`` distinct-play indices,
+        ``D`` for a discard), the points the write adds plus ``W`` of the sheet it leaves with
+        ``sheets.rolls_left`` rolls to come: the mean over the 216 throws of the next roll of
+        the best of its plays and a discard against ``V`` (0 with no roll to come)."""
+        model = self.model
+        after, stones, vp, _ = model.after_plays(sheets, plays)
+        points = self.score(after) - self.score(self._columns(sheets))[:, None]
+        size = plays.size
+        rolls = np.broadcast_to(sheets.rolls_left[:, None], plays.shape).reshape(size)
+
+        def flat(a):
+            return np.broadcast_to(a, plays.shape).reshape(size)
+
+        stacked = Sheets(
+            *(np.stack([flat(col[f]) for col in after], axis=1) for f in range(5)),
+            stones=flat(stones),
+            vp=flat(vp),
+            rolls_left=rolls,
+        )
+        later = np.zeros(size)
+        going = np.flatnonzero(rolls > 0)
+        if going.size:
+            later[going] = self.throw_values(stacked.rows(going), rolls[going] - 1).mean(axis=1)
+        return points + later.reshape(plays.shape)
