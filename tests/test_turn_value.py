@@ -411,8 +411,8 @@ def test_the_solo_lost_dice_lookahead_values_a_sheet_as_the_planner_backs_up_its
         ({"lookahead": -2}, "lookahead"),
         ({"init": "nowhere/at/all"}, "init: no turn-value network at nowhere/at/all"),
         (
-            {"init": "checkpoints/lost_dice/td_one_ply"},
-            r"init: checkpoints/lost_dice/td_one_ply has hidden layers \[256, 256\]",
+            {"init": "checkpoints/lost_dice/shipped_td"},
+            r"init: \S+shipped_td has hidden layers \[256, 256\]",
         ),
     ],
 )

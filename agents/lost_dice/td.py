@@ -12,6 +12,17 @@ passing (a throw can be discarded), so the agent always rolls. The **backed-up v
 of a turn, what training fits ``V`` to (:mod:`training.pipelines.td.learner`), is the mean
 over the 216 throws of the best of those choices: one-ply expectimax, exact over the dice.
 
+**Lookahead** (``td:lookahead=k``, default :data:`DEFAULT_LOOKAHEAD`; ``td:lookahead=0`` plays
+the one-ply planner alone): the ``k`` best choices of a throw by points + ``V`` (plays and the
+discard) are ranked again by points + ``W`` of the sheet each leaves, ``W`` the planner's own
+backed-up value of the next throw from it (the mean over its 216 throws of the best choice
+against ``V``): a search two throws deep along the choices that matter, in batch
+(:meth:`LostDiceTD.look_ahead_batch`), ``k`` times ``D + 1`` sheets valued per throw. On the
+last throw the planner is exact and is played as is. On 2,000 games (seeds 70000 up, the
+shipped network) it added +1.1 ± 0.7 points at ``k`` = 2 and 3, +1.2 at 6, +1.3 at 12:
+``V``'s errors are much the same one throw on, so most of the gain is in the first two
+candidates; ``k`` = 2 costs about three times the one-ply planner's time a throw.
+
 Features of a sheet (``NUM_FEATURES``): per colour the last number written (one-hot), the
 numbers' count and sum, the investments (one-hot), the entries towards the long-column
 bonus, the column's points now, whether it may still take an investment, and the chance
@@ -170,8 +181,14 @@ class LostDiceTD(TurnValueAgent):
             for col_after, col_before in zip(after, before)
         ]
         rolls_all = np.concatenate([rolls_after, rolls[:, None]], axis=1)
-        values = self.sheet_values(stacked, rolls_all) + self.score(stacked) - self.score(before)[:, None]
-        values[:, :-1] = np.where(writable, values[:, :-1], -np.inf)
+        # only the sheets a legal play leaves, and each unchanged one, are valued (V of a row
+        # is the same in any batch: agents.inference)
+        real = np.concatenate([writable, np.ones((len(rolls), 1), bool)], axis=1)
+        values = np.full(real.shape, -np.inf)
+        chosen = tuple(tuple(a[real] for a in column) for column in stacked)
+        values[real] = (
+            self.sheet_values(chosen, rolls_all[real]) + self.score(chosen) - self.score(before)[np.nonzero(real)[0]]
+        )
         return values
 
     def throw_values(self, sheets: Sheets, rolls: np.ndarray) -> np.ndarray:
@@ -221,7 +238,8 @@ class LostDiceTD(TurnValueAgent):
         order = np.argsort(-by_action, axis=1, kind="stable")[:, : self.lookahead]
         chosen = np.take_along_axis(by_action, order, axis=1)
         best = order[:, 0].copy()
-        deeper_rows = np.flatnonzero(sheets.rolls_left > 0)
+        # nothing to rank again with one legal choice, nor on the last throw
+        deeper_rows = np.flatnonzero((sheets.rolls_left > 0) & np.isfinite(chosen[:, 1:2]).any(axis=1))
         if not deeper_rows.size:
             return best
         order, chosen = order[deeper_rows], chosen[deeper_rows]
