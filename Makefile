@@ -115,7 +115,7 @@ results/inverted_dice_td: $(VENV)/.installed
 results/six_hundred_td: $(VENV)/.installed
 	$(PYTHON) training/evaluate.py --env six_hundred --agents td ppo heuristic random --out $@ --overwrite
 results/lost_dice_solo: $(VENV)/.installed
-	$(PYTHON) training/evaluate.py --env lost_dice --env-kwargs "{num_players: 1}" --agents td heuristic random --games 5000 --seed 60000 --out $@ --overwrite
+	$(PYTHON) training/evaluate.py --env lost_dice --env-kwargs "{num_players: 1}" --agents td heuristic random --games 5000 --seed 60000 --above 58,100 --out $@ --overwrite
 results/lost_dice_3_players: $(VENV)/.installed
 	$(PYTHON) training/evaluate.py --checkpoint checkpoints/lost_dice/shipped_3p --agents heuristic random --games 3000 --out $@ --overwrite
 results/lost_dice_4_players: $(VENV)/.installed

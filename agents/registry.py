@@ -13,7 +13,8 @@ An agent spec, as typed on the command line, is one of
 * ``td`` (Inverted Dice, Six Hundred, solo Lost Dice, solo Keldice): the game's turn planner against a learned value
   (:mod:`agents.turn_value`), the network shipped in ``checkpoints/<env>/shipped_td/``
   or ``td:path=RUN_DIR``; in Six Hundred ``td:lookahead=k`` ranks the ``k`` best writes of a
-  roll again one turn deeper, a decision-time search;
+  roll again one turn deeper, a decision-time search; solo Lost Dice's ``td`` does so by default
+  (its 2 best choices of a throw ranked one throw deeper; ``td:lookahead=0``: the one-ply planner);
 * ``ppo``: the network the project ships for that game (``checkpoints/<env>/shipped/``)
   playing alone, or ``ppo+search`` (two-player games of perfect information): the same network inside an
   alpha-beta search (:mod:`agents.search`), e.g. ``ppo+search:ms=8`` or ``ppo+search:depth=3``.

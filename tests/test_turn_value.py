@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import pathlib
+import re
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ import yaml
 
 from agents.inverted_dice.optimal import sheet_state
 from agents.inverted_dice.td import InvertedDiceTD, state_features
+from agents.lost_dice.batch import Sheets, read_batch, read_sheets
 from agents.lost_dice.td import LostDiceTD
 from agents.registry import make_agent
 from agents.run_folder import TRAINING_STATE_FILE
@@ -21,6 +23,7 @@ from agents.turn_value import TurnValueNet, load_turn_value, save_turn_value
 from envs.games import inverted_dice as dice_rules
 from envs.games import lost_dice as ld_rules
 from envs.games import six_hundred as sh_rules
+from envs.games.lost_dice_faces import NUM_COLOURS
 from training import evaluate, train, train_td
 from training.framework import command
 from training.framework.command import default_config
@@ -327,3 +330,120 @@ def test_bad_lookaheads_are_refused(env, spec, error):
     game = dice_rules.InvertedDice() if env == "inverted_dice" else sh_rules.SixHundred()
     with pytest.raises(ValueError, match=error):
         make_agent(env, spec, game)
+
+
+def _lost_dice_sheets(rolls_left: int):
+    """A hand-built solo Lost Dice sheet: colour 0 holds 3 then 6 (sum 9), colour 1 one investment."""
+    columns = np.zeros((1, NUM_COLOURS), np.int64)
+    last, count, total, investments = columns.copy(), columns.copy(), columns.copy(), columns.copy()
+    last[0, 0], count[0, 0], total[0, 0], investments[0, 1] = 6, 2, 9, 1
+    zero = np.zeros(1, np.int64)
+    return Sheets(last, count, total, investments, columns.copy(), zero, zero, np.array([rolls_left]))
+
+
+def test_the_solo_lost_dice_lookahead_reranks_the_best_choices_one_throw_deeper():
+    """Of the ``lookahead`` best choices by points + V, the one with the most points + W wins, W
+    being the planner's own backed-up value of the next throw; on the last throw the planner's."""
+    game = ld_rules.LostDice(num_players=1)
+    agent = make_agent("lost_dice", "td:lookahead=2", game)
+    assert agent.lookahead == 2 and make_agent("lost_dice", "td", game).lookahead == 2  # td's default
+    assert make_agent("lost_dice", "td:lookahead=0", game).lookahead == 0
+    sheets = _lost_dice_sheets(rolls_left=5)
+    throw = np.array([0])
+    slots = agent.model.slot_plays[0]
+    play_slot = int(np.flatnonzero(slots < len(agent.model.colour) - 1)[0])
+    play = int(slots[play_slot])
+    deeper = agent.next_throw_values(sheets, np.array([[play, len(agent.model.colour) - 1]]))[0]
+    # W of the unchanged sheet (a discard) is the mean over the 216 throws of the best choice
+    assert deeper[1] == pytest.approx(agent.throw_values(sheets, np.array([4])).mean())
+    for planner_first in (ld_rules.DISCARD, ld_rules.PLAY + play_slot):
+        by_action = np.full((1, ld_rules.NUM_ACTIONS), -np.inf)
+        other = ld_rules.PLAY + play_slot if planner_first == ld_rules.DISCARD else ld_rules.DISCARD
+        by_action[0, planner_first], by_action[0, other] = 10.0, 9.0
+        expected = ld_rules.PLAY + play_slot if deeper[0] > deeper[1] else ld_rules.DISCARD
+        assert agent.look_ahead_batch(sheets, throw, by_action).tolist() == [expected]  # either order
+        assert make_agent("lost_dice", "td:lookahead=4", game).look_ahead_batch(sheets, throw, by_action)[0] in (
+            planner_first,
+            other,
+        )  # fewer legal choices than the lookahead: an illegal one is never played
+        last = _lost_dice_sheets(rolls_left=0)
+        assert agent.look_ahead_batch(last, throw, by_action).tolist() == [planner_first]
+
+
+def test_the_solo_lost_dice_lookahead_values_a_sheet_as_the_planner_backs_up_its_next_turn():
+    """points + W of the choice played equals that turn's points plus the backed-up value the
+    planner records at the next turn's start (training's B), for every throw of a game."""
+    game = ld_rules.LostDice(num_players=1)
+    agent = make_agent("lost_dice", "td:lookahead=3", game)
+    moves, score, observations, masks = _play_solitaire(game, agent, 5)
+    assert _play_solitaire(game, agent, 5)[:2] == (moves, score)
+    assert agent.act_batch(observations, masks).tolist() == moves  # act_batch as act, the whole game at once
+    state = game.new_initial_state(np.random.default_rng(5))
+    checked, pending, points_before = 0, None, 0.0
+    none = len(agent.model.colour) - 1
+    for observation, move in zip(observations, moves):
+        turn_start = observation[ld_rules.OBS_PHASE.start + ld_rules.TURN_START] > 0.5
+        if turn_start:
+            agent.act(observation, state.legal_mask(0))
+            if pending is not None:
+                assert pending == pytest.approx(float(state.scores()[0]) - points_before + agent.last_turn_value)
+                checked += 1
+            pending = None
+        else:
+            batch = read_batch(observation[None])
+            sheets = read_sheets(game, batch, np.array([0]), 0)
+            if sheets.rolls_left[0] > 0:
+                none = len(agent.model.colour) - 1
+                play = (
+                    none
+                    if move == ld_rules.DISCARD
+                    else int(agent.model.slot_plays[batch.throw[0], move - ld_rules.PLAY])
+                )
+                pending = float(agent.next_throw_values(sheets, np.array([[play]]))[0, 0])
+                points_before = float(state.scores()[0])
+        state.apply(0, move)
+    assert checked >= 25
+
+
+@pytest.mark.parametrize(
+    "changes, error",
+    [
+        ({"lookahead": 1}, "lookahead: 1 ranks a single write"),
+        ({"lookahead": -2}, "lookahead"),
+        ({"init": "nowhere/at/all"}, "init: no turn-value network at nowhere/at/all"),
+        (
+            {"init": "checkpoints/lost_dice/shipped_td"},
+            r"init: \S+shipped_td has hidden layers \[256, 256\]",
+        ),
+    ],
+)
+def test_bad_search_and_init_keys_are_config_errors(tmp_path, capsys, changes, error):
+    config = tiny_config(tmp_path, "lost_dice", **changes)
+    assert train_td.main(["--config", str(config), "--run-dir", str(tmp_path / "run"), "--no-progress"]) == 2
+    assert re.search(error, capsys.readouterr().err)
+
+
+def test_a_td_config_without_a_lookahead_refuses_one(tmp_path, capsys):
+    config = tiny_config(tmp_path, "inverted_dice", lookahead=2)
+    assert train_td.main(["--config", str(config), "--run-dir", str(tmp_path / "run"), "--no-progress"]) == 2
+    assert "lookahead: the inverted_dice turn-value agent has no lookahead" in capsys.readouterr().err
+
+
+def test_a_td_run_starts_from_its_init_network_and_trains_with_the_search(tmp_path):
+    """``init``: V starts as the saved network (0 games: saved unchanged); ``lookahead``: the search plays."""
+    first = tmp_path / "first"
+    config = tiny_config(tmp_path, "lost_dice", lookahead=2, games=10, warm_start={"games": 0})
+    assert train_td.main(["--config", str(config), "--run-dir", str(first), "--no-eval", "--no-progress"]) == 0
+    assert yaml.safe_load((first / "config.yaml").read_text())["lookahead"] == 2
+    saved = load_turn_value(first, "lost_dice", LostDiceTD.num_features, LostDiceTD.feature_version)
+    again = tmp_path / "again"
+    config = tiny_config(tmp_path, "lost_dice", init=str(first), games=0, warm_start={"games": 0})
+    assert train_td.main(["--config", str(config), "--run-dir", str(again), "--no-eval", "--no-progress"]) == 0
+    started = load_turn_value(again, "lost_dice", LostDiceTD.num_features, LostDiceTD.feature_version)
+    for name, tensor in saved.state_dict().items():
+        assert (started.state_dict()[name] == tensor).all(), name
+    fresh = tmp_path / "fresh"
+    config = tiny_config(tmp_path, "lost_dice", games=0, warm_start={"games": 0})
+    assert train_td.main(["--config", str(config), "--run-dir", str(fresh), "--no-eval", "--no-progress"]) == 0
+    fresh_net = load_turn_value(fresh, "lost_dice", LostDiceTD.num_features, LostDiceTD.feature_version)
+    assert not all((fresh_net.state_dict()[n] == t).all() for n, t in saved.state_dict().items())

@@ -104,6 +104,12 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         help="game options as YAML, e.g. \"{num_players: 2}\", over the run's (default: the run's)",
     )
     parser.add_argument("--sprt", metavar="ELO0,ELO1[,ALPHA,BETA]", help=SPRT_HELP)
+    parser.add_argument(
+        "--above",
+        metavar="SCORE[,SCORE...]",
+        help="one player: also give each agent's share of games scoring above each SCORE, with its 95%% "
+        "(Wilson) interval, e.g. --above 58,100 (a milestone score, a designer's best game)",
+    )
     args = parser.parse_args(argv)
     if not (args.env or args.checkpoint):
         parser.error("give --env NAME or --checkpoint RUN")

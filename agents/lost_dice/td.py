@@ -39,6 +39,17 @@ In both the estimate (:class:`agents.lost_dice.values.SheetModel`, its final-sco
 estimate less the score now) is the network's **baseline**
 (:class:`agents.turn_value.TurnValueNet`): the untrained agent plays as the heuristic
 does, and training learns the correction.
+
+**Lookahead** (``td:lookahead=k``, default :data:`DEFAULT_LOOKAHEAD`; ``td:lookahead=0`` plays
+the one-ply planner alone): the ``k`` best choices of a throw by points + ``V`` (plays and the
+discard) are ranked again by points + ``W`` of the sheet each leaves, ``W`` the planner's own
+backed-up value of the next throw from it (the mean over its 216 throws of the best choice
+against ``V``): a search two throws deep along the choices that matter, in batch
+(:meth:`LostDiceTD.look_ahead_batch`), ``k`` times ``D + 1`` sheets valued per throw. On the
+last throw the planner is exact and is played as is. On 2,000 games (seeds 70000 up, the
+shipped network) it added +1.1 ± 0.7 points at ``k`` = 2 and 3, +1.2 at 6, +1.3 at 12:
+``V``'s errors are much the same one throw on, so most of the gain is in the first two
+candidates; ``k`` = 2 costs about three times the one-ply planner's time a throw.
 """
 
 from __future__ import annotations
@@ -58,6 +69,9 @@ from envs.games.lost_dice_faces import MAX_VALUE, NUM_COLOURS
 POINTS_SCALE = 100.0
 _MAX_SUM = sum(range(2, MAX_VALUE + 1))
 _MAX_COUNT = MAX_VALUE - 1
+#: ``td``'s lookahead (``td:lookahead=0``: the one-ply planner alone): the 2 best choices of a
+#: throw ranked again one throw deeper; more candidates gained no more (the module docstring)
+DEFAULT_LOOKAHEAD = 2
 
 # Lost Dice's layout. Per colour: last number one-hot (MAX_VALUE + 1), count, sum,
 # investments one-hot (4), entries, points now, may invest, chance of a takeable number.
@@ -109,7 +123,9 @@ class LostDiceTD(TurnValueAgent):
     num_features = NUM_FEATURES
     baseline = (F_ESTIMATE, POINTS_SCALE)
 
-    def __init__(self, game, seed: int | None = None, path: str | None = None, net=None):
+    def __init__(
+        self, game, seed: int | None = None, path: str | None = None, net=None, lookahead: int = DEFAULT_LOOKAHEAD
+    ):
         if game.name != self.env:
             raise ValueError(f"{type(self).__name__} plays {self.env}, not {game.name}")
         if game.keldice != self.keldice:
@@ -118,7 +134,7 @@ class LostDiceTD(TurnValueAgent):
                 f"{type(self).__name__} reads {self.env}'s own sheets, not variant={variant!r}'s "
                 f"(play the {variant} env: --env {variant})"
             )
-        super().__init__(game, seed, path, net)
+        super().__init__(game, seed, path, net, lookahead)
         self.model = BatchModel(SheetModel(game))
         #: per distinct play (and "none", last): rolls it adds to come, 1 for an extra roll
         self.extra_rolls = (self.model.bonus == EXTRA_ROLL_BONUS).astype(np.int64)
@@ -224,8 +240,15 @@ class LostDiceTD(TurnValueAgent):
         )
         rolls_all = np.concatenate([rolls_after, rolls[:, None]], axis=1)
         before = (before_columns, stones, vp)
-        values = self.sheet_values(stacked, rolls_all) + self.score(stacked) - self.score(before)[:, None]
-        values[:, :-1] = np.where(writable, values[:, :-1], -np.inf)
+        # only the sheets a legal play leaves, and each unchanged one, are valued (V of a row
+        # is the same in any batch: agents.inference)
+        real = np.concatenate([writable, np.ones((len(rolls), 1), bool)], axis=1)
+        values = np.full(real.shape, -np.inf)
+        columns, stones_all, vp_all = stacked
+        chosen = ([tuple(a[real] for a in column) for column in columns], stones_all[real], vp_all[real])
+        values[real] = (
+            self.sheet_values(chosen, rolls_all[real]) + self.score(chosen) - self.score(before)[np.nonzero(real)[0]]
+        )
         return values
 
     def throw_values(self, sheets: Sheets, rolls: np.ndarray) -> np.ndarray:
@@ -260,8 +283,65 @@ class LostDiceTD(TurnValueAgent):
             by_action[:, rules.PLAY :] = np.take_along_axis(slots, self.model.slot_plays[batch.throw[playing]], axis=1)
             by_action = np.where(legal[playing], by_action, -np.inf)
             actions[playing] = by_action.argmax(axis=1)
+            if self.lookahead:
+                actions[playing] = self.look_ahead_batch(sheets, batch.throw[playing], by_action)
         return actions
 
+    # -- the lookahead -----------------------------------------------------------------------
+
+    looks_ahead = True
+
+    def look_ahead_batch(self, sheets: Sheets, throws: np.ndarray, by_action: np.ndarray) -> np.ndarray:
+        """The action of each row: of its ``lookahead`` best choices by ``by_action`` (points +
+        ``V`` of the sheet after, ``-inf`` where illegal; ``sheets.rolls_left``: the rolls after
+        this throw), the one with the most points + ``W`` of the sheet after, ``W`` the
+        planner's backed-up value of the next throw from it (:meth:`next_throw_values`); the
+        planner's own on the last throw, which it plays exactly. Ties go to the planner's order."""
+        order = np.argsort(-by_action, axis=1, kind="stable")[:, : self.lookahead]
+        chosen = np.take_along_axis(by_action, order, axis=1)
+        best = order[:, 0].copy()
+        # nothing to rank again with one legal choice, nor on the last throw
+        deeper_rows = np.flatnonzero((sheets.rolls_left > 0) & np.isfinite(chosen[:, 1:2]).any(axis=1))
+        if not deeper_rows.size:
+            return best
+        order, chosen = order[deeper_rows], chosen[deeper_rows]
+        rows = sheets.rows(deeper_rows)
+        none = len(self.model.colour) - 1  # the "no play" index: a discard leaves the sheet as it is
+        slot = np.clip(order - rules.PLAY, 0, self.model.slot_plays.shape[1] - 1)
+        # an illegal choice (fewer than ``lookahead`` legal ones) is valued as a discard, then refused
+        offered = self.model.slot_plays[throws[deeper_rows, None], slot]
+        plays = np.where((order >= rules.PLAY) & np.isfinite(chosen), offered, none)
+        deeper = self.next_throw_values(rows, plays)
+        deeper = np.where(np.isfinite(chosen), deeper, -np.inf)
+        best[deeper_rows] = np.take_along_axis(order, deeper.argmax(axis=1)[:, None], axis=1)[:, 0]
+        return best
+
+    def next_throw_values(self, sheets: Sheets, plays: np.ndarray) -> np.ndarray:
+        """``(B, K)``: for each sheet and each of its ``plays`` (``(B, K)`` distinct-play indices,
+        ``D`` for a discard), the points the write adds plus ``W`` of the sheet it leaves with
+        ``sheets.rolls_left`` rolls to come: the mean over the 216 throws of the next roll of
+        the best of its plays and a discard against ``V`` (0 with no roll to come)."""
+        model = self.model
+        after, stones, vp, _ = model.after_plays(sheets, plays)
+        points = self.score((after, stones, vp)) - self.score(self._sheet(sheets))[:, None]
+        size = plays.size
+        # an extra roll's play is followed by a throw that costs no roll
+        rolls = (sheets.rolls_left[:, None] + self.extra_rolls[plays]).reshape(size)
+
+        def flat(a):
+            return np.broadcast_to(a, plays.shape).reshape(size)
+
+        stacked = Sheets(
+            *(np.stack([flat(col[f]) for col in after], axis=1) for f in range(5)),
+            stones=flat(stones),
+            vp=flat(vp),
+            rolls_left=rolls,
+        )
+        later = np.zeros(size)
+        going = np.flatnonzero(rolls > 0)
+        if going.size:
+            later[going] = self.throw_values(stacked.rows(going), rolls[going] - 1).mean(axis=1)
+        return points + later.reshape(plays.shape)
 
 class KeldiceTD(LostDiceTD):
     """Solo Keldice: :class:`LostDiceTD` scoring Keldice's tables, stones and VP, with its features."""

@@ -126,6 +126,7 @@ def evaluate(
     batch: int = DEFAULT_BATCH,
     first_agent_only: bool = False,
     sprt: Sprt | None = None,
+    above: tuple[float, ...] = (),
 ) -> str:
     """Run the evaluation, write the report files into ``out_dir`` and return the Markdown report.
 
@@ -164,7 +165,7 @@ def evaluate(
         with Progress.on_stderr("games", games * len(agents)) as progress:
             seeds = range(seed, seed + games)
             solitaire = evaluate_solitaire(game, agents, seeds, progress.advance, on_game, batch)
-        table, rows = solitaire_report(solitaire)
+        table, rows = solitaire_report(solitaire, above)
         note = f"All agents played the same {games} seeds (same dice). Δ is the paired mean difference with its 95% CI."
     else:
         pairs = list(combinations(agents.items(), 2))

@@ -18,18 +18,27 @@ from pathlib import Path
 import numpy as np
 
 from agents.base import Agent, acts_in_batch
-from training.evaluation.harness import PairingResult, SolitaireResult, clipped_mean_ci, mean_ci, opening_scores
+from training.evaluation.harness import (
+    PairingResult,
+    SolitaireResult,
+    clipped_mean_ci,
+    mean_ci,
+    opening_scores,
+    wilson_interval,
+)
 from training.evaluation.report_files import interval_cell, markdown_table
 
 PERCENTILES = (5, 25, 50, 75, 95)
 
 
-def solitaire_report(results: list[SolitaireResult]) -> tuple[str, list[dict]]:
-    """Markdown table and CSV rows of a one-player evaluation (first agent = reference)."""
+def solitaire_report(results: list[SolitaireResult], above: tuple[float, ...] = ()) -> tuple[str, list[dict]]:
+    """Markdown table and CSV rows of a one-player evaluation (first agent = reference); for each
+    score of ``above``, each agent's share of games scoring more than it, with its 95% Wilson interval."""
     reference = results[0]
     stat_keys = sorted({k for r in results for k in r.stats})
     header = ["agent", "games", "mean score", "95% CI", "std", f"Δ vs {reference.agent} (paired)"]
     header += [f"{k} (mean)" for k in stat_keys] + [f"p{q}" for q in PERCENTILES] + ["min", "max"]
+    header += [f"P(> {t:g}), 95% CI" for t in above]
     rows, table = [], []
     for r in results:
         mean, half = mean_ci(r.scores)
@@ -48,6 +57,15 @@ def solitaire_report(results: list[SolitaireResult]) -> tuple[str, list[dict]]:
         percentiles = np.percentile(r.scores, PERCENTILES)
         row.update({f"p{q}": float(v) for q, v in zip(PERCENTILES, percentiles)})
         row.update({"min": float(r.scores.min()), "max": float(r.scores.max())})
+        shares = []
+        for t in above:
+            count = int((r.scores > t).sum())
+            low, high = wilson_interval(count, len(r.scores))
+            shares.append((count / len(r.scores), low, high))
+            key = f"above_{t:g}"
+            row.update(
+                {key: round(shares[-1][0], 4), f"{key}_ci95_low": round(low, 4), f"{key}_ci95_high": round(high, 4)}
+            )
         rows.append(row)
         cells = [
             r.agent,
@@ -59,6 +77,7 @@ def solitaire_report(results: list[SolitaireResult]) -> tuple[str, list[dict]]:
         cells.append("—" if r is reference else f"{diff:+.1f} ± {diff_half:.1f}")
         cells += [f"{row[f'{k}_rate']:.3f}" if row[f"{k}_rate"] is not None else "—" for k in stat_keys]
         cells += [f"{v:g}" for v in percentiles] + [f"{row['min']:g}", f"{row['max']:g}"]
+        cells += [interval_cell(share, low, high) for share, low, high in shares]
         table.append(cells)
     return markdown_table(header, table), rows
 

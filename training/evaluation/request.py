@@ -12,6 +12,7 @@ setting out of range) raises a ``ConfigError`` or ``CheckpointError`` that names
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 
 from agents.registry import bot_names
@@ -155,7 +156,32 @@ def evaluate_request(args: argparse.Namespace) -> tuple[str, Path]:
     record_games = Path(args.record_games) if args.record_games else None
     if record_games is not None and record_games.exists() and not record_games.is_dir():
         raise ConfigError(f"--record-games {record_games} is a file; give a folder to write the games to")
+    above = parse_above(args.above) if getattr(args, "above", None) is not None else ()
+    if above and players > 1:
+        raise ConfigError("--above gives each agent's share of games scoring above a score: a one-player game's")
     report = evaluate(
-        env, specs, games, args.seed, out, env_kwargs, random_opening, setup, record_games, args.batch, sprt=sprt
+        env,
+        specs,
+        games,
+        args.seed,
+        out,
+        env_kwargs,
+        random_opening,
+        setup,
+        record_games,
+        args.batch,
+        sprt=sprt,
+        above=above,
     )
     return report, out
+
+
+def parse_above(text: str) -> tuple[float, ...]:
+    """``--above 58,100``: the scores whose share of games above them the report gives, in order."""
+    try:
+        scores = tuple(float(part) for part in text.split(","))
+    except ValueError:
+        raise ConfigError(f"--above takes scores separated by commas, e.g. --above 58,100; got {text!r}") from None
+    if not all(math.isfinite(t) for t in scores) or list(scores) != sorted(set(scores)):
+        raise ConfigError(f"--above takes finite scores in increasing order, each once; got {text!r}")
+    return scores

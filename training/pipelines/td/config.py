@@ -4,12 +4,23 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
+from pathlib import Path
 
 from agents.registry import TURN_VALUE_AGENTS
-from agents.turn_value import TurnValueAgent
+from agents.turn_value import TurnValueAgent, load_turn_value
 from envs.core import Game
 from training.framework.config import EvaluationConfig, LearningCurveConfig, RunConfig
-from training.framework.schema import BOOL, TEXT, ConfigError, integer, list_of, number, section, setting
+from training.framework.schema import (
+    BOOL,
+    OPTIONAL_TEXT,
+    TEXT,
+    ConfigError,
+    integer,
+    list_of,
+    number,
+    section,
+    setting,
+)
 
 
 @dataclass
@@ -38,6 +49,13 @@ class TDConfig(RunConfig):
     replay_size: int = setting(100_000, integer(1))  #: turn samples kept (the newest)
     td_lambda: float = setting(0.3, number(0, 1))
     checkpoint_every: int = setting(2000, integer(1))  #: games between checkpoints
+    #: a turn-value network (a run folder or its value.pt) V starts from instead of its baseline,
+    #: e.g. an earlier run's (its hidden layers must be ``hidden``); null: a fresh network
+    init: str | None = setting(None, OPTIONAL_TEXT)
+    #: the self-play agent's lookahead (agents.turn_value, ``td:lookahead=k``): with k >= 2 the
+    #: decision-time search plays the training games and V learns the value of the search's play
+    #: (expert iteration); 0: the one-ply planner plays them
+    lookahead: int = setting(0, integer(0))
     warm_start: TDWarmStart = section(TDWarmStart)
     learning_curve: LearningCurveConfig = section(LearningCurveConfig, every=2000, games=300)
     evaluation: EvaluationConfig = section(EvaluationConfig, opponents=["heuristic", "random"])
@@ -49,6 +67,17 @@ class TDConfig(RunConfig):
         agent_class = td_agent_class(self.env)
         if game.num_players != 1:
             raise ConfigError(f"env_kwargs: the turn-value agent plays solitaire, got {game.num_players} players")
+        if self.lookahead == 1:
+            raise ConfigError("lookahead: 1 ranks a single write, the planner's own; give 0 (off) or 2 or more")
+        if self.lookahead and not agent_class.looks_ahead:
+            raise ConfigError(f"lookahead: the {self.env} turn-value agent has no lookahead")
+        if self.init is not None:
+            try:
+                net = load_turn_value(Path(self.init), self.env, agent_class.num_features, agent_class.feature_version)
+            except ValueError as error:
+                raise ConfigError(f"init: {error}") from None
+            if list(net.hidden) != list(self.hidden):
+                raise ConfigError(f"init: {self.init} has hidden layers {list(net.hidden)}, the config {self.hidden}")
         explore = self.warm_start.explore_top
         if explore and not agent_class.explores_writes:
             raise ConfigError(f"warm_start.explore_top: the {self.env} turn-value agent does not explore writes")

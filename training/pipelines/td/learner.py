@@ -36,7 +36,7 @@ import torch
 
 from agents.registry import make_agent
 from agents.run_folder import VALUE_FILE
-from agents.turn_value import TurnValueAgent, TurnValueNet, save_turn_value
+from agents.turn_value import TurnValueAgent, TurnValueNet, load_turn_value, save_turn_value
 from envs.core import Game
 from training.framework.checkpoint import Checkpoint
 from training.framework.progress import Progress
@@ -139,11 +139,16 @@ class TurnValueTD(Pipeline):
         super().__init__(config, run_dir, checkpoint)
         self.agent_class = td_agent_class(config.env)
         self.net = TurnValueNet(self.agent_class.num_features, tuple(config.hidden), baseline=self.agent_class.baseline)
+        if config.init is not None:  # (a resumed run then loads its own state over it)
+            start = load_turn_value(
+                Path(config.init), config.env, self.agent_class.num_features, self.agent_class.feature_version
+            )
+            self.net.load_state_dict(start.state_dict())
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.learning_rate)
         self.replay = Replay(config.replay_size, self.agent_class.num_features)
         self.rng = np.random.default_rng(config.seed)
         self.games_done = 0
-        self.agent = self.agent_class(self.game, net=self.net)
+        self.agent = self.agent_class(self.game, net=self.net, lookahead=config.lookahead)
 
     @property
     def done(self) -> int:
