@@ -54,7 +54,7 @@ from training.evaluation.harness import evaluate_solitaire, mean_ci
 from training.evaluation.machine import cpu_model
 
 ENV = "six_hundred"
-AGENTS = ("heuristic", "td", "td:lookahead=18")
+AGENTS = ("heuristic", "td", "td:lookahead=2", "td:lookahead=4", "td:lookahead=8", "td:lookahead=18")
 #: The first seed of the reduced games (the ceilings' games end at 3,005,000).
 BOUND_SEED = 3_100_000
 #: What the reduced games have written before they start: an ascending ladder and every
