@@ -123,7 +123,7 @@ results/lost_dice_4_players: $(VENV)/.installed
 results/keldice: $(VENV)/.installed
 	$(PYTHON) training/evaluate.py --checkpoint checkpoints/keldice/shipped --agents search heuristic random --games 2000 --out $@ --overwrite
 results/keldice_solo: $(VENV)/.installed
-	$(PYTHON) training/evaluate.py --env keldice --env-kwargs "{num_players: 1}" --agents td heuristic random --games 5000 --seed 60000 --out $@ --overwrite
+	$(PYTHON) training/evaluate.py --env keldice --env-kwargs "{num_players: 1}" --agents td heuristic random --games 2000 --seed 60000 --out $@ --overwrite
 results/roll_five/two_players: $(VENV)/.installed
 	$(PYTHON) training/evaluate.py --checkpoint checkpoints/roll_five/shipped --agents search heuristic --games 10000 --out $@ --overwrite
 results/roll_five/four_players: $(VENV)/.installed
