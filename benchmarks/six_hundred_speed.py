@@ -8,7 +8,8 @@ The decisions are those ``td`` and ``td:lookahead=18`` made in play before their
 compiled (``tests/fixtures/six_hundred_td_moves.json``: the moves of seeded games recorded
 at commit 2c927b8, replayed here into observations), so every run and every commit times
 the same ones. Each agent (``heuristic``, ``td``, ``td:lookahead=18``) plays them one ``act``
-a move and all in one ``act_batch`` call, each figure the best of ``--repeats`` passes.
+a move and all in one ``act_batch`` call, each figure the best of ``--repeats`` passes; every
+``td`` plays the network the moves were recorded with (:data:`RECORDED_NETWORK`).
 
 ``--before DIR`` (a checkout of an older commit, e.g. ``git worktree add /tmp/before
 2c927b8``) times the same decisions with that tree's code in a subprocess, in the same run:
@@ -36,10 +37,21 @@ from training.evaluation.machine import MachineRecord, measurement_page
 from training.framework.console import fail
 from training.framework.schema import ConfigError
 
-RECORDED = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "six_hundred_td_moves.json"
+FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
+RECORDED = FIXTURES / "six_hundred_td_moves.json"
+#: The network the moves were recorded with (the shipped ``td`` of commit 2c927b8): every
+#: ``td`` here plays it, so that moves compare and both checkouts time the same network.
+RECORDED_NETWORK = FIXTURES / "six_hundred_td_2c927b8.pt"
 AGENTS = ("heuristic", "td", "td:lookahead=18")
 #: Points within which two moves' values count as a tie that rounding may tip.
 NEAR_TIE = 1e-3
+
+
+def with_recorded_network(spec: str) -> str:
+    """``spec`` (an agent of :data:`AGENTS`) playing :data:`RECORDED_NETWORK` where it is a ``td``."""
+    if not spec.startswith("td"):
+        return spec
+    return f"{spec}{',' if ':' in spec else ':'}path={RECORDED_NETWORK}"
 
 
 def recorded_decisions(spec: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -83,10 +95,10 @@ def agreement(spec: str) -> tuple[int, int, int]:
     played one ``act`` a move."""
     observations, masks, recorded = recorded_decisions(spec)
     game = rules.SixHundred()
-    agent = make_agent(rules.SixHundred.name, spec, game, seed=0)
+    agent = make_agent(rules.SixHundred.name, with_recorded_network(spec), game, seed=0)
     moves = np.array([agent.act(o, m) for o, m in zip(observations, masks)])
     differ = np.flatnonzero(moves != recorded)
-    planner = make_agent(rules.SixHundred.name, "td", game, seed=0)
+    planner = make_agent(rules.SixHundred.name, with_recorded_network("td"), game, seed=0)
     near = sum(
         abs(decision_value(planner, observations[k], moves[k]) - decision_value(planner, observations[k], recorded[k]))
         <= NEAR_TIE
@@ -101,7 +113,7 @@ def timings(repeats: int) -> dict[str, dict[str, float]]:
     out = {}
     for spec in AGENTS:
         observations, masks, _ = recorded_decisions("td:lookahead=18" if "lookahead" in spec else "td")
-        agent = make_agent(rules.SixHundred.name, spec, game, seed=0)
+        agent = make_agent(rules.SixHundred.name, with_recorded_network(spec), game, seed=0)
         agent.act_batch(observations[:3], masks[:3])  # compiles what it runs
         alone = batch = float("inf")
         for _ in range(repeats):
@@ -137,9 +149,11 @@ def timings_in(tree: Path, repeats: int) -> dict[str, dict[str, float]]:
 NOTES = f"""
 Each figure is milliseconds per move on the same decisions (the moves `td` and
 `td:lookahead=18` made in seeded games before the planner was compiled,
-`tests/fixtures/six_hundred_td_moves.json`), the best of the passes: "act" one move at a
+`tests/fixtures/six_hundred_td_moves.json`), every `td` with the network it played them with,
+the best of the passes: "act" one move at a
 time, "batch" every decision in one `act_batch` call. "before" is the numpy planner the
-compiled one replaced, timed from a checkout of that commit in the same run; "after" is
+compiled one replaced, timed from a checkout of its commit (2c927b8: `git worktree add
+BEFORE 2c927b8`) in the same run; "after" is
 `agents/six_hundred/compiled_plan.py` (Numba). "moves that differ" plays every recorded
 decision again with this tree's agent; a near tie is a differing move whose value, by this
 tree's planner, is within {NEAR_TIE:g} points of the recorded move's

@@ -8,7 +8,8 @@
 * ``td``'s write tables are the points now plus the torch network's values of the Python
   feature rows, up to float32 rounding, and its settlement exact on the last write;
 * ``td`` plays the moves it played before the planner was compiled on 10,578 decisions from
-  play (the recorded moves of ``tests/fixtures/six_hundred_td_moves.json``), but for near ties.
+  play (the recorded moves of ``tests/fixtures/six_hundred_td_moves.json``, with the network it
+  played them with), but for near ties.
 """
 
 from __future__ import annotations

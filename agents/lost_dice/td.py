@@ -343,6 +343,7 @@ class LostDiceTD(TurnValueAgent):
             later[going] = self.throw_values(stacked.rows(going), rolls[going] - 1).mean(axis=1)
         return points + later.reshape(plays.shape)
 
+
 class KeldiceTD(LostDiceTD):
     """Solo Keldice: :class:`LostDiceTD` scoring Keldice's tables, stones and VP, with its features."""
 
