@@ -11,6 +11,7 @@ from agents.registry import TURN_VALUE_AGENTS, agent_names, make_agent
 from agents.turn_value import TurnValueNet
 from envs.games import lost_dice as rules
 from envs.games.lost_dice_faces import MAX_VALUE, NUM_COLOURS
+from tests.test_turn_value import play_solitaire
 
 
 def _agent(game=None, hidden=(16,)):
@@ -119,19 +120,9 @@ def test_it_plays_legal_moves_the_same_alone_and_in_batch():
     game = agent.game
 
     def play(seed):
-        state = game.new_initial_state(np.random.default_rng(seed))
-        agent.reset(seed)
-        moves, observations, masks, values = [], [], [], []
-        while not state.is_terminal():
-            observation, mask = state.observe(0), state.legal_mask(0)
-            action = agent.act(observation, mask)
-            assert mask[action]
-            moves.append(action)
-            observations.append(observation)
-            masks.append(mask)
-            values.append(agent.last_turn_value)
-            state.apply(0, action)
-        return moves, state.scores()[0], np.array(observations), np.array(masks), values
+        values = []
+        played = play_solitaire(game, agent, seed, after_move=lambda: values.append(agent.last_turn_value))
+        return (*played, values)
 
     moves, score, observations, masks, values = play(7)
     assert play(7)[:2] == (moves, score)

@@ -175,10 +175,12 @@ def tiny_config(tmp_path, env="inverted_dice", **changes):
     return path
 
 
-def _play_solitaire(game, agent, seed):
-    """One game of ``agent`` from ``seed``: its moves (each checked legal), its score, and the
-    observations and masks it acted on."""
+def play_solitaire(game, agent, seed, after_move=None):
+    """One game of ``agent`` from ``seed`` (the agent reset with it): its moves (each checked
+    legal), its score, and the observations and masks it acted on; ``after_move()``, if given,
+    is called after each move (to read what the agent recorded)."""
     state = game.new_initial_state(np.random.default_rng(seed))
+    agent.reset(seed)
     moves, observations, masks = [], [], []
     while not state.is_terminal():
         observation, mask = state.observe(0), state.legal_mask(0)
@@ -187,6 +189,8 @@ def _play_solitaire(game, agent, seed):
         moves.append(action)
         observations.append(observation)
         masks.append(mask)
+        if after_move is not None:
+            after_move()
         state.apply(0, action)
     return moves, state.scores()[0], np.array(observations), np.array(masks)
 
@@ -196,8 +200,8 @@ def test_the_solo_lost_dice_td_agent_plays_legal_moves_the_same_alone_and_in_bat
     from the same seed, act_batch as act; and a discard when every play would lower V + points."""
     game = ld_rules.LostDice(num_players=1)
     agent = LostDiceTD(game, net=TurnValueNet(LostDiceTD.num_features, (16,)))
-    moves, score, observations, masks = _play_solitaire(game, agent, 11)
-    assert _play_solitaire(game, agent, 11)[:2] == (moves, score)
+    moves, score, observations, masks = play_solitaire(game, agent, 11)
+    assert play_solitaire(game, agent, 11)[:2] == (moves, score)
     turn_starts = observations[:, ld_rules.OBS_PHASE.start + ld_rules.TURN_START] > 0.5
     assert (np.array(moves)[turn_starts] == ld_rules.ROLL).all() and ld_rules.DISCARD in moves
     assert agent.act_batch(observations, masks).tolist() == moves
@@ -299,8 +303,8 @@ def test_the_six_hundred_lookahead_plays_legal_moves_the_same_alone_and_in_batch
     """``td:lookahead=k``: every move legal, the same game from the same seed, act_batch as act."""
     game = sh_rules.SixHundred()
     agent = make_agent("six_hundred", "td:lookahead=3", game, seed=0)
-    moves, score, observations, masks = _play_solitaire(game, agent, 7)
-    assert _play_solitaire(game, agent, 7)[:2] == (moves, score)
+    moves, score, observations, masks = play_solitaire(game, agent, 7)
+    assert play_solitaire(game, agent, 7)[:2] == (moves, score)
     batch = make_agent("six_hundred", "td:lookahead=3", game, seed=0)
     assert batch.act_batch(observations[:40], masks[:40]).tolist() == moves[:40]
 
@@ -375,8 +379,8 @@ def test_the_solo_lost_dice_lookahead_values_a_sheet_as_the_planner_backs_up_its
     planner records at the next turn's start (training's B), for every throw of a game."""
     game = ld_rules.LostDice(num_players=1)
     agent = make_agent("lost_dice", "td:lookahead=3", game)
-    moves, score, observations, masks = _play_solitaire(game, agent, 5)
-    assert _play_solitaire(game, agent, 5)[:2] == (moves, score)
+    moves, score, observations, masks = play_solitaire(game, agent, 5)
+    assert play_solitaire(game, agent, 5)[:2] == (moves, score)
     assert agent.act_batch(observations, masks).tolist() == moves  # act_batch as act, the whole game at once
     state = game.new_initial_state(np.random.default_rng(5))
     checked, pending, points_before = 0, None, 0.0
